@@ -1,0 +1,167 @@
+//! `patchdeck apply`: verify, then write the selected changes atomically.
+
+use super::{open, status_exit, BatchArgs};
+use clap::Args;
+use patchdeck::commit::failpoint::Failpoint;
+use patchdeck::commit::CommitOptions;
+use patchdeck::error::{exit, Error};
+use patchdeck::formats::Input;
+use patchdeck::model::Batch;
+use patchdeck::pipeline;
+use patchdeck::plan::WriteKind;
+use patchdeck::report::{Applied, Report};
+use patchdeck::review::{self, Decision, Decisions};
+use std::collections::BTreeSet;
+
+#[derive(Args, Debug)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Print the report as one JSON object
+    #[arg(long)]
+    pub json: bool,
+    /// Verify and plan, print what would be written, write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Which changes to write, and which overrides to allow (shared with `diff`).
+#[derive(Args, Debug)]
+pub struct SelectArgs {
+    /// Do not apply the changes SEL names (changeId, changeKey, FILEKEY/CHANGEKEY, PATH#N, fileKey, docPath); repeatable
+    #[arg(long, value_name = "SEL")]
+    pub reject: Vec<String>,
+    /// Apply only the changes SEL names; repeatable [default: every change]
+    #[arg(long, value_name = "SEL")]
+    pub only: Vec<String>,
+    /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied
+    #[arg(long, value_name = "FILE")]
+    pub decisions: Option<String>,
+    /// Apply a change whose expected lines moved at the one place they were found
+    #[arg(long)]
+    pub relocate: bool,
+    /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies
+    #[arg(long)]
+    pub allow_sha_mismatch: bool,
+}
+
+impl SelectArgs {
+    /// The decisions these flags describe for a batch.
+    pub fn decisions(&self, batch: &Batch) -> Result<Decisions, Error> {
+        let mut decisions = match &self.decisions {
+            Some(path) => {
+                let (decisions, warnings) = Decisions::load(path, batch)?;
+                for warning in warnings {
+                    eprintln!("patchdeck: warning: {warning}");
+                }
+                decisions
+            }
+            None => Decisions::accept_all(batch),
+        };
+        if !self.only.is_empty() {
+            let mut keep = BTreeSet::new();
+            for selector in &self.only {
+                keep.extend(review::select(batch, selector)?);
+            }
+            for (_, change) in batch.changes() {
+                if !keep.contains(&change.id) {
+                    decisions.set(change.id.clone(), Decision::Reject);
+                }
+            }
+        }
+        for selector in &self.reject {
+            for id in review::select(batch, selector)? {
+                decisions.set(id, Decision::Reject);
+            }
+        }
+        if self.relocate {
+            decisions.relocate_all(batch);
+        }
+        if self.allow_sha_mismatch {
+            decisions.override_all_shas(batch);
+        }
+        Ok(decisions)
+    }
+}
+
+/// Commit options from the environment, read once: `PATCHDECK_FAILPOINT` arms a fault for
+/// tests, in debug builds or with the `failpoints` feature only.
+fn commit_options() -> Result<CommitOptions, Error> {
+    let mut options = CommitOptions::default();
+    if cfg!(any(debug_assertions, feature = "failpoints")) {
+        if let Ok(spec) = std::env::var("PATCHDECK_FAILPOINT") {
+            options.failpoint = Some(Failpoint::parse(&spec).map_err(Error::usage)?);
+        }
+    }
+    Ok(options)
+}
+
+pub fn run(args: ApplyArgs) -> Result<i32, Error> {
+    let options = commit_options()?;
+    let opened = open(&args.batch.root)?;
+    let input = Input::read(&args.batch.input)?;
+    let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    let decisions = args.select.decisions(&checked.batch)?;
+    let plan = checked.plan(&decisions);
+    let emit = |committed| {
+        let applied = Applied {
+            decisions: &decisions,
+            plan: &plan,
+            committed,
+        };
+        let report = Report::build(&checked.batch, &checked.verification, Some(&applied));
+        if args.json {
+            println!("{}", report.to_json());
+        } else {
+            print!("{}", report.to_text());
+        }
+    };
+    if plan.is_blocked() {
+        emit(None);
+        eprintln!("patchdeck: nothing was written");
+        return Ok(status_exit(plan.blocking_status()));
+    }
+    if args.dry_run {
+        if !args.json {
+            for write in &plan.writes {
+                println!("would {} {}", verb(write.kind), write.rel.display());
+            }
+        }
+        emit(None);
+        return Ok(exit::OK);
+    }
+    let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
+    if !args.json {
+        for written in &committed.written {
+            let sha = written
+                .sha256
+                .as_deref()
+                .map(|s| format!(" (sha256 {})", &s[..12]))
+                .unwrap_or_default();
+            println!("{} {}{sha}", past(written.kind), written.rel.display());
+        }
+        if committed.written.is_empty() {
+            println!("nothing to write: no change was selected, or every selected change leaves its file as it is");
+        }
+    }
+    emit(Some(&committed));
+    Ok(exit::OK)
+}
+
+fn verb(kind: WriteKind) -> &'static str {
+    match kind {
+        WriteKind::Modify => "write",
+        WriteKind::Create => "create",
+        WriteKind::Delete => "delete",
+    }
+}
+
+fn past(kind: WriteKind) -> &'static str {
+    match kind {
+        WriteKind::Modify => "wrote",
+        WriteKind::Create => "created",
+        WriteKind::Delete => "deleted",
+    }
+}

@@ -1,0 +1,128 @@
+//! Fault injection for the commit: named points where a test makes the commit fail or die.
+//!
+//! A failpoint spec is `STEP[:N][=ACTION]`: at the N-th time (from 1; any time when omitted)
+//! the commit reaches STEP, ACTION happens: `error` (the default) returns an I/O error, `enospc`
+//! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would.
+//! Steps: `journal`, `mkdir`, `stage`, `backup`, `sync`, `rename`, `mark`, `cleanup`. The CLI
+//! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
+
+use std::cell::Cell;
+use std::io;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Error,
+    NoSpace,
+    Denied,
+    Kill,
+}
+
+/// One armed failpoint.
+#[derive(Debug)]
+pub struct Failpoint {
+    step: String,
+    nth: Option<usize>,
+    action: Action,
+    seen: Cell<usize>,
+}
+
+/// The steps a commit passes through, in order.
+pub const STEPS: &[&str] = &[
+    "journal", "mkdir", "stage", "backup", "sync", "rename", "mark", "cleanup",
+];
+
+impl Failpoint {
+    /// Parses `STEP[:N][=ACTION]`.
+    pub fn parse(spec: &str) -> Result<Failpoint, String> {
+        let (point, action) = match spec.split_once('=') {
+            Some((p, a)) => (p, a),
+            None => (spec, "error"),
+        };
+        let action = match action {
+            "error" => Action::Error,
+            "enospc" => Action::NoSpace,
+            "eacces" => Action::Denied,
+            "kill" => Action::Kill,
+            other => {
+                return Err(format!(
+                    "unknown failpoint action \"{other}\" (error, enospc, eacces, kill)"
+                ))
+            }
+        };
+        let (step, nth) = match point.split_once(':') {
+            Some((s, n)) => (
+                s,
+                Some(
+                    n.parse::<usize>()
+                        .map_err(|_| format!("bad failpoint count \"{n}\""))?,
+                ),
+            ),
+            None => (point, None),
+        };
+        if !STEPS.contains(&step) {
+            return Err(format!(
+                "unknown failpoint step \"{step}\" ({})",
+                STEPS.join(", ")
+            ));
+        }
+        Ok(Failpoint {
+            step: step.to_owned(),
+            nth,
+            action,
+            seen: Cell::new(0),
+        })
+    }
+
+    /// Called at each step; fails or dies when this is the armed point.
+    pub fn hit(&self, step: &str) -> io::Result<()> {
+        if step != self.step {
+            return Ok(());
+        }
+        self.seen.set(self.seen.get() + 1);
+        if self.nth.is_some_and(|n| n != self.seen.get()) {
+            return Ok(());
+        }
+        match self.action {
+            Action::Kill => {
+                // SAFETY: sending a signal to our own process has no memory-safety concerns.
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+                unreachable!("SIGKILL cannot be caught")
+            }
+            Action::Error => Err(io::Error::other(format!("injected failure at {step}"))),
+            Action::NoSpace => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            Action::Denied => Err(io::Error::from_raw_os_error(libc::EACCES)),
+        }
+    }
+}
+
+/// Hits the failpoint if one is armed.
+pub fn hit(failpoint: Option<&Failpoint>, step: &str) -> io::Result<()> {
+    failpoint.map_or(Ok(()), |f| f.hit(step))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_on_the_nth_hit_of_its_step_only() {
+        let f = Failpoint::parse("rename:2").unwrap();
+        assert!(f.hit("stage").is_ok());
+        assert!(f.hit("rename").is_ok());
+        assert!(f.hit("rename").is_err());
+        assert!(f.hit("rename").is_ok());
+    }
+
+    #[test]
+    fn rejects_unknown_steps_and_actions() {
+        assert!(Failpoint::parse("nowhere").is_err());
+        assert!(Failpoint::parse("stage=explode").is_err());
+        let f = Failpoint::parse("stage=enospc").unwrap();
+        assert_eq!(
+            f.hit("stage").unwrap_err().raw_os_error(),
+            Some(libc::ENOSPC)
+        );
+    }
+}

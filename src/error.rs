@@ -1,0 +1,185 @@
+//! The core's error type: what went wrong, where, and what to do; and the exit status it maps to.
+//!
+//! Expected outcomes such as a conflict are not errors: they are data in the verification and
+//! the report. An [`Error`] means the run could not do what was asked: the input is malformed
+//! (exit 2), the request names nothing (exit 2), or the commit failed and was rolled back
+//! (exit 3). Each variant's `Display` names the file, line, JSON path or change concerned.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Exit statuses of the command-line interface; other tools rely on these numbers.
+pub mod exit {
+    /// Clean, or applied.
+    pub const OK: i32 = 0;
+    /// Conflicts found; for `apply`, nothing was written.
+    pub const CONFLICT: i32 = 1;
+    /// Invalid input or usage; nothing was written.
+    pub const INVALID: i32 = 2;
+    /// The commit failed and every file was rolled back.
+    pub const COMMIT_FAILED: i32 = 3;
+}
+
+/// One thing wrong with an input, located by JSON path or line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputProblem {
+    /// Where: a JSON path (`files[2].changes[0].endLine`), `line 14`, or a file.
+    pub location: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// The input could not be read.
+    ReadInput {
+        source: String,
+        cause: std::io::Error,
+    },
+    /// The input is not a valid batch; every problem found is listed.
+    InvalidInput {
+        source: String,
+        format: String,
+        problems: Vec<InputProblem>,
+    },
+    /// No format recognised the input.
+    UnknownFormat { source: String, tried: Vec<String> },
+    /// A request (selector, decisions file, option) names something that does not exist or is
+    /// ambiguous.
+    Usage {
+        message: String,
+        hint: Option<String>,
+    },
+    /// The workspace root is unusable.
+    Root { root: PathBuf, message: String },
+    /// A file changed on disk between verification and the commit; nothing was written.
+    ChangedOnDisk { path: String, what: String },
+    /// Another commit holds the workspace lock.
+    Locked { lock: PathBuf, owner: String },
+    /// The commit failed; every file was restored to its original bytes.
+    CommitFailed {
+        path: String,
+        step: String,
+        cause: String,
+        rolled_back: bool,
+    },
+    /// Recovering an interrupted commit failed; the journal is kept for another attempt.
+    RecoveryFailed { journal: PathBuf, cause: String },
+}
+
+impl Error {
+    /// The exit status this error ends the program with.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::ReadInput { .. }
+            | Error::InvalidInput { .. }
+            | Error::UnknownFormat { .. }
+            | Error::Usage { .. }
+            | Error::Root { .. } => exit::INVALID,
+            Error::ChangedOnDisk { .. } => exit::CONFLICT,
+            Error::Locked { .. } | Error::CommitFailed { .. } | Error::RecoveryFailed { .. } => {
+                exit::COMMIT_FAILED
+            }
+        }
+    }
+
+    /// A line telling the user what to do next, when there is one.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Usage { hint, .. } => hint.clone(),
+            Error::UnknownFormat { .. } => {
+                Some("force a format with --format NAME if the input is one of these".into())
+            }
+            Error::Locked { .. } => Some(
+                "wait for the other patchdeck to finish; if no patchdeck is running, remove the lock file"
+                    .into(),
+            ),
+            Error::ChangedOnDisk { .. } => {
+                Some("check the batch again against the file as it is now".into())
+            }
+            Error::RecoveryFailed { .. } => {
+                Some("fix the cause, then run `patchdeck recover` again".into())
+            }
+            _ => None,
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage {
+            message: message.into(),
+            hint: None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ReadInput { source, cause } => write!(f, "cannot read {source}: {cause}"),
+            Error::InvalidInput {
+                source,
+                format,
+                problems,
+            } => {
+                let count = problems.len();
+                write!(
+                    f,
+                    "{source}: invalid {format} batch ({count} problem{}):",
+                    if count == 1 { "" } else { "s" }
+                )?;
+                for problem in problems {
+                    write!(f, "\n  {source}: {problem}")?;
+                }
+                Ok(())
+            }
+            Error::UnknownFormat { source, tried } => write!(
+                f,
+                "{source}: not a patch batch in any format patchdeck reads (tried: {})",
+                tried.join(", ")
+            ),
+            Error::Usage { message, .. } => f.write_str(message),
+            Error::Root { root, message } => {
+                write!(f, "workspace root {}: {message}", root.display())
+            }
+            Error::ChangedOnDisk { path, what } => {
+                write!(
+                    f,
+                    "{path}: {what}; the commit stopped before writing anything"
+                )
+            }
+            Error::Locked { lock, owner } => write!(
+                f,
+                "another commit holds the workspace lock {} ({owner})",
+                lock.display()
+            ),
+            Error::CommitFailed {
+                path,
+                step,
+                cause,
+                rolled_back,
+            } => {
+                write!(f, "commit failed at {path} while {step}: {cause}")?;
+                if *rolled_back {
+                    write!(f, "; every file was restored, nothing was written")
+                } else {
+                    write!(f, "; rollback did not finish, run `patchdeck recover`")
+                }
+            }
+            Error::RecoveryFailed { journal, cause } => write!(
+                f,
+                "cannot recover the interrupted commit recorded in {}: {cause}",
+                journal.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

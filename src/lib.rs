@@ -1,0 +1,22 @@
+//! patchdeck's core: from a batch of model-written patches to an atomic commit.
+//!
+//! The path of a batch: [`formats`] parses an input into the one [`model`]; [`workspace`]
+//! resolves each file under the root; [`verify`] checks SHA-256 and expected lines and records
+//! conflicts as data; [`review`] holds the decisions; [`plan`] computes every new file in
+//! memory; [`commit`] writes them all or none; [`report`] and [`unified_diff`] say what happened.
+//! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI. Nothing
+//! in this library draws on a terminal.
+
+pub mod commit;
+pub mod error;
+pub mod formats;
+pub mod json;
+pub mod lines;
+pub mod model;
+pub mod pipeline;
+pub mod plan;
+pub mod report;
+pub mod review;
+pub mod unified_diff;
+pub mod verify;
+pub mod workspace;

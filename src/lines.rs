@@ -1,0 +1,315 @@
+//! A file's bytes seen as lines, and the rewriting of line ranges that keeps every other byte.
+//!
+//! A line ends at `\n`; a `\r` just before it belongs to the line ending, not the text, so a
+//! batch written with LF lines verifies against a CRLF file. Lines written into a file take the
+//! file's own line ending, and whether the file ends with a newline is preserved. This module
+//! owns that byte-level contract; it knows nothing of batches beyond a range and new lines.
+
+use crate::model::LineRange;
+use std::borrow::Cow;
+
+/// A line ending as it appears in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eol {
+    Lf,
+    CrLf,
+    /// The last line of a file that does not end with a newline.
+    None,
+}
+
+impl Eol {
+    pub fn as_bytes(self) -> &'static [u8] {
+        match self {
+            Eol::Lf => b"\n",
+            Eol::CrLf => b"\r\n",
+            Eol::None => b"",
+        }
+    }
+}
+
+/// One line of a file: its text (without the ending) and its ending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub text: &'a [u8],
+    pub eol: Eol,
+}
+
+impl<'a> Line<'a> {
+    /// The text as UTF-8 (lossy only for files already refused as non-UTF-8 by the caller).
+    pub fn text_str(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.text)
+    }
+}
+
+/// A file's content split into lines, borrowing the bytes.
+#[derive(Clone, Debug)]
+pub struct Lines<'a> {
+    lines: Vec<Line<'a>>,
+}
+
+impl<'a> Lines<'a> {
+    pub fn split(bytes: &'a [u8]) -> Lines<'a> {
+        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match memchr_newline(rest) {
+                Some(at) => {
+                    let (text, eol) = if at > 0 && rest[at - 1] == b'\r' {
+                        (&rest[..at - 1], Eol::CrLf)
+                    } else {
+                        (&rest[..at], Eol::Lf)
+                    };
+                    lines.push(Line { text, eol });
+                    rest = &rest[at + 1..];
+                }
+                None => {
+                    lines.push(Line {
+                        text: rest,
+                        eol: Eol::None,
+                    });
+                    rest = &[];
+                }
+            }
+        }
+        Lines { lines }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn all(&self) -> &[Line<'a>] {
+        &self.lines
+    }
+
+    /// The lines of a range that lies inside the file.
+    pub fn range(&self, range: LineRange) -> &[Line<'a>] {
+        &self.lines[range.index()..range.index() + range.count]
+    }
+
+    /// Whether the last line lacks a newline.
+    pub fn missing_final_newline(&self) -> bool {
+        matches!(self.lines.last(), Some(line) if line.eol == Eol::None)
+    }
+
+    /// The ending new lines are written with: CRLF when most lines end so, else LF.
+    pub fn dominant_eol(&self) -> Eol {
+        let crlf = self.lines.iter().filter(|l| l.eol == Eol::CrLf).count();
+        let lf = self.lines.iter().filter(|l| l.eol == Eol::Lf).count();
+        if crlf > lf {
+            Eol::CrLf
+        } else {
+            Eol::Lf
+        }
+    }
+
+    /// Whether the lines at `range` are exactly `expected` (texts compared byte for byte,
+    /// endings ignored). A range that leaves the file never matches.
+    pub fn matches_at(&self, range: LineRange, expected: &[String]) -> bool {
+        range.start >= 1
+            && range.end() - 1 <= self.lines.len()
+            && range.count == expected.len()
+            && self
+                .range(range)
+                .iter()
+                .zip(expected)
+                .all(|(line, want)| line.text == want.as_bytes())
+    }
+
+    /// Every 1-based line where `expected` occurs as a run of whole lines.
+    pub fn find_all(&self, expected: &[String]) -> Vec<usize> {
+        if expected.is_empty() || expected.len() > self.lines.len() {
+            return Vec::new();
+        }
+        (0..=self.lines.len() - expected.len())
+            .filter(|&i| {
+                self.lines[i].text == expected[0].as_bytes()
+                    && self.matches_at(
+                        LineRange {
+                            start: i + 1,
+                            count: expected.len(),
+                        },
+                        expected,
+                    )
+            })
+            .map(|i| i + 1)
+            .collect()
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// One edit to apply: the range of current lines it replaces and the lines to put there.
+#[derive(Clone, Copy, Debug)]
+pub struct Splice<'c> {
+    pub range: LineRange,
+    pub new_lines: &'c [String],
+}
+
+/// Rewrites `original` with `splices` (sorted by position, not overlapping, inside the file).
+///
+/// Lines outside the splices keep their bytes and endings, except that an original last line
+/// without a newline gains the file's ending when new lines follow it. New lines take the file's
+/// dominant ending; when a new line ends the file, it ends with a newline exactly when the
+/// original did (an empty original counts as ending with one).
+pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
+    let lines = Lines::split(original);
+    let eol = lines.dominant_eol();
+    let keep_final_newline = !lines.missing_final_newline();
+    // `None` marks a line written by a splice.
+    let mut out: Vec<(&[u8], Option<Eol>)> = Vec::with_capacity(lines.len() + 16);
+    let mut next = 0; // zero-based index of the next original line to copy
+    for splice in splices {
+        debug_assert!(splice.range.index() >= next, "splices must be sorted");
+        out.extend(
+            lines.all()[next..splice.range.index()]
+                .iter()
+                .map(|l| (l.text, Some(l.eol))),
+        );
+        out.extend(splice.new_lines.iter().map(|l| (l.as_bytes(), None)));
+        next = splice.range.index() + splice.range.count;
+    }
+    out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
+
+    let mut bytes = Vec::with_capacity(original.len() + 64);
+    let last = out.len().saturating_sub(1);
+    for (i, (text, line_eol)) in out.iter().enumerate() {
+        bytes.extend_from_slice(text);
+        let ending = match (i == last, *line_eol) {
+            (true, None) if !keep_final_newline => Eol::None,
+            (_, None) | (false, Some(Eol::None)) => eol,
+            (_, Some(kept)) => kept,
+        };
+        bytes.extend_from_slice(ending.as_bytes());
+    }
+    bytes
+}
+
+/// The first byte offset at which `bytes` is not valid UTF-8, if any.
+pub fn invalid_utf8_offset(bytes: &[u8]) -> Option<usize> {
+    std::str::from_utf8(bytes).err().map(|e| e.valid_up_to())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn crlf_belongs_to_the_ending_and_a_lone_cr_to_the_text() {
+        let lines = Lines::split(b"a\r\nb\rc\nd");
+        let texts: Vec<_> = lines.all().iter().map(|l| l.text).collect();
+        assert_eq!(texts, vec![&b"a"[..], b"b\rc", b"d"]);
+        assert_eq!(lines.all()[0].eol, Eol::CrLf);
+        assert_eq!(lines.all()[2].eol, Eol::None);
+        assert!(lines.missing_final_newline());
+    }
+
+    #[test]
+    fn replacing_in_a_crlf_file_writes_crlf_and_keeps_other_bytes() {
+        let out = splice(
+            b"one\r\ntwo\r\nthree\r\n",
+            &[Splice {
+                range: LineRange::inclusive(2, 2),
+                new_lines: &s(&["TWO", "2b"]),
+            }],
+        );
+        assert_eq!(out, b"one\r\nTWO\r\n2b\r\nthree\r\n");
+    }
+
+    #[test]
+    fn inserting_after_a_last_line_without_newline_keeps_the_file_without_one() {
+        let out = splice(
+            b"a\nb",
+            &[Splice {
+                range: LineRange::after(2),
+                new_lines: &s(&["c"]),
+            }],
+        );
+        assert_eq!(out, b"a\nb\nc");
+    }
+
+    #[test]
+    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_bytes_before_it() {
+        // As git does: the line without a newline is gone; line 2 keeps its own ending.
+        let out = splice(
+            b"a\nb\nc",
+            &[Splice {
+                range: LineRange::inclusive(3, 3),
+                new_lines: &[],
+            }],
+        );
+        assert_eq!(out, b"a\nb\n");
+    }
+
+    #[test]
+    fn replacing_the_last_line_of_a_file_without_newline_ends_without_one() {
+        let out = splice(
+            b"a\nb",
+            &[Splice {
+                range: LineRange::inclusive(2, 2),
+                new_lines: &s(&["B", "C"]),
+            }],
+        );
+        assert_eq!(out, b"a\nB\nC");
+    }
+
+    #[test]
+    fn inserting_into_an_empty_file_ends_with_a_newline() {
+        let out = splice(
+            b"",
+            &[Splice {
+                range: LineRange::after(0),
+                new_lines: &s(&["x", "y"]),
+            }],
+        );
+        assert_eq!(out, b"x\ny\n");
+    }
+
+    #[test]
+    fn deleting_every_line_gives_an_empty_file() {
+        let out = splice(
+            b"a\nb\n",
+            &[Splice {
+                range: LineRange::inclusive(1, 2),
+                new_lines: &[],
+            }],
+        );
+        assert_eq!(out, b"");
+    }
+
+    #[test]
+    fn mixed_endings_keep_each_untouched_line_ending() {
+        let out = splice(
+            b"a\r\nb\nc\r\nd\r\n",
+            &[Splice {
+                range: LineRange::inclusive(2, 2),
+                new_lines: &s(&["B"]),
+            }],
+        );
+        assert_eq!(out, b"a\r\nB\r\nc\r\nd\r\n");
+    }
+
+    #[test]
+    fn find_all_reports_every_occurrence() {
+        let lines = Lines::split(b"x\ny\nx\ny\nz\n");
+        assert_eq!(lines.find_all(&s(&["x", "y"])), vec![1, 3]);
+        assert_eq!(lines.find_all(&s(&["y", "z"])), vec![4]);
+        assert!(lines.find_all(&s(&["q"])).is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        assert_eq!(invalid_utf8_offset(b"ok\n\xffno"), Some(3));
+        assert_eq!(invalid_utf8_offset("é\n".as_bytes()), None);
+    }
+}

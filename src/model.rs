@@ -1,0 +1,331 @@
+//! The one batch model every input format is turned into.
+//!
+//! A [`Batch`] holds [`FilePatch`]es, each holding [`Change`]s that replace a range of whole
+//! lines of the current file with new lines. Verification, review, planning, the commit, the
+//! report and the reviewer UI all work on this model only; nothing downstream knows which format
+//! a batch came from beyond the [`Batch::format`] label it shows. This module owns the types and
+//! the deterministic ID scheme; it does not read files or parse input.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub String);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Canonical ID of a batch: the input's `batchId`, or derived from the input's bytes.
+    BatchId
+);
+id_type!(
+    /// Canonical ID of a file patch: the input's `filePatchId`, or derived from its position.
+    FilePatchId
+);
+id_type!(
+    /// Canonical ID of one change: the input's `changeId`, or derived from content and position.
+    ChangeId
+);
+
+/// A whole batch of file patches, as loaded from one input.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub id: BatchId,
+    pub key: Option<String>,
+    pub label: Option<String>,
+    /// The input format's name (`tul002`, ...), shown to the reviewer and reported.
+    pub format: String,
+    /// Where the batch was read from (a path, or `-` for standard input).
+    pub source: String,
+    /// SHA-256 of the input's bytes: the key under which review sessions are saved.
+    pub content_sha256: String,
+    pub files: Vec<FilePatch>,
+    /// Things in the input that were accepted but deserve a look (unknown fields, ...).
+    pub warnings: Vec<InputWarning>,
+}
+
+/// A non-fatal remark about the input, with the JSON path or line it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InputWarning {
+    pub location: String,
+    pub message: String,
+}
+
+/// What a file patch does to its file as a whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAction {
+    Modify,
+    Create,
+    Delete,
+}
+
+impl FileAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileAction::Modify => "modify",
+            FileAction::Create => "create",
+            FileAction::Delete => "delete",
+        }
+    }
+}
+
+/// The changes to one file.
+#[derive(Clone, Debug)]
+pub struct FilePatch {
+    pub id: FilePatchId,
+    pub key: Option<String>,
+    /// The file's identity as the input names it (AGN-007: lowercase, opaque), relative to the
+    /// workspace root.
+    pub doc_path: String,
+    pub label: Option<String>,
+    pub action: FileAction,
+    /// Lowercase hex SHA-256 of the file the author planned against, when the format has one.
+    pub expected_sha256: Option<String>,
+    pub changes: Vec<Change>,
+}
+
+/// The line-level operation a change performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    Insert,
+    Replace,
+    Delete,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Insert => "insert",
+            Operation::Replace => "replace",
+            Operation::Delete => "delete",
+        }
+    }
+}
+
+/// A run of whole lines in the current file: `count` lines starting at 1-based line `start`.
+/// An insertion is an empty range whose `start` is the line it goes before (so inserting after
+/// line 5 is `start: 6, count: 0`, and at the top of the file `start: 1, count: 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LineRange {
+    pub start: usize,
+    pub count: usize,
+}
+
+impl LineRange {
+    /// The range of lines `first..=last` (1-based, inclusive).
+    pub fn inclusive(first: usize, last: usize) -> LineRange {
+        LineRange {
+            start: first,
+            count: last + 1 - first,
+        }
+    }
+
+    /// The empty range just after line `after` (0 = before the first line).
+    pub fn after(after: usize) -> LineRange {
+        LineRange {
+            start: after + 1,
+            count: 0,
+        }
+    }
+
+    /// One past the last line of the range.
+    pub fn end(self) -> usize {
+        self.start + self.count
+    }
+
+    /// The last line of a non-empty range.
+    pub fn last(self) -> usize {
+        self.end() - 1
+    }
+
+    /// Zero-based index of the first line, for slicing a line vector.
+    pub fn index(self) -> usize {
+        self.start - 1
+    }
+
+    /// Whether two ranges touch the same lines, or are two insertions at the same place (whose
+    /// order would then be ambiguous).
+    pub fn overlaps(self, other: LineRange) -> bool {
+        if self.count == 0 && other.count == 0 {
+            return self.start == other.start;
+        }
+        self.start < other.end() && other.start < self.end()
+    }
+
+    /// How the range reads to a person: `12`, `12-14`, or `after 11` for an insertion.
+    pub fn describe(self) -> String {
+        match self.count {
+            0 => format!("after {}", self.start - 1),
+            1 => format!("{}", self.start),
+            _ => format!("{}-{}", self.start, self.last()),
+        }
+    }
+}
+
+/// How a change found the lines it replaces, when it found them by text. Every tier other than
+/// `Exact` is reported to the reviewer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchTier {
+    #[default]
+    Exact,
+    Eol,
+    TrailingWs,
+    Indent,
+    BlankEdges,
+    Unicode,
+}
+
+/// One change: replace the lines of `range` in the current file with `new_lines`.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub id: ChangeId,
+    pub key: Option<String>,
+    pub description: Option<String>,
+    pub operation: Operation,
+    pub range: LineRange,
+    /// The lines the author expects at `range`, without line endings, when the format says.
+    pub expected: Option<Vec<String>>,
+    /// The lines to write, without line endings.
+    pub new_lines: Vec<String>,
+    /// How the lines were located, for formats that locate them by text.
+    pub match_tier: MatchTier,
+}
+
+impl Batch {
+    /// Total number of changes in the batch.
+    pub fn change_count(&self) -> usize {
+        self.files.iter().map(|f| f.changes.len()).sum()
+    }
+
+    /// The file patch and change with this ID.
+    pub fn find_change(&self, id: &ChangeId) -> Option<(&FilePatch, &Change)> {
+        self.files.iter().find_map(|file| {
+            file.changes
+                .iter()
+                .find(|change| &change.id == id)
+                .map(|change| (file, change))
+        })
+    }
+
+    /// Every change with the file it belongs to, in batch order.
+    pub fn changes(&self) -> impl Iterator<Item = (&FilePatch, &Change)> {
+        self.files
+            .iter()
+            .flat_map(|file| file.changes.iter().map(move |change| (file, change)))
+    }
+}
+
+impl FilePatch {
+    /// The name a person knows this file patch by: its key when it has one, else its docPath.
+    pub fn display_name(&self) -> &str {
+        self.key.as_deref().unwrap_or(&self.doc_path)
+    }
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// SHA-256 of empty content: the `originalSha256` of a file that does not exist yet.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(DIGITS[(byte >> 4) as usize] as char);
+        out.push(DIGITS[(byte & 15) as usize] as char);
+    }
+    out
+}
+
+/// Derives stable IDs for inputs that carry none: the same input bytes give the same IDs.
+pub struct IdDeriver {
+    batch_seed: String,
+}
+
+impl IdDeriver {
+    /// Seeds the IDs from the input's bytes.
+    pub fn new(input: &[u8]) -> IdDeriver {
+        IdDeriver {
+            batch_seed: sha256_hex(input),
+        }
+    }
+
+    pub fn batch_id(&self) -> BatchId {
+        BatchId(format!("batch-{}", &self.batch_seed[..12]))
+    }
+
+    /// The ID of the file patch at `index` naming `doc_path`.
+    pub fn file_id(&self, index: usize, doc_path: &str) -> FilePatchId {
+        let digest =
+            sha256_hex(format!("{}\0file\0{index}\0{doc_path}", self.batch_seed).as_bytes());
+        FilePatchId(format!("file-{}", &digest[..10]))
+    }
+
+    /// The ID of the change at `index` of file patch `file`, whose content is summarised by
+    /// `content` (any stable rendering of its fields).
+    pub fn change_id(&self, file: &FilePatchId, index: usize, content: &str) -> ChangeId {
+        let digest = sha256_hex(
+            format!("{}\0{file}\0change\0{index}\0{content}", self.batch_seed).as_bytes(),
+        );
+        ChangeId(format!("chg-{}", &digest[..10]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_sha_constant_is_the_hash_of_nothing() {
+        assert_eq!(sha256_hex(b""), EMPTY_SHA256);
+    }
+
+    #[test]
+    fn ranges_overlap_only_when_they_share_lines_or_an_insertion_point() {
+        let a = LineRange::inclusive(10, 12);
+        assert!(a.overlaps(LineRange::inclusive(11, 11)));
+        assert!(a.overlaps(LineRange::inclusive(12, 20)));
+        assert!(!a.overlaps(LineRange::inclusive(13, 20)));
+        // Insertion after line 9 goes before line 10: it touches nothing.
+        assert!(!a.overlaps(LineRange::after(9)));
+        // Insertion after line 10 lands inside the replaced range.
+        assert!(a.overlaps(LineRange::after(10)));
+        assert!(LineRange::after(3).overlaps(LineRange::after(3)));
+        assert!(!LineRange::after(3).overlaps(LineRange::after(4)));
+    }
+
+    #[test]
+    fn derived_ids_are_deterministic_and_distinct() {
+        let a = IdDeriver::new(b"input");
+        let b = IdDeriver::new(b"input");
+        assert_eq!(a.batch_id(), b.batch_id());
+        let f0 = a.file_id(0, "x");
+        assert_eq!(f0, b.file_id(0, "x"));
+        assert_ne!(f0, a.file_id(1, "x"));
+        assert_ne!(a.change_id(&f0, 0, "c"), a.change_id(&f0, 1, "c"));
+        assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());
+    }
+}

@@ -1,0 +1,89 @@
+//! The calls both clients make: open a workspace, load and verify a batch, plan, commit.
+//!
+//! The CLI and the reviewer UI go through these functions and nothing else, so a batch applied
+//! from either takes exactly the same path. Opening a workspace first recovers any commit that
+//! was interrupted, as every patchdeck command must.
+
+use crate::commit::journal::Recovery;
+use crate::commit::{self, CommitOptions, Committed};
+use crate::error::{Error, Result};
+use crate::formats::{self, Input};
+use crate::model::Batch;
+use crate::plan::{self, Plan};
+use crate::review::Decisions;
+use crate::verify::{self, Verification};
+use crate::workspace::Workspace;
+use std::path::Path;
+use std::time::Duration;
+
+/// A workspace, opened, with what recovery had to do first.
+pub struct Opened {
+    pub workspace: Workspace,
+    pub recovered: Option<Recovery>,
+}
+
+/// Opens the workspace at `root` and recovers an interrupted commit if there is one.
+pub fn open(root: &Path, lock_wait: Duration) -> Result<Opened> {
+    let workspace = Workspace::open(root).map_err(|e| Error::Root {
+        root: root.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let recovered = commit::recover(&workspace, lock_wait)?;
+    Ok(Opened {
+        workspace,
+        recovered,
+    })
+}
+
+/// A batch with its verification against the workspace.
+pub struct Checked {
+    pub batch: Batch,
+    pub verification: Verification,
+}
+
+/// Parses an input (forcing `format` when given) and verifies it.
+pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Result<Checked> {
+    let batch = formats::load(input, format)?;
+    let verification = verify::verify(&batch, workspace);
+    Ok(Checked {
+        batch,
+        verification,
+    })
+}
+
+impl Checked {
+    /// Verifies again against the files as they are now (after a reload).
+    pub fn reverify(&mut self, workspace: &Workspace) {
+        self.verification = verify::verify(&self.batch, workspace);
+    }
+
+    /// Plans the writes the decisions select.
+    pub fn plan(&self, decisions: &Decisions) -> Plan {
+        plan::plan(&self.batch, &self.verification, decisions)
+    }
+}
+
+/// Commits a plan atomically; see [`commit::commit`].
+pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Result<Committed> {
+    commit::commit(workspace, plan, options)
+}
+
+/// Recovery described for a person, one line per file.
+pub fn describe_recovery(recovery: &Recovery) -> String {
+    let mut lines = Vec::new();
+    if recovery.finished {
+        lines.push("finished an interrupted commit that had completed".to_owned());
+    } else {
+        lines.push("rolled back an interrupted commit".to_owned());
+    }
+    for path in &recovery.restored {
+        lines.push(format!("  restored {}", path.display()));
+    }
+    for path in &recovery.removed {
+        lines.push(format!(
+            "  removed {} (created by the interrupted commit)",
+            path.display()
+        ));
+    }
+    lines.join("\n")
+}

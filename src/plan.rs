@@ -1,0 +1,264 @@
+//! The apply plan: the new bytes of every file the accepted changes touch, computed in memory.
+//!
+//! Planning takes a verified batch and the review decisions and either produces the complete
+//! set of file writes, or lists every blocker (a conflicting or invalid change that was
+//! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
+//! here; the commit writes a plan that has no blockers, and `diff` prints one.
+
+use crate::lines::{splice, Splice};
+use crate::model::{Batch, ChangeId, FileAction, LineRange};
+use crate::review::{Decision, Decisions};
+use crate::verify::{Status, Verification};
+use crate::workspace::Snapshot;
+use std::path::PathBuf;
+
+/// What a write does to its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    Modify,
+    Create,
+    Delete,
+}
+
+/// One file the commit will write, create or delete.
+#[derive(Clone, Debug)]
+pub struct FileWrite {
+    /// Index of the file patch in the batch.
+    pub file: usize,
+    /// Path relative to the workspace root.
+    pub rel: PathBuf,
+    pub kind: WriteKind,
+    /// The file as verified (absent for a creation); the commit re-checks it is unchanged.
+    pub before: Option<Snapshot>,
+    /// The new content (empty for a deletion).
+    pub after: Vec<u8>,
+    /// The changes written, in file order.
+    pub changes: Vec<ChangeId>,
+}
+
+/// A reason the plan cannot be committed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocker {
+    pub file: usize,
+    pub change: Option<ChangeId>,
+    /// `conflict` or `invalid`: which exit status the blocker leads to.
+    pub status: Status,
+    pub message: String,
+}
+
+/// An explicit override the plan uses; the report and the commit summary list every one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Override {
+    /// A file written although its SHA-256 differs from the batch's.
+    ShaMismatch { file: usize },
+    /// A change applied where its expected lines were found instead of where it said.
+    Relocated {
+        file: usize,
+        change: ChangeId,
+        from: usize,
+        to: usize,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub writes: Vec<FileWrite>,
+    pub blockers: Vec<Blocker>,
+    pub overrides: Vec<Override>,
+}
+
+impl Plan {
+    pub fn is_blocked(&self) -> bool {
+        !self.blockers.is_empty()
+    }
+
+    /// The worst status among the blockers.
+    pub fn blocking_status(&self) -> Option<Status> {
+        self.blockers.iter().map(|b| b.status).max()
+    }
+}
+
+/// Plans the writes for the selected changes of a verified batch.
+pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -> Plan {
+    let mut plan = Plan::default();
+    for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
+        let selected: Vec<usize> = file
+            .changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| decisions.get(&c.id).is_selected())
+            .map(|(i, _)| i)
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let block = |plan: &mut Plan, change: Option<ChangeId>, status: Status, message: String| {
+            plan.blockers.push(Blocker {
+                file: index,
+                change,
+                status,
+                message,
+            })
+        };
+        let name = check
+            .resolved
+            .as_ref()
+            .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+
+        let file_blocking: Vec<_> = check
+            .problems
+            .iter()
+            .filter(|p| {
+                p.blocking
+                    && !(p.kind == "sha_mismatch" && decisions.sha_overrides.contains(&file.id))
+            })
+            .collect();
+        if !file_blocking.is_empty() || check.resolved.is_none() {
+            for problem in file_blocking {
+                let status = if check.status == Status::Invalid {
+                    Status::Invalid
+                } else {
+                    Status::Conflict
+                };
+                let hint = if problem.kind == "sha_mismatch" {
+                    " (--allow-sha-mismatch writes it anyway when every change still verifies)"
+                } else {
+                    ""
+                };
+                block(
+                    &mut plan,
+                    None,
+                    status,
+                    format!("{name}: {}{hint}", problem.message),
+                );
+            }
+            continue;
+        }
+        if check.sha_mismatch() {
+            plan.overrides.push(Override::ShaMismatch { file: index });
+        }
+
+        let mut splices: Vec<(LineRange, usize, &[String])> = Vec::with_capacity(selected.len());
+        let mut blocked = false;
+        for &ci in &selected {
+            let change = &file.changes[ci];
+            let change_check = &check.changes[ci];
+            let mut range = change.range;
+            if change_check.status != Status::Ok {
+                let relocation = change_check.found_at().filter(|_| {
+                    decisions.relocate.contains(&change.id)
+                        && change_check.status == Status::Conflict
+                });
+                match relocation {
+                    Some(to) => {
+                        plan.overrides.push(Override::Relocated {
+                            file: index,
+                            change: change.id.clone(),
+                            from: range.start,
+                            to,
+                        });
+                        range.start = to;
+                    }
+                    None => {
+                        blocked = true;
+                        let why = change_check
+                            .problems
+                            .iter()
+                            .map(|p| p.message.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ");
+                        let hint = if change_check.found_at().is_some() {
+                            " (--relocate applies it there)"
+                        } else {
+                            ""
+                        };
+                        block(
+                            &mut plan,
+                            Some(change.id.clone()),
+                            change_check.status,
+                            format!(
+                                "{name}: change {} {}: {why}{hint}",
+                                ci + 1,
+                                change.key.as_deref().unwrap_or(change.id.as_str())
+                            ),
+                        );
+                        continue;
+                    }
+                }
+            }
+            let new_lines: &[String] = match decisions.get(&change.id) {
+                Decision::Edit(lines) => lines,
+                _ => &change.new_lines,
+            };
+            splices.push((range, ci, new_lines));
+        }
+        if blocked {
+            continue;
+        }
+        // Relocation can reorder changes or make them collide.
+        // An insertion sorts before a replacement starting at the same line.
+        splices.sort_by_key(|(range, ci, _)| (range.start, range.count > 0, *ci));
+        if let Some(pair) = splices.windows(2).find(|w| w[0].0.overlaps(w[1].0)) {
+            let (a, b) = (&file.changes[pair[0].1], &file.changes[pair[1].1]);
+            block(
+                &mut plan,
+                Some(b.id.clone()),
+                Status::Conflict,
+                format!(
+                    "{name}: after relocation, change {} (lines {}) overlaps change {} (lines {})",
+                    b.key.as_deref().unwrap_or(b.id.as_str()),
+                    pair[1].0.describe(),
+                    a.key.as_deref().unwrap_or(a.id.as_str()),
+                    pair[0].0.describe()
+                ),
+            );
+            continue;
+        }
+
+        let rel = check
+            .resolved
+            .as_ref()
+            .expect("resolved above")
+            .rel()
+            .to_path_buf();
+        let kind = match check.action {
+            FileAction::Create => WriteKind::Create,
+            FileAction::Delete if selected.len() == file.changes.len() => WriteKind::Delete,
+            FileAction::Delete => {
+                block(
+                    &mut plan,
+                    None,
+                    Status::Invalid,
+                    format!("{name}: a file deletion is accepted or rejected as a whole"),
+                );
+                continue;
+            }
+            FileAction::Modify => WriteKind::Modify,
+        };
+        let after = match kind {
+            WriteKind::Delete => Vec::new(),
+            _ => {
+                let spliced: Vec<Splice> = splices
+                    .iter()
+                    .map(|(range, _, lines)| Splice {
+                        range: *range,
+                        new_lines: lines,
+                    })
+                    .collect();
+                splice(check.base_bytes(), &spliced)
+            }
+        };
+        plan.writes.push(FileWrite {
+            file: index,
+            rel,
+            kind,
+            before: check.snapshot.clone(),
+            after,
+            changes: splices
+                .iter()
+                .map(|(_, ci, _)| file.changes[*ci].id.clone())
+                .collect(),
+        });
+    }
+    plan
+}

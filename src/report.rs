@@ -1,0 +1,369 @@
+//! The report: what `check` and `apply` found and did, as one JSON object or as text.
+//!
+//! The JSON shape is a contract other tools rely on (see the README); fields are only ever
+//! added. The text form reads like a compiler's diagnostics: `path:line: conflict: ...` with the
+//! expected and found lines shown under it. Both are built from the same [`Report`].
+
+use crate::commit::Committed;
+use crate::model::{Batch, Change, InputWarning, MatchTier};
+use crate::plan::{Override, Plan};
+use crate::review::{Decision, Decisions};
+use crate::verify::{Problem, Status, Verification};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub format: String,
+    pub source: String,
+    pub batch: BatchInfo,
+    pub files: Vec<FileReport>,
+    pub summary: Summary,
+    pub warnings: Vec<InputWarning>,
+    /// Explicit overrides used by an apply (a SHA mismatch written anyway, a relocated change).
+    pub overrides: Vec<String>,
+    /// Why an apply wrote nothing, when it did not.
+    pub blocked: Vec<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct BatchInfo {
+    pub id: String,
+    pub key: Option<String>,
+    pub label: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct FileReport {
+    pub id: String,
+    pub key: Option<String>,
+    /// The file's path under the root, as resolved (the docPath when it could not be).
+    pub path: String,
+    pub doc_path: String,
+    pub label: Option<String>,
+    pub action: &'static str,
+    pub expected_sha256: Option<String>,
+    pub actual_sha256: Option<String>,
+    /// SHA-256 of what an apply wrote (absent when nothing was written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_sha256: Option<String>,
+    pub status: &'static str,
+    pub problems: Vec<ProblemReport>,
+    pub changes: Vec<ChangeReport>,
+}
+
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeReport {
+    pub id: String,
+    pub key: Option<String>,
+    pub operation: &'static str,
+    pub description: Option<String>,
+    /// First line the change replaces; for an insert, the line it goes before.
+    pub start_line: usize,
+    /// Last line the change replaces; for an insert, the line it goes after.
+    pub end_line: usize,
+    #[serde(rename = "match")]
+    pub match_tier: MatchTier,
+    pub status: &'static str,
+    pub problems: Vec<ProblemReport>,
+}
+
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct ProblemReport {
+    pub kind: &'static str,
+    pub message: String,
+    pub found_at: Option<usize>,
+    /// False for notes that do not block a commit on their own.
+    pub blocking: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Vec<String>>,
+}
+
+#[derive(Serialize, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub files: usize,
+    pub changes: usize,
+    pub ok: usize,
+    pub conflicts: usize,
+    pub invalid: usize,
+    pub applied: usize,
+    pub rejected: usize,
+}
+
+/// What an apply decided and did, for the report.
+pub struct Applied<'a> {
+    pub decisions: &'a Decisions,
+    pub plan: &'a Plan,
+    /// Present when the commit happened.
+    pub committed: Option<&'a Committed>,
+}
+
+impl From<&Problem> for ProblemReport {
+    fn from(p: &Problem) -> Self {
+        ProblemReport {
+            kind: p.kind,
+            message: p.message.clone(),
+            found_at: p.found_at,
+            blocking: p.blocking,
+            expected: p.mismatch.as_ref().map(|m| m.expected.clone()),
+            actual: p.mismatch.as_ref().map(|m| m.actual.clone()),
+        }
+    }
+}
+
+impl Report {
+    pub fn build(batch: &Batch, verification: &Verification, applied: Option<&Applied>) -> Report {
+        let mut summary = Summary {
+            files: batch.files.len(),
+            changes: batch.change_count(),
+            ..Summary::default()
+        };
+        let mut files = Vec::with_capacity(batch.files.len());
+        for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
+            let path = check
+                .resolved
+                .as_ref()
+                .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+            let new_sha256 = applied.and_then(|a| a.committed).and_then(|c| {
+                let rel = check.resolved.as_ref()?.rel();
+                c.written
+                    .iter()
+                    .find(|w| w.rel == rel)
+                    .and_then(|w| w.sha256.clone())
+            });
+            let changes = file
+                .changes
+                .iter()
+                .zip(&check.changes)
+                .map(|(change, change_check)| {
+                    match change_check.status {
+                        Status::Ok => summary.ok += 1,
+                        Status::Conflict => summary.conflicts += 1,
+                        Status::Invalid => summary.invalid += 1,
+                    }
+                    let status = match applied {
+                        None => change_check.status.as_str(),
+                        Some(a) => {
+                            apply_status(a, index, change, change_check.status, &mut summary)
+                        }
+                    };
+                    change_report(change, status, &change_check.problems)
+                })
+                .collect();
+            files.push(FileReport {
+                id: file.id.to_string(),
+                key: file.key.clone(),
+                path,
+                doc_path: file.doc_path.clone(),
+                label: file.label.clone(),
+                action: check.action.as_str(),
+                expected_sha256: file.expected_sha256.clone(),
+                actual_sha256: check.actual_sha256().map(str::to_owned),
+                new_sha256,
+                status: check.status.as_str(),
+                problems: check.problems.iter().map(ProblemReport::from).collect(),
+                changes,
+            });
+        }
+        let (overrides, blocked) = match applied {
+            Some(a) => (
+                a.plan
+                    .overrides
+                    .iter()
+                    .map(|o| describe_override(batch, verification, o))
+                    .collect(),
+                a.plan.blockers.iter().map(|b| b.message.clone()).collect(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        Report {
+            format: batch.format.clone(),
+            source: batch.source.clone(),
+            batch: BatchInfo {
+                id: batch.id.to_string(),
+                key: batch.key.clone(),
+                label: batch.label.clone(),
+            },
+            files,
+            summary,
+            warnings: batch.warnings.clone(),
+            overrides,
+            blocked,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serialises")
+    }
+
+    /// The report as compiler-style text.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for warning in &self.warnings {
+            let _ = writeln!(
+                out,
+                "{}: warning: {}: {}",
+                self.source, warning.location, warning.message
+            );
+        }
+        for file in &self.files {
+            for problem in &file.problems {
+                let severity = if problem.blocking {
+                    file.status
+                } else {
+                    "note"
+                };
+                let _ = writeln!(
+                    out,
+                    "{}: {severity}: {}: {}",
+                    file.path, problem.kind, problem.message
+                );
+            }
+            for (i, change) in file.changes.iter().enumerate() {
+                for problem in &change.problems {
+                    let severity = if problem.blocking { "conflict" } else { "note" };
+                    let severity = if change.status == "invalid" {
+                        "invalid"
+                    } else {
+                        severity
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}:{}: {severity}: {}: {}: {}",
+                        file.path,
+                        change.start_line.max(1),
+                        problem.kind,
+                        change_label(i, change),
+                        problem.message
+                    );
+                    write_mismatch(&mut out, problem);
+                }
+            }
+        }
+        for line in &self.overrides {
+            let _ = writeln!(out, "override: {line}");
+        }
+        for line in &self.blocked {
+            let _ = writeln!(out, "blocked: {line}");
+        }
+        let s = &self.summary;
+        let _ = write!(
+            out,
+            "{}: {} file{}, {} change{}: {} ok, {} conflict{}, {} invalid",
+            self.batch.label.as_deref().unwrap_or(&self.batch.id),
+            s.files,
+            plural(s.files),
+            s.changes,
+            plural(s.changes),
+            s.ok,
+            s.conflicts,
+            plural(s.conflicts),
+            s.invalid
+        );
+        if s.applied + s.rejected > 0 || !self.blocked.is_empty() {
+            let _ = write!(out, "; {} applied, {} rejected", s.applied, s.rejected);
+        }
+        out.push('\n');
+        out
+    }
+}
+
+fn apply_status(
+    applied: &Applied,
+    file: usize,
+    change: &Change,
+    verified: Status,
+    summary: &mut Summary,
+) -> &'static str {
+    match applied.decisions.get(&change.id) {
+        Decision::Reject => {
+            summary.rejected += 1;
+            "rejected"
+        }
+        Decision::Undecided => "undecided",
+        Decision::Accept | Decision::Edit(_) => {
+            let written = applied.committed.is_some()
+                && applied
+                    .plan
+                    .writes
+                    .iter()
+                    .any(|w| w.file == file && w.changes.contains(&change.id));
+            if written {
+                summary.applied += 1;
+                "applied"
+            } else {
+                verified.as_str()
+            }
+        }
+    }
+}
+
+fn change_report(change: &Change, status: &'static str, problems: &[Problem]) -> ChangeReport {
+    ChangeReport {
+        id: change.id.to_string(),
+        key: change.key.clone(),
+        operation: change.operation.as_str(),
+        description: change.description.clone(),
+        start_line: change.range.start,
+        end_line: change.range.end() - 1,
+        match_tier: change.match_tier,
+        status,
+        problems: problems.iter().map(ProblemReport::from).collect(),
+    }
+}
+
+fn change_label(index: usize, change: &ChangeReport) -> String {
+    let mut label = format!("change #{}", index + 1);
+    if let Some(key) = &change.key {
+        let _ = write!(label, " \"{key}\"");
+    }
+    let _ = write!(label, " ({})", change.id);
+    label
+}
+
+fn write_mismatch(out: &mut String, problem: &ProblemReport) {
+    let (Some(expected), Some(actual)) = (&problem.expected, &problem.actual) else {
+        return;
+    };
+    for line in expected {
+        let _ = writeln!(out, "    expected | {line}");
+    }
+    for line in actual {
+        let _ = writeln!(out, "    found    | {line}");
+    }
+    if actual.is_empty() {
+        let _ = writeln!(out, "    found    | (end of file)");
+    }
+}
+
+fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -> String {
+    let path = |file: usize| {
+        verification.files[file].resolved.as_ref().map_or_else(
+            || batch.files[file].doc_path.clone(),
+            |r| r.rel().display().to_string(),
+        )
+    };
+    match o {
+        Override::ShaMismatch { file } => format!(
+            "{}: written although its SHA-256 differs from the batch's (every written change verified)",
+            path(*file)
+        ),
+        Override::Relocated { file, change, from, to } => {
+            format!("{}: change {change} moved from line {from} to line {to}, where its expected lines are", path(*file))
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

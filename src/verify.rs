@@ -1,0 +1,384 @@
+//! Verification: checking every file patch and change of a batch against the workspace.
+//!
+//! For each file: resolve its docPath, read its bytes, compare their SHA-256 with the expected
+//! one, and check each change's line range against the file's length and its expected lines
+//! against the lines there. Where expected lines are not where a change says, the file is
+//! searched for them and every place they occur is reported (`foundAt` when there is exactly
+//! one). A mismatch is a conflict recorded as data; nothing here fails on a conflict, and
+//! nothing here writes.
+
+use crate::lines::{invalid_utf8_offset, Lines};
+use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
+use crate::workspace::{Resolved, Snapshot, Workspace};
+use serde::Serialize;
+
+/// The verdict on a file or a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Conflict,
+    Invalid,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Conflict => "conflict",
+            Status::Invalid => "invalid",
+        }
+    }
+}
+
+/// Expected lines next to the lines actually found, for showing a conflict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineMismatch {
+    /// First line of the range compared (1-based).
+    pub at: usize,
+    pub expected: Vec<String>,
+    /// The lines found at the same place (fewer when the file ends first).
+    pub actual: Vec<String>,
+}
+
+/// Something found while verifying. Problems with `blocking: false` are notes: they are
+/// reported and shown, but do not stop a commit on their own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: &'static str,
+    pub message: String,
+    /// Where the expected lines were found instead, when they occur exactly once.
+    pub found_at: Option<usize>,
+    pub mismatch: Option<LineMismatch>,
+    pub blocking: bool,
+}
+
+impl Problem {
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            message: message.into(),
+            found_at: None,
+            mismatch: None,
+            blocking: true,
+        }
+    }
+
+    pub fn note(kind: &'static str, message: impl Into<String>) -> Problem {
+        Problem {
+            blocking: false,
+            ..Problem::new(kind, message)
+        }
+    }
+}
+
+/// The verdict on one change.
+#[derive(Clone, Debug)]
+pub struct ChangeCheck {
+    pub status: Status,
+    pub problems: Vec<Problem>,
+}
+
+impl ChangeCheck {
+    /// Where the change's expected lines were found instead, when that is unique.
+    pub fn found_at(&self) -> Option<usize> {
+        self.problems.iter().find_map(|p| p.found_at)
+    }
+}
+
+/// The verdict on one file patch, with what was read from disk.
+#[derive(Clone, Debug)]
+pub struct FileCheck {
+    pub status: Status,
+    /// Where the docPath led, when it could be resolved.
+    pub resolved: Option<Resolved>,
+    /// The action after resolution: a missing file with the empty hash is a creation.
+    pub action: FileAction,
+    /// The file as read, when it exists.
+    pub snapshot: Option<Snapshot>,
+    pub problems: Vec<Problem>,
+    /// One per change of the file patch, in the same order.
+    pub changes: Vec<ChangeCheck>,
+}
+
+impl FileCheck {
+    pub fn actual_sha256(&self) -> Option<&str> {
+        self.snapshot.as_ref().map(|s| s.sha256.as_str())
+    }
+
+    /// Whether the file's bytes differ from the ones the batch was written against.
+    pub fn sha_mismatch(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == "sha_mismatch")
+    }
+
+    /// The bytes the changes apply to: the file's, or nothing for a creation.
+    pub fn base_bytes(&self) -> &[u8] {
+        self.snapshot.as_ref().map_or(&[], |s| &s.bytes)
+    }
+}
+
+/// The verdict on a whole batch: one [`FileCheck`] per file patch, in batch order.
+#[derive(Clone, Debug)]
+pub struct Verification {
+    pub files: Vec<FileCheck>,
+}
+
+impl Verification {
+    pub fn worst(&self) -> Status {
+        self.files
+            .iter()
+            .map(|f| f.status)
+            .max()
+            .unwrap_or(Status::Ok)
+    }
+}
+
+/// Verifies every file patch of `batch` against `workspace`.
+pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
+    Verification {
+        files: batch
+            .files
+            .iter()
+            .map(|file| verify_file(file, workspace))
+            .collect(),
+    }
+}
+
+/// Verifies one file patch.
+pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
+    let mut check = FileCheck {
+        status: Status::Ok,
+        resolved: None,
+        action: file.action,
+        snapshot: None,
+        problems: Vec::new(),
+        changes: Vec::new(),
+    };
+    let resolved = match workspace.resolve(&file.doc_path) {
+        Ok(resolved) => resolved,
+        Err(problem) => {
+            check
+                .problems
+                .push(Problem::new(problem.kind, problem.message));
+            return finish(check, file, Status::Invalid);
+        }
+    };
+    check.resolved = Some(resolved.clone());
+    match &resolved {
+        Resolved::Missing { rel } => {
+            let creates = file.action == FileAction::Create
+                || file.expected_sha256.as_deref() == Some(EMPTY_SHA256);
+            if !creates {
+                check.problems.push(Problem::new(
+                    "missing_file",
+                    format!(
+                        "{} does not exist; the batch expects to modify it{}",
+                        rel.display(),
+                        match &file.expected_sha256 {
+                            Some(sha) => format!(" (expected SHA-256 {sha})"),
+                            None => String::new(),
+                        }
+                    ),
+                ));
+                return finish(check, file, Status::Conflict);
+            }
+            check.action = FileAction::Create;
+        }
+        Resolved::File { rel, .. } => {
+            let snapshot = match workspace.read(rel) {
+                Ok(snapshot) => snapshot,
+                Err(e) => {
+                    check.problems.push(Problem::new(
+                        "unreadable",
+                        format!("cannot read {}: {e}", rel.display()),
+                    ));
+                    return finish(check, file, Status::Conflict);
+                }
+            };
+            if file.action == FileAction::Create {
+                check.problems.push(Problem::new(
+                    "file_exists",
+                    format!(
+                        "{} already exists; the batch expects to create it",
+                        rel.display()
+                    ),
+                ));
+            }
+            if let Some(expected) = &file.expected_sha256 {
+                if *expected != snapshot.sha256 {
+                    check.problems.push(Problem::new(
+                        "sha_mismatch",
+                        format!(
+                            "{} has changed since the batch was written: expected SHA-256 {expected}, found {}",
+                            rel.display(),
+                            snapshot.sha256
+                        ),
+                    ));
+                }
+            }
+            if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
+                check.problems.push(Problem::new(
+                    "not_utf8",
+                    format!(
+                        "{} is not valid UTF-8 (first bad byte at offset {offset}); patchdeck will not edit its lines",
+                        rel.display()
+                    ),
+                ));
+            }
+            check.snapshot = Some(snapshot);
+        }
+    }
+    let lines = Lines::split(check.base_bytes());
+    let sha_mismatch = check.sha_mismatch();
+    check.changes = file
+        .changes
+        .iter()
+        .map(|change| verify_change(change, &lines, sha_mismatch, file.expected_sha256.is_some()))
+        .collect();
+    let file_status = if check.problems.iter().any(|p| p.blocking) {
+        Status::Conflict
+    } else {
+        Status::Ok
+    };
+    let worst_change = check
+        .changes
+        .iter()
+        .map(|c| c.status)
+        .max()
+        .unwrap_or(Status::Ok);
+    check.status = file_status.max(worst_change);
+    check
+}
+
+/// Marks every change of an unusable file with the file's status.
+fn finish(mut check: FileCheck, file: &FilePatch, status: Status) -> FileCheck {
+    check.status = status;
+    check.changes = file
+        .changes
+        .iter()
+        .map(|_| ChangeCheck {
+            status,
+            problems: Vec::new(),
+        })
+        .collect();
+    check
+}
+
+/// Verifies one change against the file's lines.
+///
+/// `sha_mismatch` says the file differs from the batch's base: then an insertion's position
+/// cannot be confirmed (a note), and a range past the end is a conflict rather than an invalid
+/// batch. `has_sha` says the format carries a hash at all.
+pub fn verify_change(
+    change: &Change,
+    lines: &Lines<'_>,
+    sha_mismatch: bool,
+    has_sha: bool,
+) -> ChangeCheck {
+    let n = lines.len();
+    let mut problems = Vec::new();
+    let in_range = match change.operation {
+        Operation::Insert => change.range.start - 1 <= n,
+        Operation::Replace | Operation::Delete => change.range.last() <= n,
+    };
+    let stale = sha_mismatch || !has_sha;
+    if !in_range {
+        let mut problem = Problem::new(
+            "out_of_range",
+            match change.operation {
+                Operation::Insert => format!(
+                    "insert after line {} but the file has {n} line{}",
+                    change.range.start - 1,
+                    plural(n)
+                ),
+                _ => format!(
+                    "lines {} are past the end of the file, which has {n} line{}",
+                    change.range.describe(),
+                    plural(n)
+                ),
+            },
+        );
+        if let Some(expected) = &change.expected {
+            locate(&mut problem, lines, expected, change.range);
+        }
+        problems.push(problem);
+        let status = if stale {
+            Status::Conflict
+        } else {
+            Status::Invalid
+        };
+        return ChangeCheck { status, problems };
+    }
+    if let Some(expected) = &change.expected {
+        if !lines.matches_at(change.range, expected) {
+            let actual: Vec<String> = lines
+                .range(change.range)
+                .iter()
+                .map(|l| l.text_str().into_owned())
+                .collect();
+            let mut problem = Problem::new(
+                "expected_mismatch",
+                format!(
+                    "the lines at {} are not the expected ones",
+                    change.range.describe()
+                ),
+            );
+            problem.mismatch = Some(LineMismatch {
+                at: change.range.start,
+                expected: expected.clone(),
+                actual,
+            });
+            locate(&mut problem, lines, expected, change.range);
+            problems.push(problem);
+            return ChangeCheck {
+                status: Status::Conflict,
+                problems,
+            };
+        }
+    } else if sha_mismatch && change.operation == Operation::Insert {
+        problems.push(Problem::note(
+            "unverified_position",
+            format!(
+                "an insert has no expected lines, so its position (after line {}) cannot be checked in a changed file",
+                change.range.start - 1
+            ),
+        ));
+    }
+    ChangeCheck {
+        status: Status::Ok,
+        problems,
+    }
+}
+
+/// Searches the whole file for the expected lines and records where they are.
+fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &[String], range: LineRange) {
+    let places = lines.find_all(expected);
+    match places.as_slice() {
+        [] => problem
+            .message
+            .push_str("; the expected lines occur nowhere in the file"),
+        [at] => {
+            problem.found_at = Some(*at);
+            let offset = *at as i64 - range.start as i64;
+            problem.message.push_str(&format!(
+                "; they were found at line {at} ({offset:+} lines)"
+            ));
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|l| l.to_string()).collect();
+            problem.message.push_str(&format!(
+                "; they occur {} times, at lines {} (ambiguous, not moved)",
+                many.len(),
+                list.join(", ")
+            ));
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,414 @@
+//! The workspace on disk: resolving a `docPath` to a file under the root, and reading files.
+//!
+//! Resolution follows AGN-007: a `docPath` is an opaque, lowercase key relative to the root.
+//! The exact relative path wins; otherwise the one file whose path matches case-insensitively;
+//! two such files is an error, never a guess. Nothing here follows a symbolic link: a path that
+//! is absolute, climbs with `..`, or passes through a link is refused. Reads take a
+//! [`Snapshot`] (bytes, hash, size, mtime, mode) that the commit re-checks before writing.
+
+use crate::model::sha256_hex;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Name of the folder under the root where patchdeck keeps its lock, journal and sessions.
+pub const STATE_DIR: &str = ".patchdeck";
+
+/// A workspace root, with a cache of folder listings for case-insensitive lookups.
+pub struct Workspace {
+    root: PathBuf,
+    listings: RefCell<HashMap<PathBuf, Vec<OsString>>>,
+}
+
+/// Where a docPath leads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// An existing regular file at this path relative to the root.
+    File { rel: PathBuf, by_case: bool },
+    /// No file: this is where it would be created (existing folders matched case-insensitively).
+    Missing { rel: PathBuf },
+}
+
+impl Resolved {
+    pub fn rel(&self) -> &Path {
+        match self {
+            Resolved::File { rel, .. } | Resolved::Missing { rel } => rel,
+        }
+    }
+}
+
+/// Why a docPath cannot be used. `kind` is the report's problem kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathProblem {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl PathProblem {
+    fn new(kind: &'static str, message: impl Into<String>) -> PathProblem {
+        PathProblem {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// A file's content and identity at the moment it was read.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub bytes: Vec<u8>,
+    pub sha256: String,
+    pub stamp: Stamp,
+}
+
+/// What identifies a file's version cheaply: re-checked with the hash before a commit writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_sec: i64,
+    pub mtime_nsec: i64,
+    pub mode: u32,
+    pub dev: u64,
+    pub ino: u64,
+    pub nlink: u64,
+}
+
+impl Stamp {
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            size: meta.size(),
+            mtime_sec: meta.mtime(),
+            mtime_nsec: meta.mtime_nsec(),
+            mode: meta.mode(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            nlink: meta.nlink(),
+        }
+    }
+}
+
+impl Workspace {
+    /// Opens a workspace at `root`, which must be an existing folder.
+    pub fn open(root: &Path) -> io::Result<Workspace> {
+        let root = fs::canonicalize(root)?;
+        if !root.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a folder"));
+        }
+        Ok(Workspace {
+            root,
+            listings: RefCell::new(HashMap::new()),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The absolute path of a root-relative path.
+    pub fn abs(&self, rel: &Path) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Where patchdeck keeps its state for this workspace.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(STATE_DIR)
+    }
+
+    /// Resolves a docPath to a file, or to where it would be created.
+    pub fn resolve(&self, doc_path: &str) -> Result<Resolved, PathProblem> {
+        let components = check_lexically(doc_path)?;
+        // The exact path first.
+        match self.walk_exact(&components)? {
+            Exact::File(rel) => {
+                return Ok(Resolved::File {
+                    rel,
+                    by_case: false,
+                })
+            }
+            Exact::NotFile(rel, what) => {
+                return Err(PathProblem::new(
+                    "not_a_file",
+                    format!("{} is {what}, not a regular file", rel.display()),
+                ))
+            }
+            Exact::Missing => {}
+        }
+        // Then every spelling that matches case-insensitively.
+        let mut found = Vec::new();
+        self.search_case_insensitive(PathBuf::new(), &components, &mut found)?;
+        match found.len() {
+            0 => Ok(Resolved::Missing {
+                rel: self.creation_path(&components)?,
+            }),
+            1 => Ok(Resolved::File {
+                rel: found.pop().expect("one match"),
+                by_case: true,
+            }),
+            _ => {
+                found.sort();
+                let names: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+                Err(PathProblem::new(
+                    "ambiguous_path",
+                    format!(
+                        "docPath \"{doc_path}\" matches {} files that differ only in case: {}",
+                        names.len(),
+                        names.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Walks the exact components without following links.
+    fn walk_exact(&self, components: &[&str]) -> Result<Exact, PathProblem> {
+        let mut rel = PathBuf::new();
+        for (i, component) in components.iter().enumerate() {
+            rel.push(component);
+            let meta = match fs::symlink_metadata(self.abs(&rel)) {
+                Ok(meta) => meta,
+                Err(_) => return Ok(Exact::Missing),
+            };
+            let last = i + 1 == components.len();
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                return Err(self.symlink_problem(&rel));
+            }
+            if !last && !kind.is_dir() {
+                return Err(PathProblem::new(
+                    "not_a_file",
+                    format!("{} is a file where a folder is expected", rel.display()),
+                ));
+            }
+            if last {
+                return Ok(if kind.is_file() {
+                    Exact::File(rel)
+                } else {
+                    Exact::NotFile(rel, describe_kind(&kind))
+                });
+            }
+        }
+        Ok(Exact::Missing)
+    }
+
+    fn symlink_problem(&self, rel: &Path) -> PathProblem {
+        let leads_out = fs::canonicalize(self.abs(rel))
+            .map(|target| !target.starts_with(&self.root))
+            .unwrap_or(true);
+        if leads_out {
+            PathProblem::new(
+                "path_outside_root",
+                format!(
+                    "{} is a symbolic link that leads outside the workspace root",
+                    rel.display()
+                ),
+            )
+        } else {
+            PathProblem::new(
+                "symlink",
+                format!(
+                    "{} is a symbolic link; patchdeck does not read or write through links",
+                    rel.display()
+                ),
+            )
+        }
+    }
+
+    fn search_case_insensitive(
+        &self,
+        rel: PathBuf,
+        components: &[&str],
+        found: &mut Vec<PathBuf>,
+    ) -> Result<(), PathProblem> {
+        let Some((first, rest)) = components.split_first() else {
+            return Ok(());
+        };
+        let wanted = first.to_lowercase();
+        for name in self.listing(&rel) {
+            if name.to_string_lossy().to_lowercase() != wanted {
+                continue;
+            }
+            let child = rel.join(&name);
+            let Ok(meta) = fs::symlink_metadata(self.abs(&child)) else {
+                continue;
+            };
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                return Err(self.symlink_problem(&child));
+            }
+            if rest.is_empty() {
+                if kind.is_file() {
+                    found.push(child);
+                }
+            } else if kind.is_dir() {
+                self.search_case_insensitive(child, rest, found)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a missing file would go: existing parent folders keep their on-disk spelling when
+    /// exactly one matches; the rest of the path is used as written.
+    fn creation_path(&self, components: &[&str]) -> Result<PathBuf, PathProblem> {
+        let mut rel = PathBuf::new();
+        for (i, component) in components.iter().enumerate() {
+            if i + 1 == components.len() {
+                rel.push(component);
+                break;
+            }
+            let exact = rel.join(component);
+            if fs::symlink_metadata(self.abs(&exact)).is_ok_and(|m| m.is_dir()) {
+                rel = exact;
+                continue;
+            }
+            let wanted = component.to_lowercase();
+            let matches: Vec<OsString> = self
+                .listing(&rel)
+                .into_iter()
+                .filter(|n| n.to_string_lossy().to_lowercase() == wanted)
+                .filter(|n| fs::symlink_metadata(self.abs(&rel.join(n))).is_ok_and(|m| m.is_dir()))
+                .collect();
+            match matches.len() {
+                0 => {
+                    rel.extend(&components[i..]);
+                    return Ok(rel);
+                }
+                1 => rel.push(&matches[0]),
+                _ => return Err(PathProblem::new(
+                    "ambiguous_path",
+                    format!(
+                        "folder \"{}\" matches several folders that differ only in case under {}",
+                        component,
+                        if rel.as_os_str().is_empty() {
+                            Path::new(".")
+                        } else {
+                            &rel
+                        }
+                        .display()
+                    ),
+                )),
+            }
+        }
+        Ok(rel)
+    }
+
+    fn listing(&self, rel: &Path) -> Vec<OsString> {
+        if let Some(names) = self.listings.borrow().get(rel) {
+            return names.clone();
+        }
+        let mut names: Vec<OsString> = fs::read_dir(self.abs(rel))
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.file_name()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        self.listings
+            .borrow_mut()
+            .insert(rel.to_path_buf(), names.clone());
+        names
+    }
+
+    /// Reads a regular file without following a link at its last component.
+    pub fn read(&self, rel: &Path) -> io::Result<Snapshot> {
+        read_snapshot(&self.abs(rel))
+    }
+}
+
+enum Exact {
+    File(PathBuf),
+    NotFile(PathBuf, &'static str),
+    Missing,
+}
+
+fn describe_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a regular file at an absolute path, refusing links and special files.
+pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
+    let mut file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(Snapshot {
+        sha256: sha256_hex(&bytes),
+        bytes,
+        stamp: Stamp::of(&meta),
+    })
+}
+
+/// Checks a docPath without touching the disk and splits it into components.
+pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
+    let outside = |why: &str| {
+        PathProblem::new(
+            "path_outside_root",
+            format!("docPath \"{doc_path}\" {why}; paths must stay under the workspace root"),
+        )
+    };
+    let invalid = |why: &str| {
+        PathProblem::new(
+            "invalid_path",
+            format!("docPath \"{}\" {why}", doc_path.escape_debug()),
+        )
+    };
+    if doc_path.is_empty() {
+        return Err(invalid("is empty"));
+    }
+    if doc_path.chars().any(|c| c.is_control()) {
+        return Err(invalid("contains a control character"));
+    }
+    let bytes = doc_path.as_bytes();
+    if doc_path.starts_with('/') || doc_path.starts_with('\\') {
+        return Err(outside("is absolute"));
+    }
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Err(outside("starts with a drive letter"));
+    }
+    let components: Vec<&str> = doc_path.split('/').collect();
+    for (i, component) in components.iter().enumerate() {
+        match *component {
+            ".." => return Err(outside("climbs out with \"..\"")),
+            "" if i + 1 == components.len() => {
+                return Err(invalid("ends with \"/\"; it must name a file"))
+            }
+            "" => return Err(invalid("has an empty component (\"//\")")),
+            "." => return Err(invalid("has a \".\" component")),
+            c if c.eq_ignore_ascii_case(".git") => {
+                return Err(PathProblem::new(
+                    "protected_path",
+                    format!("docPath \"{doc_path}\" is inside .git; patchdeck never writes there"),
+                ))
+            }
+            c if i == 0 && c.eq_ignore_ascii_case(STATE_DIR) => {
+                return Err(PathProblem::new(
+                    "protected_path",
+                    format!("docPath \"{doc_path}\" is inside {STATE_DIR}, patchdeck's own state"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(components)
+}
