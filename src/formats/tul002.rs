@@ -217,15 +217,19 @@ fn parse_file(
                 format!("file patch for \"{doc_name}\" must have at least one change"),
             );
         }
+        let mut positions = Vec::new();
         for (i, change_value) in values.iter().enumerate() {
             let change_path = index_path(&changes_path, i);
-            if let Some(change) =
-                parse_change(walker, ids, &id, change_value, &change_path, &doc_name, i)
-            {
-                changes.push((i, change));
+            let (position, change) =
+                parse_change(walker, ids, &id, change_value, &change_path, &doc_name, i);
+            if let Some(position) = position {
+                positions.push(position);
+            }
+            if let Some(change) = change {
+                changes.push(change);
             }
         }
-        check_order(walker, &changes_path, &doc_name, &changes);
+        check_order(walker, &changes_path, &doc_name, &positions);
     }
     if walker.problems.len() > problems_before {
         return None;
@@ -238,7 +242,7 @@ fn parse_file(
         // A missing file with the empty hash becomes a creation when resolved (verify).
         action: FileAction::Modify,
         expected_sha256: sha,
-        changes: changes.into_iter().map(|(_, c)| c).collect(),
+        changes,
     })
 }
 
@@ -258,8 +262,10 @@ fn parse_change(
     path: &str,
     doc_path: &str,
     index: usize,
-) -> Option<Change> {
-    let obj = walker.object(value, path)?;
+) -> (Option<Position>, Option<Change>) {
+    let Some(obj) = walker.object(value, path) else {
+        return (None, None);
+    };
     walker.unknown_fields(obj, path, CHANGE_FIELDS);
     let before = walker.problems.len();
     let key = walker.opt_str(obj, path, "changeKey").map(str::to_owned);
@@ -281,7 +287,9 @@ fn parse_change(
         }
         None => None,
     };
-    let operation = operation?;
+    let Some(operation) = operation else {
+        return (None, None);
+    };
 
     let forbid = |walker: &mut Walker, field: &str, why: &str| {
         if obj.contains_key(field) {
@@ -366,10 +374,17 @@ fn parse_change(
             lines
         }
     };
+    let position = range.map(|range| Position {
+        index,
+        key: key.clone(),
+        range,
+    });
     if walker.problems.len() > before {
-        return None;
+        return (position, None);
     }
-    let (range, new_lines) = (range?, new_lines?);
+    let (Some(range), Some(new_lines)) = (range, new_lines) else {
+        return (position, None);
+    };
     let id = given_id.map(ChangeId).unwrap_or_else(|| {
         let content = format!(
             "{}\0{}\0{}\0{:?}\0{:?}",
@@ -381,7 +396,7 @@ fn parse_change(
         );
         ids.change_id(file_id, index, &content)
     });
-    Some(Change {
+    let change = Change {
         id,
         key,
         description,
@@ -390,7 +405,15 @@ fn parse_change(
         expected,
         new_lines,
         match_tier: MatchTier::Exact,
-    })
+    };
+    (position, Some(change))
+}
+
+/// Where a change sits, known even when other fields of it are invalid.
+struct Position {
+    index: usize,
+    key: Option<String>,
+    range: LineRange,
 }
 
 /// Each entry must be one line: a line break inside it would write (or expect) several.
@@ -410,13 +433,13 @@ fn check_order(
     walker: &mut Walker,
     changes_path: &str,
     doc_path: &str,
-    changes: &[(usize, Change)],
+    positions: &[Position],
 ) {
-    for pair in changes.windows(2) {
-        let ((ia, a), (ib, b)) = (&pair[0], &pair[1]);
-        let name_b = change_name(*ib, b.key.as_deref());
-        let name_a = change_name(*ia, a.key.as_deref());
-        let at = index_path(changes_path, *ib);
+    for pair in positions.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let name_b = change_name(b.index, b.key.as_deref());
+        let name_a = change_name(a.index, a.key.as_deref());
+        let at = index_path(changes_path, b.index);
         if a.range.overlaps(b.range) {
             walker.problem(
                 at,
@@ -426,7 +449,7 @@ fn check_order(
                     a.range.describe()
                 ),
             );
-        } else if sort_key(b) < sort_key(a) {
+        } else if position_key(b.range) < position_key(a.range) {
             walker.problem(
                 at,
                 format!(
@@ -440,6 +463,6 @@ fn check_order(
 }
 
 /// Position of a change in the file: an insertion sorts before a replacement at the same line.
-pub fn sort_key(change: &Change) -> (usize, bool) {
-    (change.range.start, change.range.count > 0)
+fn position_key(range: LineRange) -> (usize, bool) {
+    (range.start, range.count > 0)
 }

@@ -1,0 +1,132 @@
+//! Helpers shared by the integration tests: temporary workspaces, batches, the real binary.
+#![allow(dead_code)]
+
+use patchdeck::formats::{self, Input};
+use patchdeck::model::{sha256_hex, Batch};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tempfile::TempDir;
+
+/// The repository's `sample-batches/` folder.
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-batches")
+}
+
+/// A fresh copy of the sample workspace in a temporary folder.
+pub fn sample_workspace() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), dir.path());
+    dir
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A temporary workspace holding these files.
+pub fn workspace_with(files: &[(&str, &[u8])]) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, bytes) in files {
+        let full = dir.path().join(path);
+        fs::create_dir_all(full.parent().unwrap()).unwrap();
+        fs::write(full, bytes).unwrap();
+    }
+    dir
+}
+
+/// Every file under `dir` with its bytes and permission bits, `.patchdeck/` included, so a
+/// leftover temporary, backup or journal shows up as a difference.
+pub fn tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+    let mut out = BTreeMap::new();
+    collect(dir, dir, &mut out);
+    out
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let meta = fs::symlink_metadata(entry.path()).unwrap();
+        let rel = entry.path().strip_prefix(root).unwrap().to_path_buf();
+        if meta.is_dir() {
+            out.insert(rel.join(""), (Vec::new(), meta.permissions().mode()));
+            collect(root, &entry.path(), out);
+        } else {
+            out.insert(rel, (fs::read(entry.path()).unwrap_or_default(), meta.permissions().mode()));
+        }
+    }
+}
+
+/// The tree without patchdeck's (empty) state folder.
+pub fn user_tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+    let mut t = tree(dir);
+    t.remove(Path::new(".patchdeck/"));
+    t
+}
+
+pub fn sha(bytes: &[u8]) -> String {
+    sha256_hex(bytes)
+}
+
+/// Parses a batch given as JSON.
+pub fn parse(value: &Value) -> Result<Batch, patchdeck::error::Error> {
+    let bytes = serde_json::to_vec_pretty(value).unwrap();
+    formats::load(&Input::from_bytes("batch.json", bytes), Some("tul002"))
+}
+
+/// The problems of an invalid batch, as `location: message` lines.
+pub fn problems(value: &Value) -> Vec<String> {
+    match parse(value) {
+        Err(patchdeck::error::Error::InvalidInput { problems, .. }) => {
+            problems.iter().map(|p| p.to_string()).collect()
+        }
+        Err(other) => panic!("expected an invalid-input error, got {other}"),
+        Ok(_) => panic!("expected the batch to be refused"),
+    }
+}
+
+/// Writes a batch file into a temporary folder (outside the workspace) and returns its path.
+pub fn batch_file(dir: &TempDir, value: &Value) -> PathBuf {
+    let path = dir.path().join("batch.json");
+    fs::write(&path, serde_json::to_vec_pretty(value).unwrap()).unwrap();
+    path
+}
+
+/// Runs the real binary.
+pub fn patchdeck(args: &[&str]) -> Output {
+    patchdeck_env(args, &[])
+}
+
+pub fn patchdeck_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+    command.args(args).env_remove("PATCHDECK_FAILPOINT");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn json_out(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}\nstderr: {}", stdout(output), stderr(output)))
+}
