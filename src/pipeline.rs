@@ -43,7 +43,7 @@ pub struct Checked {
 
 /// Parses an input (forcing `format` when given) and verifies it.
 pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Result<Checked> {
-    let batch = formats::load(input, format)?;
+    let batch = formats::load(input, format, workspace)?;
     let verification = verify::verify(&batch, workspace);
     Ok(Checked {
         batch,

@@ -277,9 +277,10 @@ impl Workspace {
                     return Ok(rel);
                 }
                 1 => rel.push(&matches[0]),
-                _ => return Err(PathProblem::new(
-                    "ambiguous_path",
-                    format!(
+                _ => {
+                    return Err(PathProblem::new(
+                        "ambiguous_path",
+                        format!(
                         "folder \"{}\" matches several folders that differ only in case under {}",
                         component,
                         if rel.as_os_str().is_empty() {
@@ -289,7 +290,8 @@ impl Workspace {
                         }
                         .display()
                     ),
-                )),
+                    ))
+                }
             }
         }
         Ok(rel)

@@ -14,7 +14,11 @@ fn batch_with(changes: Value) -> Value {
 
 fn one_problem(value: &Value) -> String {
     let found = problems(value);
-    assert_eq!(found.len(), 1, "expected exactly one problem, got {found:#?}");
+    assert_eq!(
+        found.len(),
+        1,
+        "expected exactly one problem, got {found:#?}"
+    );
     found.into_iter().next().unwrap()
 }
 
@@ -29,10 +33,17 @@ fn a_well_formed_batch_becomes_the_model() {
     assert_eq!(batch.format, "tul002");
     assert_eq!(batch.key.as_deref(), Some("b"));
     let file = &batch.files[0];
-    assert_eq!((file.key.as_deref(), file.doc_path.as_str()), (Some("f"), "src/a.py"));
+    assert_eq!(
+        (file.key.as_deref(), file.doc_path.as_str()),
+        (Some("f"), "src/a.py")
+    );
     assert_eq!(file.action, FileAction::Modify);
     assert_eq!(file.expected_sha256.as_deref(), Some(SHA));
-    let ops: Vec<_> = file.changes.iter().map(|c| (c.operation, c.range)).collect();
+    let ops: Vec<_> = file
+        .changes
+        .iter()
+        .map(|c| (c.operation, c.range))
+        .collect();
     assert_eq!(
         ops,
         vec![
@@ -57,7 +68,10 @@ fn files_must_not_be_empty() {
 #[test]
 fn files_must_be_present() {
     let found = problems(&json!({"batchLabel": "x"}));
-    assert!(found[0].starts_with("files: required array is missing"), "{found:?}");
+    assert!(
+        found[0].starts_with("files: required array is missing"),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -89,7 +103,9 @@ fn changes_must_not_be_empty() {
 
 #[test]
 fn operation_must_be_insert_replace_or_delete() {
-    let msg = one_problem(&batch_with(json!([{"changeKey": "k", "operation": "upsert"}])));
+    let msg = one_problem(&batch_with(
+        json!([{"changeKey": "k", "operation": "upsert"}]),
+    ));
     assert_eq!(
         msg,
         "files[0].changes[0].operation: in \"src/a.py\", change #1 \"k\": expected \"insert\", \"replace\" or \"delete\", found \"upsert\""
@@ -101,77 +117,133 @@ fn original_sha_must_be_64_hex_digits() {
     for bad in ["abc", &"g".repeat(64), &"a".repeat(65)] {
         let value = json!({"files": [{"docPath": "a", "originalSha256": bad, "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]});
         let msg = one_problem(&value);
-        assert!(msg.starts_with("files[0].originalSha256: expected 64 hexadecimal digits"), "{msg}");
+        assert!(
+            msg.starts_with("files[0].originalSha256: expected 64 hexadecimal digits"),
+            "{msg}"
+        );
     }
     // Upper-case hex is a SHA-256 too; it is compared in lower case.
     let value = json!({"files": [{"docPath": "a", "originalSha256": SHA.to_uppercase(), "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]});
-    assert_eq!(parse(&value).unwrap().files[0].expected_sha256.as_deref(), Some(SHA));
+    assert_eq!(
+        parse(&value).unwrap().files[0].expected_sha256.as_deref(),
+        Some(SHA)
+    );
 }
 
 #[test]
 fn original_sha_is_required() {
-    let msg = one_problem(&json!({"files": [{"docPath": "a", "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}));
+    let msg = one_problem(
+        &json!({"files": [{"docPath": "a", "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}),
+    );
     assert_eq!(msg, "files[0].originalSha256: required string is missing");
 }
 
 #[test]
 fn after_line_must_be_a_whole_number() {
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": -1, "newLines": ["x"]}])));
-    assert_eq!(msg, "files[0].changes[0].afterLine: expected a whole number of 0 or more, found -1");
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": 1.5, "newLines": ["x"]}])));
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": -1, "newLines": ["x"]}]),
+    ));
+    assert_eq!(
+        msg,
+        "files[0].changes[0].afterLine: expected a whole number of 0 or more, found -1"
+    );
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": 1.5, "newLines": ["x"]}]),
+    ));
     assert!(msg.contains("found the fraction 1.5"), "{msg}");
 }
 
 #[test]
 fn start_line_counts_from_one() {
-    let msg = one_problem(&batch_with(json!([{"changeKey": "z", "operation": "delete", "startLine": 0, "endLine": 0, "expectedOriginalLines": ["x"]}])));
+    let msg = one_problem(&batch_with(
+        json!([{"changeKey": "z", "operation": "delete", "startLine": 0, "endLine": 0, "expectedOriginalLines": ["x"]}]),
+    ));
     assert_eq!(msg, "files[0].changes[0].startLine: in \"src/a.py\", change #1 \"z\": lines are numbered from 1, found startLine 0");
 }
 
 #[test]
 fn end_line_must_not_precede_start_line() {
-    let msg = one_problem(&batch_with(json!([{"operation": "replace", "startLine": 5, "endLine": 4, "expectedOriginalLines": [], "newLines": ["x"]}])));
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "replace", "startLine": 5, "endLine": 4, "expectedOriginalLines": [], "newLines": ["x"]}]),
+    ));
     assert!(msg.starts_with("files[0].changes[0].endLine: in \"src/a.py\", change #1: endLine 4 is before startLine 5"), "{msg}");
 }
 
 #[test]
 fn expected_lines_match_the_range_length() {
-    let msg = one_problem(&batch_with(json!([{"operation": "delete", "startLine": 3, "endLine": 5, "expectedOriginalLines": ["a"]}])));
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "delete", "startLine": 3, "endLine": 5, "expectedOriginalLines": ["a"]}]),
+    ));
     assert_eq!(msg, "files[0].changes[0].expectedOriginalLines: in \"src/a.py\", change #1: lines 3-5 are 3 line(s), but expectedOriginalLines has 1 entry");
 }
 
 #[test]
 fn replace_and_delete_require_expected_lines() {
-    let msg = one_problem(&batch_with(json!([{"operation": "replace", "startLine": 1, "endLine": 1, "newLines": ["x"]}])));
-    assert_eq!(msg, "files[0].changes[0].expectedOriginalLines: required array is missing");
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "replace", "startLine": 1, "endLine": 1, "newLines": ["x"]}]),
+    ));
+    assert_eq!(
+        msg,
+        "files[0].changes[0].expectedOriginalLines: required array is missing"
+    );
 }
 
 #[test]
 fn delete_must_not_have_new_lines() {
-    let msg = one_problem(&batch_with(json!([{"operation": "delete", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["a"], "newLines": []}])));
-    assert_eq!(msg, "files[0].changes[0].newLines: in \"src/a.py\", change #1: a delete must not have newLines");
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "delete", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["a"], "newLines": []}]),
+    ));
+    assert_eq!(
+        msg,
+        "files[0].changes[0].newLines: in \"src/a.py\", change #1: a delete must not have newLines"
+    );
 }
 
 #[test]
 fn insert_and_replace_require_new_lines() {
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": 1}])));
-    assert_eq!(msg, "files[0].changes[0].newLines: required array is missing");
-    let msg = one_problem(&batch_with(json!([{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["a"]}])));
-    assert_eq!(msg, "files[0].changes[0].newLines: required array is missing");
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": 1, "newLines": []}])));
-    assert!(msg.ends_with("an insert must have at least one new line"), "{msg}");
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": 1}]),
+    ));
+    assert_eq!(
+        msg,
+        "files[0].changes[0].newLines: required array is missing"
+    );
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["a"]}]),
+    ));
+    assert_eq!(
+        msg,
+        "files[0].changes[0].newLines: required array is missing"
+    );
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": 1, "newLines": []}]),
+    ));
+    assert!(
+        msg.ends_with("an insert must have at least one new line"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn insert_takes_after_line_not_a_range() {
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": 1, "startLine": 1, "newLines": ["x"]}])));
-    assert!(msg.starts_with("files[0].changes[0].startLine:") && msg.contains("not used by an insert"), "{msg}");
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": 1, "startLine": 1, "newLines": ["x"]}]),
+    ));
+    assert!(
+        msg.starts_with("files[0].changes[0].startLine:") && msg.contains("not used by an insert"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn a_line_break_inside_an_entry_is_refused() {
-    let msg = one_problem(&batch_with(json!([{"operation": "insert", "afterLine": 1, "newLines": ["a\nb"]}])));
-    assert!(msg.starts_with("files[0].changes[0].newLines[0]:") && msg.contains("line break"), "{msg}");
+    let msg = one_problem(&batch_with(
+        json!([{"operation": "insert", "afterLine": 1, "newLines": ["a\nb"]}]),
+    ));
+    assert!(
+        msg.starts_with("files[0].changes[0].newLines[0]:") && msg.contains("line break"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -190,7 +262,10 @@ fn changes_must_not_overlap() {
         {"operation": "delete", "startLine": 10, "endLine": 12, "expectedOriginalLines": ["a", "b", "c"]},
         {"operation": "replace", "startLine": 11, "endLine": 11, "expectedOriginalLines": ["b"], "newLines": ["x"]}
     ])));
-    assert!(msg.contains("change #2 (lines 11) overlaps change #1 (lines 10-12)"), "{msg}");
+    assert!(
+        msg.contains("change #2 (lines 11) overlaps change #1 (lines 10-12)"),
+        "{msg}"
+    );
     // An insert inside a replaced range overlaps it; two inserts at one place are ambiguous.
     let msg = one_problem(&batch_with(json!([
         {"operation": "replace", "startLine": 10, "endLine": 12, "expectedOriginalLines": ["a", "b", "c"], "newLines": ["x"]},
@@ -230,21 +305,31 @@ fn unknown_fields_are_warnings_not_errors() {
         "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"], "confidence": 0.9}]}], "model": "m"}))
     .unwrap();
     let locations: Vec<&str> = batch.warnings.iter().map(|w| w.location.as_str()).collect();
-    assert_eq!(locations, vec!["model", "files[0].colour", "files[0].changes[0].confidence"]);
+    assert_eq!(
+        locations,
+        vec!["model", "files[0].colour", "files[0].changes[0].confidence"]
+    );
     assert!(batch.warnings[0].message.contains("unknown field"));
 }
 
 #[test]
 fn wrong_types_name_the_path_and_the_type() {
-    let msg = one_problem(&json!({"files": [{"docPath": 7, "originalSha256": SHA, "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}));
+    let msg = one_problem(
+        &json!({"files": [{"docPath": 7, "originalSha256": SHA, "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}),
+    );
     assert_eq!(msg, "files[0].docPath: expected a string, found a number");
 }
 
 #[test]
 fn duplicate_json_keys_are_refused() {
-    let input = format!(r#"{{"files": [{{"docPath": "a", "docPath": "b", "originalSha256": "{SHA}", "changes": []}}]}}"#);
-    let err = patchdeck::formats::load(&patchdeck::formats::Input::from_bytes("x.json", input), Some("tul002")).unwrap_err();
-    assert!(err.to_string().contains("duplicate key \"docPath\""), "{err}");
+    let input = format!(
+        r#"{{"files": [{{"docPath": "a", "docPath": "b", "originalSha256": "{SHA}", "changes": []}}]}}"#
+    );
+    let err = common::load_bytes(input.as_bytes(), Some("tul002")).unwrap_err();
+    assert!(
+        err.to_string().contains("duplicate key \"docPath\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -285,27 +370,32 @@ fn derived_ids_are_the_same_for_the_same_input_and_unique() {
     assert_ne!(ids_a[0], ids_a[1]);
     assert!(ids_a[0].as_str().starts_with("chg-"));
     // A different input gives different IDs.
-    let other = parse(&batch_with(json!([{"operation": "insert", "afterLine": 0, "newLines": ["y"]}]))).unwrap();
+    let other = parse(&batch_with(
+        json!([{"operation": "insert", "afterLine": 0, "newLines": ["y"]}]),
+    ))
+    .unwrap();
     assert_ne!(other.id, a.id);
 }
 
 #[test]
 fn duplicate_change_ids_are_refused() {
-    let found = problems(&json!({"files": [{"docPath": "a", "originalSha256": SHA, "changes": [
+    let found = problems(
+        &json!({"files": [{"docPath": "a", "originalSha256": SHA, "changes": [
         {"changeId": "c1", "operation": "insert", "afterLine": 0, "newLines": ["x"]},
-        {"changeId": "c1", "operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]}));
+        {"changeId": "c1", "operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]}),
+    );
     assert!(found[0].contains("changeId \"c1\""), "{found:?}");
 }
 
 #[test]
 fn syntax_errors_name_line_and_column() {
-    let err = patchdeck::formats::load(&patchdeck::formats::Input::from_bytes("x.json", "{\"files\": [\n  {,}\n]}"), Some("tul002")).unwrap_err();
+    let err = common::load_bytes(b"{\"files\": [\n  {,}\n]}", Some("tul002")).unwrap_err();
     assert!(err.to_string().contains("line 2, column 4"), "{err}");
     assert_eq!(err.exit_code(), 2);
 }
 
 #[test]
 fn input_that_is_no_batch_lists_what_was_tried() {
-    let err = patchdeck::formats::load(&patchdeck::formats::Input::from_bytes("x.txt", "hello"), None).unwrap_err();
+    let err = common::load_bytes(b"hello", None).unwrap_err();
     assert!(err.to_string().contains("tried: tul002"), "{err}");
 }

@@ -9,6 +9,7 @@ pub mod tul002;
 use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
 use crate::model::{sha256_hex, Batch};
+use crate::workspace::Workspace;
 use std::io::Read;
 use std::path::Path;
 
@@ -50,7 +51,12 @@ impl Input {
 }
 
 /// Loads a batch from an input: the forced format, or the one detected.
-pub fn load(input: &Input, forced: Option<&str>) -> Result<Batch> {
+///
+/// `workspace` is there for formats that locate their changes by text rather than by line
+/// number: they read the files to turn each find into a line range. Formats with line numbers
+/// (TUL-002) do not touch it; verification reads the files for everyone.
+pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Result<Batch> {
+    let _ = workspace;
     let format = match forced {
         Some(name) => {
             if !NAMES.contains(&name) {

@@ -429,12 +429,7 @@ fn check_single_lines(walker: &mut Walker, path: &str, field: &str, name: &str, 
 }
 
 /// Changes must be ordered top to bottom and must not overlap (TUL-002 section 6).
-fn check_order(
-    walker: &mut Walker,
-    changes_path: &str,
-    doc_path: &str,
-    positions: &[Position],
-) {
+fn check_order(walker: &mut Walker, changes_path: &str, doc_path: &str, positions: &[Position]) {
     for pair in positions.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         let name_b = change_name(b.index, b.key.as_deref());

@@ -64,7 +64,13 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>)
             out.insert(rel.join(""), (Vec::new(), meta.permissions().mode()));
             collect(root, &entry.path(), out);
         } else {
-            out.insert(rel, (fs::read(entry.path()).unwrap_or_default(), meta.permissions().mode()));
+            out.insert(
+                rel,
+                (
+                    fs::read(entry.path()).unwrap_or_default(),
+                    meta.permissions().mode(),
+                ),
+            );
         }
     }
 }
@@ -80,10 +86,21 @@ pub fn sha(bytes: &[u8]) -> String {
     sha256_hex(bytes)
 }
 
-/// Parses a batch given as JSON.
+/// Parses a batch given as JSON, as TUL-002.
 pub fn parse(value: &Value) -> Result<Batch, patchdeck::error::Error> {
     let bytes = serde_json::to_vec_pretty(value).unwrap();
-    formats::load(&Input::from_bytes("batch.json", bytes), Some("tul002"))
+    load_bytes(&bytes, Some("tul002"))
+}
+
+/// Loads input bytes (detecting the format when `format` is none) against an empty workspace.
+pub fn load_bytes(bytes: &[u8], format: Option<&str>) -> Result<Batch, patchdeck::error::Error> {
+    let empty = tempfile::tempdir().unwrap();
+    let workspace = patchdeck::workspace::Workspace::open(empty.path()).unwrap();
+    formats::load(
+        &Input::from_bytes("batch.json", bytes.to_vec()),
+        format,
+        &workspace,
+    )
 }
 
 /// The problems of an invalid batch, as `location: message` lines.
@@ -127,6 +144,11 @@ pub fn stderr(output: &Output) -> String {
 }
 
 pub fn json_out(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}\nstderr: {}", stdout(output), stderr(output)))
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            stdout(output),
+            stderr(output)
+        )
+    })
 }
