@@ -322,9 +322,10 @@ impl<'a> Transaction<'a> {
         for dir in &dirs {
             self.step("sync", dir, sync_dir(dir))?;
         }
+        // The failpoint comes first: "mark" is the last moment before the commit is decided.
         self.journal.state = State::Committed;
-        let marked = self.journal.save(&self.state_dir);
-        if let Err(e) = marked.and_then(|()| hit(self.failpoint, "mark")) {
+        let marked = hit(self.failpoint, "mark").and_then(|()| self.journal.save(&self.state_dir));
+        if let Err(e) = marked {
             self.journal.state = State::Prepared;
             return Err((self.state_dir.clone(), step_name("mark"), e));
         }

@@ -1,0 +1,627 @@
+//! The headless command line as scripts and agents use it: exit statuses, the JSON report,
+//! selectors, decisions files, `diff` against real `git apply`, `show`, standard input.
+
+mod common;
+
+use common::{json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree};
+use serde_json::{json, Value};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn sample(name: &str) -> String {
+    samples().join(name).display().to_string()
+}
+
+fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec![args[0], "--root", root.to_str().unwrap()];
+    all.extend_from_slice(&args[1..]);
+    patchdeck(&all)
+}
+
+#[test]
+fn check_exit_status_says_clean_conflict_or_invalid() {
+    let ws = sample_workspace();
+    for (batch, code) in [
+        ("clean.json", 0),
+        ("stale-sha.json", 1),
+        ("moved-line.json", 1),
+        ("invalid-ranges.json", 2),
+        ("out-of-range.json", 2),
+    ] {
+        let out = run(ws.path(), &["check", &sample(batch)]);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{batch}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn check_json_has_the_contract_fields() {
+    let ws = sample_workspace();
+    let report = json_out(&run(
+        ws.path(),
+        &["check", "--json", &sample("moved-line.json")],
+    ));
+    assert_eq!(report["format"], "tul002");
+    for key in ["id", "key", "label"] {
+        assert!(report["batch"].get(key).is_some(), "batch.{key}");
+    }
+    let file = &report["files"][0];
+    for key in [
+        "id",
+        "key",
+        "path",
+        "docPath",
+        "label",
+        "action",
+        "expectedSha256",
+        "actualSha256",
+        "status",
+        "problems",
+        "changes",
+    ] {
+        assert!(file.get(key).is_some(), "files[0].{key} missing: {file}");
+    }
+    assert_eq!(file["status"], "conflict");
+    assert_eq!(file["problems"][0]["kind"], "sha_mismatch");
+    let change = &file["changes"][0];
+    for key in [
+        "id",
+        "key",
+        "operation",
+        "description",
+        "startLine",
+        "endLine",
+        "status",
+        "problems",
+    ] {
+        assert!(
+            change.get(key).is_some(),
+            "changes[0].{key} missing: {change}"
+        );
+    }
+    assert_eq!(change["status"], "conflict");
+    let problem = &change["problems"][0];
+    assert_eq!(problem["kind"], "expected_mismatch");
+    assert_eq!(problem["foundAt"], 19);
+    assert_eq!(
+        problem["expected"][0],
+        "        print(\"loaded\", len(self.items), \"items\")"
+    );
+    assert_eq!(
+        report["summary"],
+        json!({"files": 1, "changes": 2, "ok": 1, "conflicts": 1, "invalid": 0, "applied": 0, "rejected": 0})
+    );
+}
+
+#[test]
+fn check_text_reads_like_a_compiler() {
+    let ws = sample_workspace();
+    let out = stdout(&run(ws.path(), &["check", &sample("moved-line.json")]));
+    assert!(
+        out.contains("src/app.py:21: conflict: expected_mismatch: change #1 \"log-load\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("    expected |         print(\"loaded\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("    found    |     def add(self, name, quantity):"),
+        "{out}"
+    );
+    assert!(out.contains("found at line 19"), "{out}");
+}
+
+#[test]
+fn invalid_input_exits_2_with_every_problem_located_and_json_on_request() {
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &["check", "--json", &sample("invalid-ranges.json")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let body = json_out(&out);
+    assert_eq!(body["error"]["exitCode"], 2);
+    let locations: Vec<&str> = body["error"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["location"].as_str().unwrap())
+        .collect();
+    assert!(
+        locations.contains(&"files[0].changes[0].endLine"),
+        "{locations:?}"
+    );
+    assert!(
+        locations.contains(&"files[1].originalSha256"),
+        "{locations:?}"
+    );
+    assert!(stderr(&out).contains("invalid tul002 batch"));
+}
+
+#[test]
+fn apply_writes_every_change_with_the_files_own_line_endings() {
+    let ws = sample_workspace();
+    let out = run(ws.path(), &["apply", &sample("clean.json")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let read = |p: &str| fs::read(ws.path().join(p)).unwrap();
+    assert_eq!(
+        read("windows/setup.bat"),
+        b"@echo off\r\nrem Set up the inventory service on Windows\r\npython -m venv .venv\r\n.venv\\Scripts\\pip install --quiet -r requirements.txt\r\necho done\r\n"
+    );
+    assert_eq!(
+        read("notes.txt"),
+        b"Notes\n- check the quantity parser\n- the last line has no newline\n- test CRLF files"
+    );
+    assert_eq!(
+        read("docs/changelog.md"),
+        b"# Changelog\n\n- Log item loads instead of printing them.\n"
+    );
+    let utils = String::from_utf8(read("src/Utils.py")).unwrap();
+    assert!(
+        utils.contains("int(text.strip())"),
+        "the lowercase docPath reached Utils.py"
+    );
+    assert!(!ws.path().join("src/utils.py").exists());
+    let out = stdout(&out);
+    assert!(out.contains("created docs/changelog.md"), "{out}");
+    assert!(out.contains("9 applied, 0 rejected"), "{out}");
+}
+
+#[test]
+fn apply_json_reports_applied_and_new_hashes() {
+    let ws = sample_workspace();
+    let report = json_out(&run(
+        ws.path(),
+        &[
+            "apply",
+            "--json",
+            "--reject",
+            "config/debug-logs",
+            &sample("clean.json"),
+        ],
+    ));
+    assert_eq!(report["summary"]["applied"], 8);
+    assert_eq!(report["summary"]["rejected"], 1);
+    let config = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["key"] == "config")
+        .unwrap();
+    assert_eq!(config["changes"][0]["status"], "rejected");
+    assert!(config.get("newSha256").is_none());
+    let app = &report["files"][0];
+    assert_eq!(app["changes"][0]["status"], "applied");
+    let on_disk = common::sha(&fs::read(ws.path().join("src/app.py")).unwrap());
+    assert_eq!(app["newSha256"], on_disk.as_str());
+}
+
+#[test]
+fn a_conflict_blocks_apply_and_writes_nothing() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    for batch in ["stale-sha.json", "moved-line.json"] {
+        let out = run(ws.path(), &["apply", &sample(batch)]);
+        assert_eq!(out.status.code(), Some(1), "{batch}");
+        assert!(stdout(&out).contains("blocked: "), "{}", stdout(&out));
+        assert!(stderr(&out).contains("nothing was written"));
+        assert_eq!(user_tree(ws.path()), before, "{batch} wrote something");
+    }
+    let out = run(ws.path(), &["apply", &sample("invalid-ranges.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(ws.path(), &["apply", &sample("out-of-range.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn allow_sha_mismatch_writes_a_changed_file_whose_changes_verify_and_says_so() {
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &["apply", "--allow-sha-mismatch", &sample("stale-sha.json")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("override: src/app.py: written although its SHA-256 differs"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(fs::read_to_string(ws.path().join("src/app.py"))
+        .unwrap()
+        .contains("log.info(\"loaded %d items\""));
+}
+
+#[test]
+fn allow_sha_mismatch_does_not_write_a_change_whose_lines_conflict() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let out = run(
+        ws.path(),
+        &["apply", "--allow-sha-mismatch", &sample("moved-line.json")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("--relocate applies it there"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn relocate_applies_a_moved_change_where_its_lines_are() {
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--relocate",
+            "--allow-sha-mismatch",
+            &sample("moved-line.json"),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("moved from line 21 to line 19"),
+        "{}",
+        stdout(&out)
+    );
+    let app = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert_eq!(
+        app.lines().nth(18),
+        Some("        log.info(\"loaded %d items\", len(self.items))")
+    );
+}
+
+#[test]
+fn rejecting_the_conflicting_change_lets_the_rest_apply() {
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--allow-sha-mismatch",
+            "--reject",
+            "log-load",
+            &sample("moved-line.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let app = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert!(app.contains("left, {quantity} asked"));
+    assert!(app.contains("print(\"loaded\""));
+}
+
+#[test]
+fn selectors_name_changes_by_id_key_file_key_and_position() {
+    let ws = sample_workspace();
+    let check = json_out(&run(ws.path(), &["check", "--json", &sample("clean.json")]));
+    let first_id = check["files"][0]["changes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let file_id = check["files"][1]["id"].as_str().unwrap().to_owned();
+    for (selector, applied) in [
+        (first_id.as_str(), 1),
+        ("clearer-error", 1),
+        ("app/drop-demo-add", 1),
+        ("src/app.py#2", 1),
+        ("app", 4),
+        ("src/inventory.toml", 1),
+        (file_id.as_str(), 1),
+    ] {
+        let report = json_out(&run(
+            ws.path(),
+            &[
+                "apply",
+                "--dry-run",
+                "--json",
+                "--only",
+                selector,
+                &sample("clean.json"),
+            ],
+        ));
+        assert_eq!(
+            report["summary"]["rejected"],
+            9 - applied,
+            "--only {selector}"
+        );
+    }
+    let out = run(
+        ws.path(),
+        &["apply", "--only", "no-such-change", &sample("clean.json")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("selector \"no-such-change\" names no change"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        ws.path(),
+        &["apply", "--only", "src/app.py#9", &sample("clean.json")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("has 4 change(s)"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_change_key_used_in_two_files_is_ambiguous() {
+    let ws = common::workspace_with(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
+    let change =
+        json!([{"changeKey": "same", "operation": "insert", "afterLine": 1, "newLines": ["y"]}]);
+    let batch = json!({"files": [
+        {"docPath": "a.txt", "originalSha256": common::sha(b"x\n"), "changes": change},
+        {"docPath": "b.txt", "originalSha256": common::sha(b"x\n"), "changes": change}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let out = run(
+        ws.path(),
+        &["apply", "--reject", "same", path.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("changeKey used in several files: a.txt, b.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let out = run(ws.path(), &["apply", "--dry-run", &sample("clean.json")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("would create docs/changelog.md"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn a_decisions_file_applies_accepted_and_edited_changes_only() {
+    let ws = sample_workspace();
+    let check = json_out(&run(ws.path(), &["check", "--json", &sample("clean.json")]));
+    let ids: Vec<String> = check["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            f["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["id"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let decisions = json!({"decisions": {
+        ids[0].clone(): "accept",
+        ids[1].clone(): {"edit": ["        assert name, \"item name must not be empty\""]},
+        ids[2].clone(): "reject"
+    }});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("decisions.json");
+    fs::write(&path, decisions.to_string()).unwrap();
+    let report = json_out(&run(
+        ws.path(),
+        &[
+            "apply",
+            "--json",
+            "--decisions",
+            path.to_str().unwrap(),
+            &sample("clean.json"),
+        ],
+    ));
+    assert_eq!(report["summary"]["applied"], 2);
+    assert_eq!(report["summary"]["rejected"], 1);
+    assert_eq!(report["files"][0]["changes"][3]["status"], "undecided");
+    let app = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert!(app.contains("assert name, \"item name must not be empty\""));
+    assert!(
+        app.contains("raise ValueError(\"not enough \" + name)"),
+        "rejected change not applied"
+    );
+    assert!(
+        !ws.path().join("docs/changelog.md").exists(),
+        "undecided change not applied"
+    );
+    // A decisions file naming a change that is not in the batch is refused.
+    fs::write(&path, r#"{"decisions": {"chg-unknown": "accept"}}"#).unwrap();
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--decisions",
+            path.to_str().unwrap(),
+            &sample("clean.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("chg-unknown"));
+}
+
+fn git_apply(dir: &Path, patch: &[u8]) -> std::process::Output {
+    let mut child = Command::new("git")
+        .args(["apply", "--whitespace=nowarn", "-"])
+        .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(patch).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn diff_applied_by_git_apply_gives_the_same_bytes_as_apply() {
+    let batch = sample("clean.json");
+    for extra in [
+        vec![],
+        vec!["--reject", "app/validate-name", "--reject", "notes"],
+    ] {
+        let by_patchdeck = sample_workspace();
+        let by_git = sample_workspace();
+        let with = |command: &'static str| -> Vec<&str> {
+            let mut args = vec![command];
+            args.extend(extra.iter().copied());
+            args.push(&batch);
+            args
+        };
+        let diff = run(by_git.path(), &with("diff"));
+        assert_eq!(diff.status.code(), Some(0), "{}", stderr(&diff));
+        let git = git_apply(by_git.path(), &diff.stdout);
+        assert!(
+            git.status.success(),
+            "git apply refused the diff: {}\n{}",
+            String::from_utf8_lossy(&git.stderr),
+            stdout(&diff)
+        );
+        assert_eq!(
+            run(by_patchdeck.path(), &with("apply")).status.code(),
+            Some(0)
+        );
+        assert_eq!(
+            user_tree(by_git.path()),
+            user_tree(by_patchdeck.path()),
+            "extra args {extra:?}"
+        );
+    }
+}
+
+#[test]
+fn diff_of_a_blocked_batch_prints_nothing_and_says_why() {
+    let ws = sample_workspace();
+    let out = run(ws.path(), &["diff", &sample("stale-sha.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("blocked: src/app.py"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn show_prints_a_change_a_file_or_the_batch() {
+    let ws = sample_workspace();
+    let out = stdout(&run(
+        ws.path(),
+        &["show", &sample("clean.json"), "clearer-error"],
+    ));
+    assert!(out.contains("change chg-"), "{out}");
+    assert!(out.contains("\"clearer-error\" (#3 of src/app.py"), "{out}");
+    assert!(
+        out.contains("description: Say how many are left in the error."),
+        "{out}"
+    );
+    assert!(
+        out.contains("-            raise ValueError(\"not enough \" + name)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+            raise ValueError(f\"not enough {name}"),
+        "{out}"
+    );
+    let out = stdout(&run(ws.path(), &["show", &sample("clean.json"), "utils"]));
+    assert!(
+        out.contains("path: src/Utils.py (docPath src/utils.py)"),
+        "{out}"
+    );
+    let out = stdout(&run(
+        ws.path(),
+        &["show", &sample("clean.json"), "inventory-cleanup"],
+    ));
+    assert!(out.contains("6 files, 9 changes"), "{out}");
+    let entry: Value = json_out(&run(
+        ws.path(),
+        &["show", "--json", &sample("moved-line.json"), "log-load"],
+    ));
+    assert_eq!(entry["problems"][0]["foundAt"], 19);
+    let out = stdout(&run(
+        ws.path(),
+        &["show", &sample("moved-line.json"), "log-load"],
+    ));
+    assert!(out.contains("as written in the batch"), "{out}");
+}
+
+#[test]
+fn input_can_come_from_standard_input() {
+    let ws = sample_workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args([
+            "check",
+            "--json",
+            "--root",
+            ws.path().to_str().unwrap(),
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fs::read(sample("clean.json")).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_out(&out)["source"], "-");
+}
+
+#[test]
+fn unknown_formats_and_missing_inputs_are_usage_errors() {
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &["check", "--format", "nope", &sample("clean.json")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown format \"nope\""));
+    let out = run(ws.path(), &["check", "/no/such/batch.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read /no/such/batch.json"));
+    let out = patchdeck(&["check", "--root", "/no/such/root", &sample("clean.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("workspace root /no/such/root"));
+}
+
+#[test]
+fn unknown_fields_are_reported_as_warnings() {
+    let ws = common::workspace_with(&[("a.txt", b"x\n")]);
+    let batch = json!({"model": "m", "files": [{"docPath": "a.txt", "originalSha256": common::sha(b"x\n"),
+        "changes": [{"operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let out = run(ws.path(), &["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("warning: model: unknown field, ignored"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -1,0 +1,341 @@
+//! The atomic commit under faults: every step failing, the process killed at every step, files
+//! changing between verification and commit, locks. The workspace must always end all-old or
+//! all-new, byte for byte with permissions, with no temporary, backup or journal left behind.
+
+mod common;
+
+use common::{patchdeck, patchdeck_env, sample_workspace, samples, stderr, tree, user_tree};
+use patchdeck::commit::{commit, CommitOptions};
+use patchdeck::error::Error;
+use patchdeck::formats::Input;
+use patchdeck::pipeline;
+use patchdeck::review::Decisions;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+fn clean_batch() -> String {
+    samples().join("clean.json").display().to_string()
+}
+
+/// The tree a successful apply of the clean sample produces.
+fn applied_tree() -> std::collections::BTreeMap<std::path::PathBuf, (Vec<u8>, u32)> {
+    let ws = sample_workspace();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        &clean_batch(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    user_tree(ws.path())
+}
+
+fn assert_no_leftovers(root: &Path) {
+    let state = root.join(".patchdeck");
+    if state.exists() {
+        let left: Vec<_> = fs::read_dir(&state)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "left in .patchdeck: {left:?}");
+    }
+    let stray: Vec<_> = tree(root)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".pd-"))
+        .collect();
+    assert!(stray.is_empty(), "staged files left behind: {stray:?}");
+}
+
+/// (step, how many times it is reached while applying the clean sample)
+const STEPS: &[(&str, usize)] = &[
+    ("journal", 1),
+    ("mkdir", 2), // the backup folder, then docs/ for the new changelog
+    ("stage", 6),
+    ("backup", 5),
+    ("sync", 1),
+    ("rename", 6),
+    ("mark", 1),
+];
+
+#[test]
+fn a_failure_at_any_step_restores_every_file_and_exits_3() {
+    for &(step, count) in STEPS {
+        for nth in 1..=count {
+            let ws = sample_workspace();
+            let before = user_tree(ws.path());
+            let spec = format!("{step}:{nth}");
+            let out = patchdeck_env(
+                &[
+                    "apply",
+                    "--root",
+                    ws.path().to_str().unwrap(),
+                    &clean_batch(),
+                ],
+                &[("PATCHDECK_FAILPOINT", &spec)],
+            );
+            assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains("commit failed at") && err.contains("injected failure"),
+                "{spec}: {err}"
+            );
+            assert!(err.contains("every file was restored"), "{spec}: {err}");
+            assert_eq!(user_tree(ws.path()), before, "{spec} changed the tree");
+            assert_no_leftovers(ws.path());
+        }
+    }
+}
+
+#[test]
+fn disk_full_and_permission_errors_name_the_file_and_cause() {
+    for (spec, cause) in [
+        ("stage:3=enospc", "No space left on device"),
+        ("rename:2=eacces", "Permission denied"),
+    ] {
+        let ws = sample_workspace();
+        let before = user_tree(ws.path());
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                &clean_batch(),
+            ],
+            &[("PATCHDECK_FAILPOINT", spec)],
+        );
+        assert_eq!(out.status.code(), Some(3));
+        let err = stderr(&out);
+        assert!(err.contains(cause), "{spec}: {err}");
+        assert!(err.contains("src/"), "the message names the file: {err}");
+        assert_eq!(user_tree(ws.path()), before);
+        assert_no_leftovers(ws.path());
+    }
+}
+
+#[test]
+fn a_process_killed_at_any_step_is_recovered_to_all_old_or_all_new() {
+    let new = applied_tree();
+    for &(step, count) in STEPS.iter().chain(&[("cleanup", 1)]) {
+        for nth in 1..=count {
+            let ws = sample_workspace();
+            let old = user_tree(ws.path());
+            let spec = format!("{step}:{nth}=kill");
+            let out = patchdeck_env(
+                &[
+                    "apply",
+                    "--root",
+                    ws.path().to_str().unwrap(),
+                    &clean_batch(),
+                ],
+                &[("PATCHDECK_FAILPOINT", &spec)],
+            );
+            assert_eq!(
+                out.status.code(),
+                None,
+                "{spec}: the process should have been killed"
+            );
+            let recovered = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+            assert_eq!(
+                recovered.status.code(),
+                Some(0),
+                "{spec}: {}",
+                stderr(&recovered)
+            );
+            let after = user_tree(ws.path());
+            let expected = if step == "cleanup" { &new } else { &old };
+            assert!(
+                after == *expected,
+                "{spec}: recovery ended in neither the old nor the new tree"
+            );
+            assert_no_leftovers(ws.path());
+            // Recovery run twice is recovery run once.
+            let again = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+            assert!(common::stdout(&again).contains("nothing to recover"));
+            assert_eq!(user_tree(ws.path()), after);
+        }
+    }
+}
+
+#[test]
+fn any_command_recovers_an_interrupted_commit_first() {
+    let ws = sample_workspace();
+    let old = user_tree(ws.path());
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck_env(
+        &["apply", "--root", root, &clean_batch()],
+        &[("PATCHDECK_FAILPOINT", "rename:3=kill")],
+    );
+    assert_eq!(out.status.code(), None);
+    assert_ne!(
+        user_tree(ws.path()),
+        old,
+        "the kill left a half-written tree to recover"
+    );
+    let check = patchdeck(&["check", "--root", root, &clean_batch()]);
+    assert!(
+        stderr(&check).contains("rolled back an interrupted commit"),
+        "{}",
+        stderr(&check)
+    );
+    assert_eq!(check.status.code(), Some(0));
+    assert_eq!(user_tree(ws.path()), old);
+}
+
+#[test]
+fn a_failed_cleanup_after_the_mark_keeps_the_new_files() {
+    let ws = sample_workspace();
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck_env(
+        &["apply", "--root", root, &clean_batch()],
+        &[("PATCHDECK_FAILPOINT", "cleanup")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let recovered = patchdeck(&["recover", "--root", root]);
+    assert!(common::stdout(&recovered).contains("finished an interrupted commit"));
+    assert_eq!(user_tree(ws.path()), applied_tree());
+    assert_no_leftovers(ws.path());
+}
+
+#[test]
+fn permissions_are_kept() {
+    let ws = sample_workspace();
+    let bat = ws.path().join("windows/setup.bat");
+    fs::set_permissions(&bat, fs::Permissions::from_mode(0o750)).unwrap();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        &clean_batch(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        fs::metadata(&bat).unwrap().permissions().mode() & 0o7777,
+        0o750
+    );
+}
+
+fn load_clean(root: &Path) -> (pipeline::Opened, pipeline::Checked) {
+    let opened = pipeline::open(root, Duration::from_secs(1)).unwrap();
+    let checked = pipeline::load(
+        &opened.workspace,
+        &Input::read(&clean_batch()).unwrap(),
+        None,
+    )
+    .unwrap();
+    (opened, checked)
+}
+
+#[test]
+fn a_file_edited_between_verification_and_commit_stops_the_commit() {
+    let ws = sample_workspace();
+    let (opened, checked) = load_clean(ws.path());
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    // Someone saves the file in their editor meanwhile.
+    fs::write(ws.path().join("src/inventory.toml"), "edited by hand\n").unwrap();
+    let before = user_tree(ws.path());
+    let err = commit(&opened.workspace, &plan, &CommitOptions::default()).unwrap_err();
+    match &err {
+        Error::ChangedOnDisk { path, .. } => assert_eq!(path, "src/inventory.toml"),
+        other => panic!("expected ChangedOnDisk, got {other}"),
+    }
+    assert_eq!(err.exit_code(), 1);
+    assert_eq!(user_tree(ws.path()), before);
+    assert_no_leftovers(ws.path());
+}
+
+#[test]
+fn a_file_created_where_the_batch_creates_one_stops_the_commit() {
+    let ws = sample_workspace();
+    let (opened, checked) = load_clean(ws.path());
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    fs::create_dir_all(ws.path().join("docs")).unwrap();
+    fs::write(ws.path().join("docs/changelog.md"), "mine\n").unwrap();
+    let err = commit(&opened.workspace, &plan, &CommitOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("docs/changelog.md: it was created since"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read(ws.path().join("docs/changelog.md")).unwrap(),
+        b"mine\n"
+    );
+}
+
+#[test]
+fn a_target_replaced_by_a_symlink_before_the_commit_is_refused() {
+    let ws = sample_workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let (opened, checked) = load_clean(ws.path());
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    let target = ws.path().join("notes.txt");
+    let bytes = fs::read(&target).unwrap();
+    fs::write(outside.path().join("notes.txt"), &bytes).unwrap();
+    fs::remove_file(&target).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("notes.txt"), &target).unwrap();
+    let err = commit(&opened.workspace, &plan, &CommitOptions::default()).unwrap_err();
+    assert!(matches!(err, Error::ChangedOnDisk { .. }), "{err}");
+    assert!(err.to_string().contains("notes.txt"), "{err}");
+    assert_eq!(
+        fs::read(outside.path().join("notes.txt")).unwrap(),
+        bytes,
+        "nothing written through the link"
+    );
+}
+
+#[test]
+fn a_folder_replaced_by_a_symlink_before_the_commit_is_refused() {
+    let ws = sample_workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let (opened, checked) = load_clean(ws.path());
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    common::copy_tree(&ws.path().join("windows"), outside.path());
+    fs::remove_dir_all(ws.path().join("windows")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), ws.path().join("windows")).unwrap();
+    let err = commit(&opened.workspace, &plan, &CommitOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("windows became a symbolic link"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stale_lock_of_a_dead_process_is_taken_over() {
+    let ws = sample_workspace();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+    fs::write(ws.path().join(".patchdeck/lock"), format!("{dead}\n")).unwrap();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        &clean_batch(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_no_leftovers(ws.path());
+}
+
+#[test]
+fn a_live_lock_makes_a_second_commit_fail_clearly() {
+    let ws = sample_workspace();
+    let (opened, checked) = load_clean(ws.path());
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    let state = ws.path().join(".patchdeck");
+    fs::create_dir_all(&state).unwrap();
+    let held = patchdeck::commit::lock::Lock::acquire(&state, Duration::ZERO).unwrap();
+    let options = CommitOptions {
+        lock_wait: Duration::from_millis(100),
+        ..CommitOptions::default()
+    };
+    let before = user_tree(ws.path());
+    let err = commit(&opened.workspace, &plan, &options).unwrap_err();
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
+    assert_eq!(err.exit_code(), 3);
+    assert_eq!(user_tree(ws.path()), before);
+    drop(held);
+    commit(&opened.workspace, &plan, &options).unwrap();
+}
