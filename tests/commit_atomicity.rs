@@ -38,6 +38,7 @@ fn assert_no_leftovers(root: &Path) {
         let left: Vec<_> = fs::read_dir(&state)
             .unwrap()
             .map(|e| e.unwrap().file_name())
+            .filter(|name| name != ".gitignore")
             .collect();
         assert!(left.is_empty(), "left in .patchdeck: {left:?}");
     }
@@ -196,6 +197,30 @@ fn a_failed_cleanup_after_the_mark_keeps_the_new_files() {
     assert!(common::stdout(&recovered).contains("finished an interrupted commit"));
     assert_eq!(user_tree(ws.path()), applied_tree());
     assert_no_leftovers(ws.path());
+}
+
+#[test]
+fn the_state_folder_is_ignored_by_git() {
+    let ws = sample_workspace();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        &clean_batch(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(ws.path())
+            .output()
+            .unwrap()
+    };
+    assert!(git(&["init", "-q"]).status.success());
+    let status =
+        String::from_utf8(git(&["status", "--porcelain", "--untracked-files=all"]).stdout).unwrap();
+    assert!(!status.contains(".patchdeck"), "{status}");
+    assert!(status.contains("src/app.py"), "{status}");
 }
 
 #[test]

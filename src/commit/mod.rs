@@ -138,12 +138,15 @@ fn ensure_state_dir(state_dir: &Path) -> Result<()> {
         }
         return Ok(());
     }
-    fs::create_dir(state_dir).map_err(|e| Error::CommitFailed {
-        path: state_dir.display().to_string(),
-        step: "creating patchdeck's state folder".into(),
-        cause: e.to_string(),
-        rolled_back: true,
-    })
+    // The folder ignores itself, so patchdeck's state never shows in `git status`.
+    fs::create_dir(state_dir)
+        .and_then(|()| fs::write(state_dir.join(".gitignore"), "# patchdeck's own state\n*\n"))
+        .map_err(|e| Error::CommitFailed {
+            path: state_dir.display().to_string(),
+            step: "creating patchdeck's state folder".into(),
+            cause: e.to_string(),
+            rolled_back: true,
+        })
 }
 
 /// Checks, under the lock, that a target is still what was verified.

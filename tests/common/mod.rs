@@ -75,10 +75,10 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>)
     }
 }
 
-/// The tree without patchdeck's (empty) state folder.
+/// The tree without patchdeck's state folder (whose leftovers `tree` shows).
 pub fn user_tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
     let mut t = tree(dir);
-    t.remove(Path::new(".patchdeck/"));
+    t.retain(|path, _| !path.starts_with(".patchdeck"));
     t
 }
 
