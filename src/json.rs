@@ -18,9 +18,17 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, InputProblem> {
     let value = StrictValue
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value))
-        .map_err(|e| InputProblem {
-            location: format!("line {}, column {}", e.line(), e.column()),
-            message: format!("not valid JSON: {}", strip_position(&e.to_string())),
+        .map_err(|e| {
+            let text = e.to_string();
+            let message = if text.starts_with("recursion limit exceeded") {
+                "JSON nested deeper than 128 levels; no batch format needs that".to_owned()
+            } else {
+                format!("not valid JSON: {}", strip_position(&text))
+            };
+            InputProblem {
+                location: format!("line {}, column {}", e.line(), e.column()),
+                message,
+            }
         })?;
     Ok(value)
 }

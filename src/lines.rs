@@ -2,8 +2,10 @@
 //!
 //! A line ends at `\n`; a `\r` just before it belongs to the line ending, not the text, so a
 //! batch written with LF lines verifies against a CRLF file. Lines written into a file take the
-//! file's own line ending, and whether the file ends with a newline is preserved. This module
-//! owns that byte-level contract; it knows nothing of batches beyond a range and new lines.
+//! file's own line ending, and whether the file ends with a newline is preserved. A UTF-8 byte
+//! order mark belongs to the file, not to its first line: it is not compared and it is kept.
+//! This module owns that byte-level contract; it knows nothing of batches beyond a range and
+//! new lines.
 
 use crate::model::LineRange;
 use std::borrow::Cow;
@@ -41,16 +43,21 @@ impl<'a> Line<'a> {
     }
 }
 
+/// The UTF-8 byte order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// A file's content split into lines, borrowing the bytes.
 #[derive(Clone, Debug)]
 pub struct Lines<'a> {
     lines: Vec<Line<'a>>,
+    bom: bool,
 }
 
 impl<'a> Lines<'a> {
     pub fn split(bytes: &'a [u8]) -> Lines<'a> {
         let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
-        let mut rest = bytes;
+        let bom = bytes.starts_with(BOM);
+        let mut rest = if bom { &bytes[BOM.len()..] } else { bytes };
         while !rest.is_empty() {
             match memchr_newline(rest) {
                 Some(at) => {
@@ -71,7 +78,12 @@ impl<'a> Lines<'a> {
                 }
             }
         }
-        Lines { lines }
+        Lines { lines, bom }
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark (not part of line 1's text).
+    pub fn has_bom(&self) -> bool {
+        self.bom
     }
 
     pub fn len(&self) -> usize {
@@ -178,6 +190,9 @@ pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
 
     let mut bytes = Vec::with_capacity(original.len() + 64);
+    if lines.has_bom() {
+        bytes.extend_from_slice(BOM);
+    }
     let last = out.len().saturating_sub(1);
     for (i, (text, line_eol)) in out.iter().enumerate() {
         bytes.extend_from_slice(text);
@@ -297,6 +312,22 @@ mod tests {
             }],
         );
         assert_eq!(out, b"a\r\nB\r\nc\r\nd\r\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept_and_not_part_of_line_one() {
+        let original = b"\xEF\xBB\xBFfirst\nsecond\n";
+        let lines = Lines::split(original);
+        assert!(lines.has_bom());
+        assert!(lines.matches_at(LineRange::inclusive(1, 1), &s(&["first"])));
+        let out = splice(
+            original,
+            &[Splice {
+                range: LineRange::inclusive(1, 1),
+                new_lines: &s(&["FIRST"]),
+            }],
+        );
+        assert_eq!(out, b"\xEF\xBB\xBFFIRST\nsecond\n");
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Blocker {
 pub enum Override {
     /// A file written although its SHA-256 differs from the batch's.
     ShaMismatch { file: usize },
+    /// A file with several hard links written anyway: its other names keep the old content.
+    HardLink { file: usize },
     /// A change applied where its expected lines were found instead of where it said.
     Relocated {
         file: usize,
@@ -75,6 +77,15 @@ impl Plan {
     /// The worst status among the blockers.
     pub fn blocking_status(&self) -> Option<Status> {
         self.blockers.iter().map(|b| b.status).max()
+    }
+}
+
+/// Whether the person explicitly allowed a file-level problem of this kind.
+fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
+    match kind {
+        "sha_mismatch" => decisions.sha_overrides.contains(&file.id),
+        "hard_link" => decisions.hard_link_overrides.contains(&file.id),
+        _ => false,
     }
 }
 
@@ -108,10 +119,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
         let file_blocking: Vec<_> = check
             .problems
             .iter()
-            .filter(|p| {
-                p.blocking
-                    && !(p.kind == "sha_mismatch" && decisions.sha_overrides.contains(&file.id))
-            })
+            .filter(|p| p.blocking && !overridden(p.kind, file, decisions))
             .collect();
         if !file_blocking.is_empty() || check.resolved.is_none() {
             for problem in file_blocking {
@@ -120,10 +128,12 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 } else {
                     Status::Conflict
                 };
-                let hint = if problem.kind == "sha_mismatch" {
-                    " (--allow-sha-mismatch writes it anyway when every change still verifies)"
-                } else {
-                    ""
+                let hint = match problem.kind {
+                    "sha_mismatch" => {
+                        " (--allow-sha-mismatch writes it anyway when every change still verifies)"
+                    }
+                    "hard_link" => " (--allow-hard-links writes it anyway)",
+                    _ => "",
                 };
                 block(
                     &mut plan,
@@ -136,6 +146,9 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
         }
         if check.sha_mismatch() {
             plan.overrides.push(Override::ShaMismatch { file: index });
+        }
+        if check.problems.iter().any(|p| p.kind == "hard_link") {
+            plan.overrides.push(Override::HardLink { file: index });
         }
 
         let mut splices: Vec<(LineRange, usize, &[String])> = Vec::with_capacity(selected.len());

@@ -354,6 +354,10 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
             "{}: written although its SHA-256 differs from the batch's (every written change verified)",
             path(*file)
         ),
+        Override::HardLink { file } => format!(
+            "{}: written although it has several hard links; its other names keep the old content",
+            path(*file)
+        ),
         Override::Relocated { file, change, from, to } => {
             format!("{}: change {change} moved from line {from} to line {to}, where its expected lines are", path(*file))
         }

@@ -47,6 +47,10 @@ pub struct Decisions {
     /// Changes to apply where their expected lines were found instead of where they say.
     #[serde(default)]
     pub relocate: BTreeSet<ChangeId>,
+    /// Files with several hard links the person chose to write anyway (only this name gets the
+    /// new content).
+    #[serde(default)]
+    pub hard_link_overrides: BTreeSet<FilePatchId>,
 }
 
 fn current_version() -> u32 {
@@ -93,6 +97,12 @@ impl Decisions {
             .extend(batch.files.iter().map(|f| f.id.clone()));
     }
 
+    /// Writes files with several hard links (`--allow-hard-links`).
+    pub fn override_all_hard_links(&mut self, batch: &Batch) {
+        self.hard_link_overrides
+            .extend(batch.files.iter().map(|f| f.id.clone()));
+    }
+
     /// Moves every change whose expected lines were found elsewhere (`--relocate`).
     pub fn relocate_all(&mut self, batch: &Batch) {
         self.relocate
@@ -135,10 +145,11 @@ impl Decisions {
         if let Some(id) = decisions
             .sha_overrides
             .iter()
+            .chain(&decisions.hard_link_overrides)
             .find(|id| !batch.files.iter().any(|f| &f.id == *id))
         {
             return Err(Error::usage(format!(
-                "{path} overrides the SHA-256 of file patch {id}, which is not in this batch"
+                "{path} overrides a check of file patch {id}, which is not in this batch"
             )));
         }
         Ok((decisions, warnings))

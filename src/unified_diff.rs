@@ -6,7 +6,6 @@
 //! newline appear exactly. Applying the output with `git apply` gives the same bytes as the
 //! commit writes; a test holds this.
 
-use crate::lines::Lines;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use similar::{capture_diff_slices, group_diff_ops, Algorithm, DiffOp};
 use std::io::{self, Write};
@@ -107,17 +106,10 @@ pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write)
     Ok(())
 }
 
-/// Each line with its ending, as raw bytes.
+/// Each line with its ending, as raw bytes (a byte order mark stays part of the first line,
+/// as git sees it).
 fn raw_lines(bytes: &[u8]) -> Vec<&[u8]> {
-    let lines = Lines::split(bytes);
-    let mut out = Vec::with_capacity(lines.len());
-    let mut offset = 0;
-    for line in lines.all() {
-        let len = line.text.len() + line.eol.as_bytes().len();
-        out.push(&bytes[offset..offset + len]);
-        offset += len;
-    }
-    out
+    bytes.split_inclusive(|&b| b == b'\n').collect()
 }
 
 /// Git's hunk range: `start` alone for one line, `start,len` otherwise, where an empty range

@@ -216,6 +216,16 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                     ));
                 }
             }
+            if snapshot.stamp.nlink > 1 {
+                check.problems.push(Problem::new(
+                    "hard_link",
+                    format!(
+                        "{} has {} hard links; replacing it would leave its other names with the old content",
+                        rel.display(),
+                        snapshot.stamp.nlink
+                    ),
+                ));
+            }
             if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
                 check.problems.push(Problem::new(
                     "not_utf8",

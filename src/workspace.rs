@@ -15,6 +15,9 @@ use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// The largest file patchdeck reads for editing.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
 /// Name of the folder under the root where patchdeck keeps its lock, journal and sessions.
 pub const STATE_DIR: &str = ".patchdeck";
 
@@ -351,6 +354,16 @@ pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "it is {} MiB, more than the {} MiB patchdeck edits",
+                meta.len() >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)?;

@@ -79,7 +79,7 @@ fn each_doc_path_appears_once() {
     let file = json!({"docPath": "src/a.py", "originalSha256": SHA, "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["a"]}]});
     let msg = one_problem(&json!({"files": [file.clone(), file]}));
     assert!(msg.starts_with("files[1].docPath:"), "{msg}");
-    assert!(msg.contains("already appears in files[0]"), "{msg}");
+    assert!(msg.contains("names the same file as files[0]"), "{msg}");
 }
 
 #[test]
@@ -90,6 +90,17 @@ fn doc_paths_differing_only_in_case_are_the_same_file() {
         {"docPath": "SRC/A.py", "originalSha256": SHA, "changes": change}
     ]}));
     assert!(msg.starts_with("files[1].docPath:"), "{msg}");
+}
+
+#[test]
+fn doc_paths_differing_only_in_unicode_normalisation_are_the_same_file() {
+    let change = json!([{"operation": "insert", "afterLine": 0, "newLines": ["a"]}]);
+    // "café" precomposed (U+00E9) and decomposed (e + U+0301).
+    let msg = one_problem(&json!({"files": [
+        {"docPath": "caf\u{e9}.txt", "originalSha256": SHA, "changes": change},
+        {"docPath": "cafe\u{301}.txt", "originalSha256": SHA, "changes": change}
+    ]}));
+    assert!(msg.contains("Unicode normalisation"), "{msg}");
 }
 
 #[test]

@@ -45,6 +45,9 @@ pub struct SelectArgs {
     /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies
     #[arg(long)]
     pub allow_sha_mismatch: bool,
+    /// Write a file that has several hard links (only the name in the batch gets the new content)
+    #[arg(long)]
+    pub allow_hard_links: bool,
 }
 
 impl SelectArgs {
@@ -81,6 +84,9 @@ impl SelectArgs {
         }
         if self.allow_sha_mismatch {
             decisions.override_all_shas(batch);
+        }
+        if self.allow_hard_links {
+            decisions.override_all_hard_links(batch);
         }
         Ok(decisions)
     }

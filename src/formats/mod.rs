@@ -50,6 +50,13 @@ impl Input {
     }
 }
 
+/// The largest input patchdeck reads.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// The most file patches a batch may hold.
+pub const MAX_FILES: usize = 100_000;
+/// The most changes a batch may hold.
+pub const MAX_CHANGES: usize = 1_000_000;
+
 /// Loads a batch from an input: the forced format, or the one detected.
 ///
 /// `workspace` is there for formats that locate their changes by text rather than by line
@@ -57,6 +64,74 @@ impl Input {
 /// (TUL-002) do not touch it; verification reads the files for everyone.
 pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Result<Batch> {
     let _ = workspace;
+    if input.bytes.len() > MAX_INPUT_BYTES {
+        return Err(invalid(
+            input,
+            forced.unwrap_or("any"),
+            vec![InputProblem {
+                location: "(input)".into(),
+                message: format!(
+                    "the input is {} MiB; patchdeck reads at most {} MiB: split the batch",
+                    input.bytes.len() >> 20,
+                    MAX_INPUT_BYTES >> 20
+                ),
+            }],
+        ));
+    }
+    let batch = load_format(input, forced)?;
+    check_counts(input, batch)
+}
+
+/// Refuses batches with more files or changes than patchdeck reviews.
+fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
+    let (files, changes) = (batch.files.len(), batch.change_count());
+    if files > MAX_FILES || changes > MAX_CHANGES {
+        return Err(invalid(
+            input,
+            &batch.format,
+            vec![InputProblem {
+                location: "(batch)".into(),
+                message: format!(
+                    "{files} files and {changes} changes; patchdeck takes at most {MAX_FILES} files and {MAX_CHANGES} changes: split the batch"
+                ),
+            }],
+        ));
+    }
+    Ok(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BatchId, FileAction, FilePatch, FilePatchId};
+
+    #[test]
+    fn batches_over_the_file_limit_are_refused() {
+        let file = FilePatch {
+            id: FilePatchId("f".into()),
+            key: None,
+            doc_path: "a".into(),
+            label: None,
+            action: FileAction::Modify,
+            expected_sha256: None,
+            changes: Vec::new(),
+        };
+        let batch = Batch {
+            id: BatchId("b".into()),
+            key: None,
+            label: None,
+            format: "tul002".into(),
+            source: "x".into(),
+            content_sha256: String::new(),
+            files: vec![file; MAX_FILES + 1],
+            warnings: Vec::new(),
+        };
+        let err = check_counts(&Input::from_bytes("x", ""), batch).unwrap_err();
+        assert!(err.to_string().contains("at most 100000 files"), "{err}");
+    }
+}
+
+fn load_format(input: &Input, forced: Option<&str>) -> Result<Batch> {
     let format = match forced {
         Some(name) => {
             if !NAMES.contains(&name) {

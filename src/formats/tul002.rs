@@ -112,11 +112,11 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         let Some(file) = parse_file(walker, &ids, file_value, &path, index) else {
             continue;
         };
-        if let Some(first) = seen_paths.insert(file.doc_path.to_lowercase(), index) {
+        if let Some(first) = seen_paths.insert(path_identity(&file.doc_path), index) {
             walker.problem(
                 field_path(&path, "docPath"),
                 format!(
-                    "docPath \"{}\" already appears in files[{first}]; each file may appear once in a batch",
+                    "docPath \"{}\" names the same file as files[{first}] (paths that differ only in case or Unicode normalisation are one file); each file may appear once in a batch",
                     file.doc_path
                 ),
             );
@@ -144,6 +144,12 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         label,
         files,
     })
+}
+
+/// What makes two docPaths the same file: equal after lowercasing and Unicode NFC.
+pub fn path_identity(doc_path: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    doc_path.nfc().collect::<String>().to_lowercase()
 }
 
 /// The parts of a batch a format produces; `formats` adds the source and hashes.

@@ -63,14 +63,14 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>)
         if meta.is_dir() {
             out.insert(rel.join(""), (Vec::new(), meta.permissions().mode()));
             collect(root, &entry.path(), out);
+        } else if meta.is_file() {
+            let bytes = fs::read(entry.path()).unwrap_or_default();
+            out.insert(rel, (bytes, meta.permissions().mode()));
         } else {
-            out.insert(
-                rel,
-                (
-                    fs::read(entry.path()).unwrap_or_default(),
-                    meta.permissions().mode(),
-                ),
-            );
+            // Links, FIFOs, sockets: recorded, never opened (a FIFO would block).
+            let target =
+                fs::read_link(entry.path()).map(|t| t.into_os_string().into_encoded_bytes());
+            out.insert(rel, (target.unwrap_or_default(), meta.permissions().mode()));
         }
     }
 }

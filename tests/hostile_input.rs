@@ -1,0 +1,300 @@
+//! Hostile paths and bytes: nothing outside the root, nothing through a link, nothing into
+//! `.git` or `.patchdeck`, no special files, no silent splitting of hard links, untouched bytes
+//! kept exactly (BOM, CRLF, tabs, non-ASCII), and limits that refuse clearly. Ideas from git's
+//! t4139-apply-escape and t4122-apply-symlink-inside, and GNU patch's bad-filenames and
+//! symlinks tests, for TUL-002 docPaths.
+
+mod common;
+
+use common::{batch_file, json_out, patchdeck, sha, stderr, stdout, user_tree, workspace_with};
+use patchdeck::model::EMPTY_SHA256;
+use serde_json::{json, Value};
+use std::fs;
+use std::path::Path;
+
+fn create(doc_path: &str) -> Value {
+    json!({"files": [{"docPath": doc_path, "originalSha256": EMPTY_SHA256,
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["pwned"]}]}]})
+}
+
+fn apply(root: &Path, batch: &Value, extra: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = batch_file(&dir, batch);
+    let mut args = vec!["apply", "--json", "--root", root.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    patchdeck(&args)
+}
+
+/// Applies a batch in a workspace that sits next to a sentinel folder, and checks that the
+/// batch is refused with `kind`, and that neither folder changed.
+fn assert_refused(setup: impl Fn(&Path, &Path), doc_path: &str, kind: &str) {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("root");
+    let outside = outer.path().join("outside");
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+    setup(&root, &outside);
+    let (before_root, before_outside) = (user_tree(&root), user_tree(&outside));
+    let out = apply(&root, &create(doc_path), &[]);
+    assert_ne!(out.status.code(), Some(0), "{doc_path:?} was applied");
+    let report = json_out(&out);
+    let problems: Vec<&str> = report["files"][0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        problems.contains(&kind),
+        "{doc_path:?}: expected {kind}, got {problems:?}"
+    );
+    assert_eq!(
+        user_tree(&root),
+        before_root,
+        "{doc_path:?} changed the root"
+    );
+    assert_eq!(
+        user_tree(&outside),
+        before_outside,
+        "{doc_path:?} wrote outside the root"
+    );
+}
+
+#[test]
+fn lexically_hostile_paths_are_refused() {
+    let none = |_: &Path, _: &Path| {};
+    for (doc, kind) in [
+        ("/tmp/pwned", "path_outside_root"),
+        ("../outside/secret.txt", "path_outside_root"),
+        ("a/../../outside/pwned", "path_outside_root"),
+        ("..", "path_outside_root"),
+        ("\\\\server\\share", "path_outside_root"),
+        ("C:/Windows/pwned", "path_outside_root"),
+        ("a//b", "invalid_path"),
+        ("./a", "invalid_path"),
+        ("a/./b", "invalid_path"),
+        ("a/", "invalid_path"),
+        ("a\u{0}b", "invalid_path"),
+        ("a\nb", "invalid_path"),
+        ("a\u{1b}[31mb", "invalid_path"),
+        (".git/hooks/pre-commit", "protected_path"),
+        (".GIT/config", "protected_path"),
+        ("vendor/lib/.git/config", "protected_path"),
+        (".patchdeck/journal", "protected_path"),
+    ] {
+        assert_refused(none, doc, kind);
+    }
+}
+
+#[test]
+fn a_symlinked_folder_leading_out_is_not_written_through() {
+    // t4122: a link inside the tree pointing outside it, and a patch that writes "through" it.
+    assert_refused(
+        |root, outside| std::os::unix::fs::symlink(outside, root.join("link")).unwrap(),
+        "link/pwned",
+        "path_outside_root",
+    );
+    assert_refused(
+        |root, outside| std::os::unix::fs::symlink(outside, root.join("link")).unwrap(),
+        "link/secret.txt",
+        "path_outside_root",
+    );
+    // A link found only by the case-insensitive search is refused as well.
+    assert_refused(
+        |root, outside| std::os::unix::fs::symlink(outside, root.join("Link")).unwrap(),
+        "link/pwned",
+        "path_outside_root",
+    );
+}
+
+#[test]
+fn a_symlink_inside_the_root_is_not_written_through() {
+    assert_refused(
+        |root, _| {
+            fs::create_dir_all(root.join("real")).unwrap();
+            std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
+        },
+        "alias/file.txt",
+        "symlink",
+    );
+    assert_refused(
+        |root, _| {
+            fs::write(root.join("target.txt"), "x\n").unwrap();
+            std::os::unix::fs::symlink("target.txt", root.join("file.txt")).unwrap();
+        },
+        "file.txt",
+        "symlink",
+    );
+    // A dangling link is a link too: creating "through" it would land wherever it points.
+    assert_refused(
+        |root, outside| {
+            std::os::unix::fs::symlink(outside.join("new.txt"), root.join("dangling.txt")).unwrap()
+        },
+        "dangling.txt",
+        "path_outside_root",
+    );
+}
+
+#[test]
+fn special_files_are_refused() {
+    assert_refused(
+        |root, _| {
+            let status = std::process::Command::new("mkfifo")
+                .arg(root.join("fifo"))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        },
+        "fifo",
+        "not_a_file",
+    );
+    assert_refused(
+        |root, _| {
+            std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
+        },
+        "sock",
+        "not_a_file",
+    );
+    assert_refused(
+        |root, _| fs::create_dir_all(root.join("dir")).unwrap(),
+        "dir",
+        "not_a_file",
+    );
+    assert_refused(
+        |root, _| fs::write(root.join("file"), "x\n").unwrap(),
+        "file/child.txt",
+        "not_a_file",
+    );
+}
+
+#[test]
+fn a_device_file_is_refused() {
+    // /dev/null reached through the root itself: the workspace root is /dev.
+    let report = json_out(&apply(
+        Path::new("/dev"),
+        &json!({"files": [{"docPath": "null", "originalSha256": EMPTY_SHA256,
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}),
+        &[],
+    ));
+    assert_eq!(report["files"][0]["problems"][0]["kind"], "not_a_file");
+}
+
+#[test]
+fn a_file_with_several_hard_links_is_written_only_on_request() {
+    let ws = workspace_with(&[("a.txt", b"one\n")]);
+    fs::hard_link(ws.path().join("a.txt"), ws.path().join("b.txt")).unwrap();
+    let batch = json!({"files": [{"docPath": "a.txt", "originalSha256": sha(b"one\n"),
+        "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["one"], "newLines": ["ONE"]}]}]});
+    let out = apply(ws.path(), &batch, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json_out(&out);
+    assert_eq!(report["files"][0]["problems"][0]["kind"], "hard_link");
+    assert!(report["blocked"][0]
+        .as_str()
+        .unwrap()
+        .contains("--allow-hard-links"));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"one\n");
+    let out = apply(ws.path(), &batch, &["--allow-hard-links"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(json_out(&out)["overrides"][0]
+        .as_str()
+        .unwrap()
+        .contains("several hard links"));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"ONE\n");
+    assert_eq!(
+        fs::read(ws.path().join("b.txt")).unwrap(),
+        b"one\n",
+        "the other name keeps the old bytes"
+    );
+}
+
+#[test]
+fn untouched_bytes_never_change() {
+    let bom_crlf =
+        "\u{feff}first\r\n\tindented\twith tabs\r\nnaïve café ☕\r\nmixed lf\nlast without newline"
+            .as_bytes();
+    let ws = workspace_with(&[("f.txt", bom_crlf)]);
+    let batch = json!({"files": [{"docPath": "f.txt", "originalSha256": sha(bom_crlf), "changes": [
+        {"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["first"], "newLines": ["FIRST"]},
+        {"operation": "replace", "startLine": 3, "endLine": 3, "expectedOriginalLines": ["naïve café ☕"], "newLines": ["naïve café ☕ ✓"]}]}]});
+    let out = apply(ws.path(), &batch, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        fs::read(ws.path().join("f.txt")).unwrap(),
+        "\u{feff}FIRST\r\n\tindented\twith tabs\r\nnaïve café ☕ ✓\r\nmixed lf\nlast without newline".as_bytes()
+    );
+}
+
+#[test]
+fn rejecting_every_change_leaves_the_tree_identical() {
+    let ws = common::sample_workspace();
+    let before = user_tree(ws.path());
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        "--reject",
+        "app",
+        "--reject",
+        "utils",
+        "--reject",
+        "config",
+        "--reject",
+        "setup",
+        "--reject",
+        "notes",
+        "--reject",
+        "changelog",
+        common::samples().join("clean.json").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("nothing to write"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn json_nested_too_deeply_is_refused_clearly() {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let err = common::load_bytes(deep.as_bytes(), Some("tul002")).unwrap_err();
+    assert!(
+        err.to_string().contains("nested deeper than 128 levels"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_oversized_input_is_refused_before_parsing() {
+    let big = vec![b' '; patchdeck::formats::MAX_INPUT_BYTES + 1];
+    let err = common::load_bytes(&big, None).unwrap_err();
+    assert!(err.to_string().contains("reads at most 64 MiB"), "{err}");
+    assert_eq!(err.exit_code(), 2);
+}
+
+#[test]
+fn a_non_utf8_file_is_refused_for_line_edits_and_left_alone() {
+    let bytes = b"caf\xe9\nok\n";
+    let ws = workspace_with(&[("latin1.txt", bytes)]);
+    let batch = json!({"files": [{"docPath": "latin1.txt", "originalSha256": sha(bytes), "changes": [
+        {"operation": "replace", "startLine": 2, "endLine": 2, "expectedOriginalLines": ["ok"], "newLines": ["OK"]}]}]});
+    let out = apply(ws.path(), &batch, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json_out(&out);
+    assert_eq!(report["files"][0]["problems"][0]["kind"], "not_utf8");
+    assert!(report["files"][0]["problems"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("offset 3"));
+    assert_eq!(fs::read(ws.path().join("latin1.txt")).unwrap(), bytes);
+}
