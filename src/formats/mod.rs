@@ -100,37 +100,6 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
     Ok(batch)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{BatchId, FileAction, FilePatch, FilePatchId};
-
-    #[test]
-    fn batches_over_the_file_limit_are_refused() {
-        let file = FilePatch {
-            id: FilePatchId("f".into()),
-            key: None,
-            doc_path: "a".into(),
-            label: None,
-            action: FileAction::Modify,
-            expected_sha256: None,
-            changes: Vec::new(),
-        };
-        let batch = Batch {
-            id: BatchId("b".into()),
-            key: None,
-            label: None,
-            format: "tul002".into(),
-            source: "x".into(),
-            content_sha256: String::new(),
-            files: vec![file; MAX_FILES + 1],
-            warnings: Vec::new(),
-        };
-        let err = check_counts(&Input::from_bytes("x", ""), batch).unwrap_err();
-        assert!(err.to_string().contains("at most 100000 files"), "{err}");
-    }
-}
-
 fn load_format(input: &Input, forced: Option<&str>) -> Result<Batch> {
     let format = match forced {
         Some(name) => {
@@ -186,5 +155,36 @@ fn load_tul002(input: &Input) -> Result<Batch> {
             Ok(batch)
         }
         _ => Err(invalid(input, tul002::NAME, walker.problems)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BatchId, FileAction, FilePatch, FilePatchId};
+
+    #[test]
+    fn batches_over_the_file_limit_are_refused() {
+        let file = FilePatch {
+            id: FilePatchId("f".into()),
+            key: None,
+            doc_path: "a".into(),
+            label: None,
+            action: FileAction::Modify,
+            expected_sha256: None,
+            changes: Vec::new(),
+        };
+        let batch = Batch {
+            id: BatchId("b".into()),
+            key: None,
+            label: None,
+            format: "tul002".into(),
+            source: "x".into(),
+            content_sha256: String::new(),
+            files: vec![file; MAX_FILES + 1],
+            warnings: Vec::new(),
+        };
+        let err = check_counts(&Input::from_bytes("x", ""), batch).unwrap_err();
+        assert!(err.to_string().contains("at most 100000 files"), "{err}");
     }
 }
