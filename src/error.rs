@@ -60,6 +60,8 @@ pub enum Error {
     Root { root: PathBuf, message: String },
     /// A file changed on disk between verification and the commit; nothing was written.
     ChangedOnDisk { path: String, what: String },
+    /// `undo` found files changed since the batch it would undo was committed.
+    UndoBlocked { label: String, changed: Vec<String> },
     /// Another commit holds the workspace lock.
     Locked { lock: PathBuf, owner: String },
     /// The commit failed; every file was restored to its original bytes.
@@ -82,7 +84,7 @@ impl Error {
             | Error::UnknownFormat { .. }
             | Error::Usage { .. }
             | Error::Root { .. } => exit::INVALID,
-            Error::ChangedOnDisk { .. } => exit::CONFLICT,
+            Error::ChangedOnDisk { .. } | Error::UndoBlocked { .. } => exit::CONFLICT,
             Error::Locked { .. } | Error::CommitFailed { .. } | Error::RecoveryFailed { .. } => {
                 exit::COMMIT_FAILED
             }
@@ -153,6 +155,11 @@ impl fmt::Display for Error {
                     "{path}: {what}; the commit stopped before writing anything"
                 )
             }
+            Error::UndoBlocked { label, changed } => write!(
+                f,
+                "cannot undo \"{label}\": changed since it was committed: {}; nothing was written",
+                changed.join(", ")
+            ),
             Error::Locked { lock, owner } => write!(
                 f,
                 "another commit holds the workspace lock {} ({owner})",

@@ -68,6 +68,15 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     commit::commit(workspace, plan, options)
 }
 
+/// The name a person knows a batch by: its label, key or ID.
+pub fn batch_name(batch: &Batch) -> String {
+    batch
+        .label
+        .clone()
+        .or_else(|| batch.key.clone())
+        .unwrap_or_else(|| batch.id.to_string())
+}
+
 /// Recovery described for a person, one line per file.
 pub fn describe_recovery(recovery: &Recovery) -> String {
     let mut lines = Vec::new();

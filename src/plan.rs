@@ -34,6 +34,9 @@ pub struct FileWrite {
     pub after: Vec<u8>,
     /// The changes written, in file order.
     pub changes: Vec<ChangeId>,
+    /// Permissions for the written file when not the original's (a file restored by `undo`);
+    /// `None` keeps the original's, or the default for a new file.
+    pub mode: Option<u32>,
 }
 
 /// A reason the plan cannot be committed.
@@ -271,6 +274,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 .iter()
                 .map(|(_, ci, _)| file.changes[*ci].id.clone())
                 .collect(),
+            mode: None,
         });
     }
     plan

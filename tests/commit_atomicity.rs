@@ -38,7 +38,7 @@ fn assert_no_leftovers(root: &Path) {
         let left: Vec<_> = fs::read_dir(&state)
             .unwrap()
             .map(|e| e.unwrap().file_name())
-            .filter(|name| name != ".gitignore")
+            .filter(|name| name != ".gitignore" && name != "history")
             .collect();
         assert!(left.is_empty(), "left in .patchdeck: {left:?}");
     }
@@ -85,6 +85,10 @@ fn a_failure_at_any_step_restores_every_file_and_exits_3() {
             assert!(err.contains("every file was restored"), "{spec}: {err}");
             assert_eq!(user_tree(ws.path()), before, "{spec} changed the tree");
             assert_no_leftovers(ws.path());
+            assert!(
+                !ws.path().join(".patchdeck/history").exists(),
+                "{spec}: a failed commit entered the undo history"
+            );
         }
     }
 }

@@ -94,7 +94,7 @@ impl SelectArgs {
 
 /// Commit options from the environment, read once: `PATCHDECK_FAILPOINT` arms a fault for
 /// tests, in debug builds or with the `failpoints` feature only.
-fn commit_options() -> Result<CommitOptions, Error> {
+pub fn commit_options() -> Result<CommitOptions, Error> {
     let mut options = CommitOptions::default();
     if cfg!(any(debug_assertions, feature = "failpoints")) {
         if let Ok(spec) = std::env::var("PATCHDECK_FAILPOINT") {
@@ -105,10 +105,11 @@ fn commit_options() -> Result<CommitOptions, Error> {
 }
 
 pub fn run(args: ApplyArgs) -> Result<i32, Error> {
-    let options = commit_options()?;
+    let mut options = commit_options()?;
     let opened = open(&args.batch.root)?;
     let input = Input::read(&args.batch.input)?;
     let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
     let emit = |committed| {

@@ -8,6 +8,7 @@ mod check;
 mod diff;
 mod recover;
 mod show;
+mod undo;
 
 use clap::{Args, Parser, Subcommand};
 use patchdeck::error::{exit, Error};
@@ -42,6 +43,9 @@ pub enum Command {
     /// Print one change, file patch or the batch, by ID or key
     #[command(after_help = "Example:\n  patchdeck show batch.json chg-0007")]
     Show(show::ShowArgs),
+    /// Restore the files of the last committed batch, if none changed since
+    #[command(after_help = "Example:\n  patchdeck undo --root ~/src/app")]
+    Undo(undo::UndoArgs),
     /// Roll back or finish a commit that was interrupted
     #[command(after_help = "Example:\n  patchdeck recover --root ~/src/app")]
     Recover(recover::RecoverArgs),
@@ -71,7 +75,7 @@ pub fn run() -> i32 {
         Command::Check(a) => a.json,
         Command::Apply(a) => a.json,
         Command::Show(a) => a.json,
-        Command::Diff(_) | Command::Recover(_) => false,
+        Command::Diff(_) | Command::Recover(_) | Command::Undo(_) => false,
     };
     let result = match cli.command {
         Command::Check(args) => check::run(args),
@@ -79,6 +83,7 @@ pub fn run() -> i32 {
         Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
         Command::Recover(args) => recover::run(args),
+        Command::Undo(args) => undo::run(args),
     };
     match result {
         Ok(code) => code,

@@ -65,6 +65,12 @@ pub struct Journal {
     /// Folder (relative to the root) holding this commit's backups.
     pub backup_dir: PathBuf,
     pub entries: Vec<Entry>,
+    /// What was committed, for `undo` to name it.
+    #[serde(default)]
+    pub label: String,
+    /// Whether the backups go to the undo history when the commit is finished.
+    #[serde(default)]
+    pub keep_history: bool,
 }
 
 /// What recovery did.
@@ -128,10 +134,14 @@ impl Journal {
                 rollback_entry(root, entry, &mut recovery)?;
             }
         }
-        let backups = root.join(&self.backup_dir);
-        match fs::remove_dir_all(&backups) {
-            Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
-            _ => {}
+        if self.state == State::Committed && self.keep_history {
+            super::history::archive(self, root, state_dir)?;
+        } else {
+            let backups = root.join(&self.backup_dir);
+            match fs::remove_dir_all(&backups) {
+                Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
         }
         remove_if_exists(&journal_path(state_dir))?;
         sync_dir(state_dir)?;
@@ -184,7 +194,7 @@ fn rollback_entry(root: &Path, entry: &Entry, recovery: &mut Recovery) -> io::Re
     Ok(())
 }
 
-fn hash_if_exists(path: &Path) -> io::Result<Option<String>> {
+pub fn hash_if_exists(path: &Path) -> io::Result<Option<String>> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() => Ok(Some(sha256_hex(&fs::read(path)?))),
         Ok(_) => Ok(None),

@@ -9,8 +9,10 @@
 //! next run ([`recover`]). Nothing here follows a symbolic link.
 
 pub mod failpoint;
+pub mod history;
 pub mod journal;
 pub mod lock;
+pub mod undo;
 
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
@@ -33,6 +35,10 @@ pub struct CommitOptions {
     pub lock_wait: Duration,
     /// An armed failpoint, for fault-injection tests.
     pub failpoint: Option<Failpoint>,
+    /// Keep the originals in the undo history (`patchdeck undo`) once committed.
+    pub keep_history: bool,
+    /// What is committed, as `undo` will name it (the batch's label or key).
+    pub label: String,
 }
 
 impl Default for CommitOptions {
@@ -40,6 +46,8 @@ impl Default for CommitOptions {
         CommitOptions {
             lock_wait: Duration::from_secs(10),
             failpoint: None,
+            keep_history: true,
+            label: String::new(),
         }
     }
 }
@@ -87,7 +95,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         })
         .collect();
     if !writes.is_empty() {
-        let mut tx = Transaction::new(workspace, &writes, options.failpoint.as_ref());
+        let mut tx = Transaction::new(workspace, &writes, options);
         if let Err((path, step, cause)) = tx.run(&writes) {
             let rolled_back = tx.journal.recover(workspace.root(), &state_dir);
             return Err(Error::CommitFailed {
@@ -217,16 +225,13 @@ struct Transaction<'a> {
 }
 
 impl<'a> Transaction<'a> {
-    fn new(
-        workspace: &'a Workspace,
-        writes: &[&FileWrite],
-        failpoint: Option<&'a Failpoint>,
-    ) -> Self {
+    fn new(workspace: &'a Workspace, writes: &[&FileWrite], options: &'a CommitOptions) -> Self {
         let pid = std::process::id();
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        let id = format!("{nanos:x}-{pid}");
+        // Zero-padded so that IDs sort in commit order (the undo history relies on it).
+        let id = format!("{nanos:032x}-{pid}");
         let backup_dir = PathBuf::from(crate::workspace::STATE_DIR).join(format!("tx-{id}"));
         let mut planned_dirs = BTreeSet::new();
         let entries = writes
@@ -254,7 +259,7 @@ impl<'a> Transaction<'a> {
         Transaction {
             root: workspace.root(),
             state_dir: workspace.state_dir(),
-            failpoint,
+            failpoint: options.failpoint.as_ref(),
             journal: Journal {
                 version: 1,
                 id,
@@ -262,6 +267,8 @@ impl<'a> Transaction<'a> {
                 state: State::Prepared,
                 backup_dir,
                 entries,
+                label: options.label.clone(),
+                keep_history: options.keep_history,
             },
         }
     }
@@ -296,7 +303,10 @@ impl<'a> Transaction<'a> {
             let target = root.join(&entry.path);
             dirs.insert(target.parent().unwrap_or(root).to_path_buf());
             if let Some(staged) = &entry.staged {
-                let mode = write.before.as_ref().map(|b| b.stamp.mode & 0o7777);
+                let mode = write
+                    .mode
+                    .or(write.before.as_ref().map(|b| b.stamp.mode))
+                    .map(|m| m & 0o7777);
                 self.step(
                     "stage",
                     &entry.path,

@@ -1,0 +1,180 @@
+//! `patchdeck undo`: the last committed batch restored byte for byte and permission for
+//! permission, atomically, only when nothing changed since; a bounded history.
+
+mod common;
+
+use common::{patchdeck, patchdeck_env, sample_workspace, samples, sha, stderr, stdout, user_tree};
+use patchdeck::commit::undo::undo;
+use patchdeck::commit::{commit, CommitOptions};
+use patchdeck::plan::{FileWrite, Plan, WriteKind};
+use patchdeck::workspace::{read_snapshot, Workspace};
+use serde_json::json;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+fn apply(root: &Path, batch: &Path) {
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        root.to_str().unwrap(),
+        batch.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+fn undo_cli(root: &Path) -> std::process::Output {
+    patchdeck(&["undo", "--root", root.to_str().unwrap()])
+}
+
+#[test]
+fn undo_restores_every_file_the_batch_wrote_and_removes_what_it_created() {
+    let ws = sample_workspace();
+    fs::set_permissions(
+        ws.path().join("windows/setup.bat"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let before = user_tree(ws.path());
+    apply(ws.path(), &samples().join("clean.json"));
+    assert_ne!(user_tree(ws.path()), before);
+    let out = undo_cli(ws.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("restored src/app.py"), "{text}");
+    assert!(text.contains("removed docs/changelog.md"), "{text}");
+    assert!(
+        text.contains("undid \"Inventory: logging, validation and clearer errors\""),
+        "{text}"
+    );
+    assert_eq!(
+        user_tree(ws.path()),
+        before,
+        "undo did not give back the original tree"
+    );
+    // The undone batch left the history: nothing more to undo.
+    let again = undo_cli(ws.path());
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("nothing to undo"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn undo_refuses_when_a_written_file_changed_since_and_writes_nothing() {
+    let ws = sample_workspace();
+    apply(ws.path(), &samples().join("clean.json"));
+    fs::write(
+        ws.path().join("src/inventory.toml"),
+        "edited after the commit\n",
+    )
+    .unwrap();
+    let after = user_tree(ws.path());
+    let out = undo_cli(ws.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("changed since it was committed: src/inventory.toml"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), after);
+}
+
+#[test]
+fn undo_twice_undoes_the_two_last_batches_in_turn() {
+    let ws = common::workspace_with(&[("a.txt", b"one\n")]);
+    let dir = tempfile::tempdir().unwrap();
+    let step = |from: &str, to: &str| {
+        let batch = json!({"batchLabel": format!("{from} to {to}"), "files": [{"docPath": "a.txt", "originalSha256": sha(format!("{from}\n").as_bytes()),
+            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [from], "newLines": [to]}]}]});
+        let path = dir.path().join(format!("{to}.json"));
+        fs::write(&path, batch.to_string()).unwrap();
+        path
+    };
+    apply(ws.path(), &step("one", "two"));
+    apply(ws.path(), &step("two", "three"));
+    assert!(stdout(&undo_cli(ws.path())).contains("undid \"two to three\""));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"two\n");
+    assert!(stdout(&undo_cli(ws.path())).contains("undid \"one to two\""));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"one\n");
+}
+
+#[test]
+fn the_history_keeps_the_last_ten_batches() {
+    let ws = common::workspace_with(&[("n.txt", b"0\n")]);
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        let batch = json!({"files": [{"docPath": "n.txt", "originalSha256": sha(format!("{i}\n").as_bytes()),
+            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [i.to_string()], "newLines": [(i + 1).to_string()]}]}]});
+        let path = dir.path().join("b.json");
+        fs::write(&path, batch.to_string()).unwrap();
+        apply(ws.path(), &path);
+    }
+    let kept = fs::read_dir(ws.path().join(".patchdeck/history"))
+        .unwrap()
+        .count();
+    assert_eq!(kept, patchdeck::commit::history::KEEP);
+    for _ in 0..10 {
+        assert_eq!(undo_cli(ws.path()).status.code(), Some(0));
+    }
+    assert_eq!(fs::read(ws.path().join("n.txt")).unwrap(), b"2\n");
+    assert_eq!(
+        undo_cli(ws.path()).status.code(),
+        Some(2),
+        "the two oldest batches were pruned"
+    );
+}
+
+#[test]
+fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
+    let ws = common::workspace_with(&[("tool.sh", b"#!/bin/sh\necho hi\n")]);
+    let path = ws.path().join("tool.sh");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
+    let workspace = Workspace::open(ws.path()).unwrap();
+    let plan = Plan {
+        writes: vec![FileWrite {
+            file: 0,
+            rel: "tool.sh".into(),
+            kind: WriteKind::Delete,
+            before: Some(read_snapshot(&path).unwrap()),
+            after: Vec::new(),
+            changes: Vec::new(),
+            mode: None,
+        }],
+        ..Plan::default()
+    };
+    commit(
+        &workspace,
+        &plan,
+        &CommitOptions {
+            label: "delete the tool".into(),
+            ..CommitOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(!path.exists());
+    let undone = undo(&workspace, CommitOptions::default()).unwrap();
+    assert_eq!(undone.label, "delete the tool");
+    assert_eq!(fs::read(&path).unwrap(), b"#!/bin/sh\necho hi\n");
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
+        0o750
+    );
+}
+
+#[test]
+fn an_undo_that_fails_partway_restores_the_committed_state() {
+    let ws = sample_workspace();
+    apply(ws.path(), &samples().join("clean.json"));
+    let committed = user_tree(ws.path());
+    let out = patchdeck_env(
+        &["undo", "--root", ws.path().to_str().unwrap()],
+        &[("PATCHDECK_FAILPOINT", "rename:3")],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(user_tree(ws.path()), committed);
+    // The batch can still be undone afterwards.
+    assert_eq!(undo_cli(ws.path()).status.code(), Some(0));
+}
