@@ -37,8 +37,10 @@ fn setup(dir: &Path) -> Value {
             {"operation": "insert", "afterLine": 20, "newLines": ["appended"]}
         ]}));
     }
-    files.push(json!({"docPath": "new/dir/created.txt", "originalSha256": patchdeck::model::EMPTY_SHA256,
-        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["created"]}]}));
+    files.push(
+        json!({"docPath": "new/dir/created.txt", "originalSha256": patchdeck::model::EMPTY_SHA256,
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["created"]}]}),
+    );
     json!({"batchLabel": "kill test", "files": files})
 }
 
@@ -57,11 +59,17 @@ fn leftovers(root: &Path) -> Vec<String> {
     common::tree(root)
         .into_keys()
         .map(|p| p.to_string_lossy().into_owned())
-        .filter(|p| p.contains(".pd-") || p.starts_with(".patchdeck/tx-") || p == ".patchdeck/journal" || p == ".patchdeck/lock")
+        .filter(|p| {
+            p.contains(".pd-")
+                || p.starts_with(".patchdeck/tx-")
+                || p == ".patchdeck/journal"
+                || p == ".patchdeck/lock"
+        })
         .collect()
 }
 
-fn trials(count: usize, seed: u64) {
+/// Runs `count` kill trials and returns how many struck inside a commit.
+fn trials(count: usize, seed: u64) -> usize {
     let template = tempfile::tempdir().unwrap();
     let batch = setup(template.path());
     let batch_dir = tempfile::tempdir().unwrap();
@@ -80,19 +88,29 @@ fn trials(count: usize, seed: u64) {
     };
     let ws = fresh();
     let started = Instant::now();
-    let out = patchdeck(&["apply", "--root", ws.path().to_str().unwrap(), batch_path.to_str().unwrap()]);
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        batch_path.to_str().unwrap(),
+    ]);
     let full = started.elapsed();
     assert!(out.status.success(), "{}", common::stderr(&out));
     let new: Tree = user_tree(ws.path());
     assert_ne!(old, new);
 
     let mut rng = Rng(seed);
-    let (mut ended_old, mut ended_new) = (0, 0);
+    let (mut ended_old, mut ended_new, mut mid_commit) = (0, 0, 0);
     for trial in 0..count {
         let ws = fresh();
         let delay = Duration::from_micros(rng.below(full.as_micros() as u64 * 11 / 10));
         let mut child = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
-            .args(["apply", "--root", ws.path().to_str().unwrap(), batch_path.to_str().unwrap()])
+            .args([
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                batch_path.to_str().unwrap(),
+            ])
             .env_remove("PATCHDECK_FAILPOINT")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -102,21 +120,38 @@ fn trials(count: usize, seed: u64) {
         let _ = child.kill();
         let _ = child.wait();
         let first = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
-        assert!(first.status.success(), "trial {trial} (seed {seed}, delay {delay:?}): {}", common::stderr(&first));
+        assert!(
+            first.status.success(),
+            "trial {trial} (seed {seed}, delay {delay:?}): {}",
+            common::stderr(&first)
+        );
+        if !common::stdout(&first).contains("nothing to recover") {
+            mid_commit += 1; // killed with a journal on disk: recovery had work to do
+        }
         let after = user_tree(ws.path());
         if after == old {
             ended_old += 1;
         } else if after == new {
             ended_new += 1;
         } else {
-            panic!("trial {trial} (seed {seed}, delay {delay:?}): neither the old nor the new tree");
+            panic!(
+                "trial {trial} (seed {seed}, delay {delay:?}): neither the old nor the new tree"
+            );
         }
         assert_eq!(leftovers(ws.path()), Vec::<String>::new(), "trial {trial}");
         let second = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
         assert!(second.status.success());
-        assert_eq!(user_tree(ws.path()), after, "trial {trial}: recovering twice differs from once");
+        assert_eq!(
+            user_tree(ws.path()),
+            after,
+            "trial {trial}: recovering twice differs from once"
+        );
     }
-    eprintln!("{count} kills of a {}-file commit (seed {seed}): {ended_old} ended all-old, {ended_new} all-new", FILES + 1);
+    eprintln!(
+        "{count} kills of a {}-file commit (seed {seed}): {mid_commit} inside the commit (journal on disk), {ended_old} ended all-old, {ended_new} all-new",
+        FILES + 1
+    );
+    mid_commit
 }
 
 #[test]
@@ -127,7 +162,17 @@ fn a_commit_killed_at_random_moments_ends_all_old_or_all_new() {
 #[test]
 #[ignore = "long: hundreds of kills; run with --ignored"]
 fn a_commit_killed_at_random_moments_ends_all_old_or_all_new_long() {
-    let count = std::env::var("PATCHDECK_KILL_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    let seed = std::env::var("PATCHDECK_KILL_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x2545_f491_4f6c_dd1d);
-    trials(count, seed);
+    let count = std::env::var("PATCHDECK_KILL_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let seed = std::env::var("PATCHDECK_KILL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x2545_f491_4f6c_dd1d);
+    let inside = trials(count, seed);
+    assert!(
+        inside > count / 10,
+        "only {inside} of {count} kills struck inside a commit"
+    );
 }
