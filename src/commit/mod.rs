@@ -39,6 +39,8 @@ pub struct CommitOptions {
     pub keep_history: bool,
     /// What is committed, as `undo` will name it (the batch's label or key).
     pub label: String,
+    /// Refuse to write anything (`--read-only`): review works, every commit is refused.
+    pub read_only: bool,
 }
 
 impl Default for CommitOptions {
@@ -48,6 +50,7 @@ impl Default for CommitOptions {
             failpoint: None,
             keep_history: true,
             label: String::new(),
+            read_only: false,
         }
     }
 }
@@ -72,6 +75,9 @@ pub struct Committed {
 /// Commits a plan without blockers: every write happens, or none does.
 pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Result<Committed> {
     assert!(!plan.is_blocked(), "a blocked plan cannot be committed");
+    if options.read_only {
+        return Err(Error::ReadOnly);
+    }
     let state_dir = workspace.state_dir();
     ensure_state_dir(&state_dir)?;
     let _lock = Lock::acquire(&state_dir, options.lock_wait)?;
