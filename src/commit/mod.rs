@@ -352,7 +352,24 @@ impl<'a> Transaction<'a> {
         // journal that the next run finishes.
         let _ = hit(self.failpoint, "cleanup")
             .and_then(|()| self.journal.recover(root, &self.state_dir).map(|_| ()));
+        // As git does, a folder a deletion left empty goes too (best effort: the commit stands).
+        for entry in &self.journal.entries {
+            if entry.staged.is_none() {
+                remove_empty_parents(root, &entry.path);
+            }
+        }
         Ok(())
+    }
+}
+
+/// Removes the folders above `rel` that are now empty, innermost first, up to the root.
+fn remove_empty_parents(root: &Path, rel: &Path) {
+    let mut dir = rel.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        if fs::remove_dir(root.join(d)).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
 

@@ -241,11 +241,12 @@ pub fn parse(
     if let Some(done) = current.take() {
         files.push(done);
     }
+    let hunk_problems = !problems.is_empty();
     for file in &files {
         if file.old_path.is_none() && file.new_path.is_none() {
             problem(
                 problems,
-                file.at_line + 1 - first_line,
+                file.at_line - first_line,
                 "cannot tell which file this section changes: expected \"--- a/PATH\" and \"+++ b/PATH\"".into(),
             );
         }
@@ -258,7 +259,7 @@ pub fn parse(
         {
             problem(
                 problems,
-                file.at_line + 1 - first_line,
+                file.at_line - first_line,
                 format!(
                     "no hunk for {}: expected \"@@ -LINE,COUNT +LINE,COUNT @@\" lines",
                     file.new_path
