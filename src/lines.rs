@@ -165,6 +165,8 @@ pub struct Splice<'c> {
     /// When the splice reaches the end of the file: whether the file then ends with a newline
     /// (`None` keeps the original's choice).
     pub final_newline: Option<bool>,
+    /// The ending of each new line, when it is given (`Eol::None` there means "the file's").
+    pub new_eols: Option<&'c [Eol]>,
 }
 
 impl<'c> Splice<'c> {
@@ -173,6 +175,7 @@ impl<'c> Splice<'c> {
             range,
             new_lines,
             final_newline: None,
+            new_eols: None,
         }
     }
 }
@@ -224,8 +227,11 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
             .take(room)
             .take_while(|(o, n)| o.text == n.as_bytes())
             .count();
+        let given = splice.new_eols.filter(|e| e.len() == new.len());
         for (k, line) in new.iter().enumerate() {
-            let kept = if k < prefix {
+            let kept = if let Some(eols) = given {
+                Some(eols[k]).filter(|e| *e != Eol::None)
+            } else if k < prefix {
                 Some(old[k].eol)
             } else if k >= new.len() - suffix {
                 Some(old[old.len() - (new.len() - k)].eol)

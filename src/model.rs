@@ -223,6 +223,9 @@ pub struct Change {
     /// When this change's new lines end the file: whether the file then ends with a newline.
     /// `None` keeps the file's own choice.
     pub eof_newline: Option<bool>,
+    /// The ending of each new line, when the format says (a unified diff's lines carry their
+    /// own); `None` writes new lines with the file's ending.
+    pub new_eols: Option<Vec<Eol>>,
     /// Problems the format found while locating the change (text not found, found several
     /// times, ...). Verify reports them; a change with a blocking one cannot be applied.
     pub load_problems: Vec<LoadProblem>,

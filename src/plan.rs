@@ -260,6 +260,10 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                         range: *range,
                         new_lines: lines,
                         final_newline: file.changes[*ci].eof_newline,
+                        // Lines the reviewer edited take the file's ending.
+                        new_eols: file.changes[*ci].new_eols.as_deref().filter(|_| {
+                            !matches!(decisions.get(&file.changes[*ci].id), Decision::Edit(_))
+                        }),
                     })
                     .collect();
                 splice_with_eol(

@@ -7,7 +7,7 @@ use crate::model::{
     MatchTier, Operation,
 };
 use crate::workspace::{Resolved, Workspace};
-use similar::{capture_diff_slices, group_diff_ops, Algorithm};
+use similar::group_diff_ops;
 
 /// Lines of context a whole-file diff keeps around each hunk (as `git diff` does).
 pub const CONTEXT: usize = 3;
@@ -36,6 +36,7 @@ pub struct ChangeSpec {
     pub new_lines: Vec<String>,
     pub tier: MatchTier,
     pub eof_newline: Option<bool>,
+    pub new_eols: Option<Vec<Eol>>,
     pub problems: Vec<LoadProblem>,
 }
 
@@ -112,6 +113,7 @@ impl Builder {
             new_lines: spec.new_lines,
             match_tier: spec.tier,
             eof_newline: spec.eof_newline,
+            new_eols: spec.new_eols,
             load_problems: spec.problems,
         });
     }
@@ -151,7 +153,7 @@ pub fn diff_changes(old: &[u8], new: &[u8]) -> Vec<ChangeSpec> {
     };
     let a = key(&old_lines, old_nl);
     let b = key(&new_lines, new_nl);
-    let ops = capture_diff_slices(Algorithm::Myers, &a, &b);
+    let ops = crate::unified_diff::diff_ops(&a, &b);
     let mut out = Vec::new();
     for group in group_diff_ops(ops, CONTEXT) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {

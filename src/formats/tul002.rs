@@ -415,6 +415,7 @@ fn parse_change(
         new_lines,
         match_tier: MatchTier::Exact,
         eof_newline: None,
+        new_eols: None,
         load_problems: Vec::new(),
     };
     (position, Some(change))

@@ -250,7 +250,8 @@ pub fn parse(
                 "cannot tell which file this section changes: expected \"--- a/PATH\" and \"+++ b/PATH\"".into(),
             );
         }
-        if file.hunks.is_empty()
+        if !hunk_problems
+            && file.hunks.is_empty()
             && !file.created
             && !file.deleted
             && !file.renamed
@@ -584,6 +585,7 @@ pub fn build(
                     description: Some(format!("new file {path}")),
                     range: Some(LineRange::after(0)),
                     new_lines: new.iter().map(|l| l.text.clone()).collect(),
+                    new_eols: Some(new.iter().map(|l| l.eol).collect()),
                     eof_newline: Some(new.last().is_none_or(|l| l.eol != Eol::None)),
                     ..ChangeSpec::default()
                 },
@@ -708,6 +710,7 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
         }),
         expected: (!hunk.old.is_empty()).then(|| old_texts.clone()),
         new_lines: new_texts,
+        new_eols: Some(hunk.new.iter().map(|l| l.eol).collect()),
         ..ChangeSpec::default()
     };
     let Some(lines) = lines else {
