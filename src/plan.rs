@@ -305,10 +305,12 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
             change: None,
             status: Status::Conflict,
             message: format!(
-                "{}: changed by two file patches of this batch ({} and {}); accept the changes of only one",
+                "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",
                 rel.display(),
-                batch.files[first].display_name(),
-                batch.files[second].display_name()
+                first + 1,
+                second + 1,
+                batch.files[first].id,
+                batch.files[second].id
             ),
         });
     }

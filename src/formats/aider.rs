@@ -21,7 +21,7 @@ const DIVIDER: &str = "=======";
 const REPLACE: &str = ">>>>>>> REPLACE";
 
 pub fn detect(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == SEARCH) && text.lines().any(|l| l.trim() == REPLACE)
+    text.lines().any(|l| l.trim() == SEARCH)
 }
 
 struct Block {

@@ -172,7 +172,7 @@ fn update(
                 }
                 many => {
                     let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
-                    builder.push(&mut file, ChangeSpec::unplaced(description, LoadProblem::conflict("ambiguous", format!("anchor \"{anchor}\" occurs {} times, at lines {}; it must occur once", many.len(), list.join(", ")))));
+                    builder.push(&mut file, ChangeSpec::unplaced(description, LoadProblem::conflict("ambiguous", format!("anchor \"{anchor}\" found {} times, at lines {}; it must occur once", many.len(), list.join(", ")))));
                     continue;
                 }
             }

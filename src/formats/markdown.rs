@@ -86,6 +86,16 @@ fn blocks(text: &str) -> Vec<Block> {
     out
 }
 
+/// The answer's line for a `line N, column M` location inside a block.
+fn answer_line(block: &Block, location: &str) -> usize {
+    let inner: usize = location
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
+    block.first_line + inner - 1
+}
+
 /// Which format a block is in, if it is a patch at all.
 fn block_format(block: &Block) -> Option<&'static str> {
     match block.lang.as_str() {
@@ -128,7 +138,7 @@ pub fn load(
             None => "no patch in this answer: expected a fenced ```json block (a bundle, structured patch, patch-tool call or TUL-002 batch) or a ```patch / ```diff block".into(),
         };
         let line = refusal.map_or(1, |(s, _)| {
-            lower[..lower.find(s).unwrap_or(0)].lines().count().max(1)
+            lower[..lower.find(s).unwrap_or(0)].matches('\n').count() + 1
         });
         problems.push(InputProblem {
             location: format!("line {line}"),
@@ -161,7 +171,7 @@ pub fn load(
             }
             "json" => {
                 let message = match json::parse_strict(block.text.as_bytes()) {
-                    Err(p) => format!("not valid JSON ({}: {})", p.location, p.message),
+                    Err(p) => format!("{} (at {} of the block, line {} of the answer)", p.message, p.location, answer_line(block, &p.location)),
                     Ok(_) => "a JSON block that is no patch format patchdeck reads (bundle, structured patch, patch-tool call, directive, TUL-002)".into(),
                 };
                 problems.push(InputProblem {

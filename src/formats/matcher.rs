@@ -157,7 +157,7 @@ impl Miss {
                 (
                     "ambiguous",
                     format!(
-                        "{what} occurs {} times{how}, at lines {}; it must occur once",
+                        "{what}: found {} times{how}, at lines {}; it must occur once",
                         lines.len(),
                         list.join(", ")
                     ),
