@@ -241,10 +241,8 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
             out.push((line.as_bytes(), kept));
         }
         next = splice.range.index() + splice.range.count;
-        if next == lines.len() {
-            if splice.final_newline.is_some() {
-                forced_final_newline = splice.final_newline;
-            }
+        if next == lines.len() && splice.final_newline.is_some() {
+            forced_final_newline = splice.final_newline;
         }
     }
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));

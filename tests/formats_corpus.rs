@@ -6,6 +6,7 @@
 mod common;
 
 #[path = "common/corpus.rs"]
+#[allow(dead_code)]
 mod corpus;
 
 use common::{copy_tree, user_tree};

@@ -82,8 +82,19 @@ impl Builder {
         }
     }
 
-    /// Adds a change to a file patch, deriving its ID from its content and position.
-    pub fn push(&self, file: &mut FilePatch, spec: ChangeSpec) {
+    /// Adds a change to a file patch, deriving its ID from its content and position. A change
+    /// found with a tolerant tier gets a note saying so, for the report and the reviewer.
+    pub fn push(&self, file: &mut FilePatch, mut spec: ChangeSpec) {
+        if !matches!(spec.tier, MatchTier::Exact | MatchTier::Offset) {
+            spec.problems.push(LoadProblem::note(
+                "tolerant_match",
+                format!(
+                    "found only with tolerance \"{}\" ({}); the file's own text is kept for unchanged lines",
+                    super::matcher::tier_name(spec.tier),
+                    tier_meaning(spec.tier)
+                ),
+            ));
+        }
         let index = file.changes.len();
         let range = spec.range.unwrap_or(LineRange::after(0));
         let operation = if range.count == 0 {
@@ -116,6 +127,17 @@ impl Builder {
             new_eols: spec.new_eols,
             load_problems: spec.problems,
         });
+    }
+}
+
+fn tier_meaning(tier: MatchTier) -> &'static str {
+    match tier {
+        MatchTier::Eol => "the patch's line endings differ from the file's",
+        MatchTier::TrailingWs => "trailing whitespace differs",
+        MatchTier::Indent => "indented differently; the new text was re-indented by the same shift",
+        MatchTier::BlankEdges => "blank first or last lines of the find were dropped",
+        MatchTier::Unicode => "Unicode punctuation was read as ASCII",
+        MatchTier::Exact | MatchTier::Offset => "exact",
     }
 }
 

@@ -277,6 +277,7 @@ fn load_call(
     if walker.problems.len() > before {
         return None;
     }
+    merge_insertions(&mut specs);
     // All patches are placed against the original: they must not overlap.
     let mut order: Vec<usize> = (0..specs.len())
         .filter(|&k| specs[k].problems.is_empty())
@@ -319,6 +320,52 @@ fn load_call(
         builder.push(&mut file, spec);
     }
     Some(file)
+}
+
+/// Appends and prepends that insert at the same place (several appends, or a prepend and an
+/// append to an empty file) become one insertion: prepends first, then appends, each in the
+/// order given.
+fn merge_insertions(specs: &mut Vec<ChangeSpec>) {
+    let is_insertion = |s: &ChangeSpec| {
+        s.problems.is_empty() && s.expected.is_none() && s.range.is_some_and(|r| r.count == 0)
+    };
+    let mut k = 0;
+    while k < specs.len() {
+        if !is_insertion(&specs[k]) {
+            k += 1;
+            continue;
+        }
+        let at = specs[k].range;
+        let same: Vec<usize> = (k + 1..specs.len())
+            .filter(|&j| is_insertion(&specs[j]) && specs[j].range == at)
+            .collect();
+        if same.is_empty() {
+            k += 1;
+            continue;
+        }
+        let mut group: Vec<ChangeSpec> = vec![specs[k].clone()];
+        for &j in same.iter().rev() {
+            group.insert(1, specs.remove(j));
+        }
+        let is_prepend = |s: &ChangeSpec| {
+            s.description
+                .as_deref()
+                .is_some_and(|d| d.contains("insert at the top"))
+        };
+        group.sort_by_key(|s| !is_prepend(s));
+        let mut merged = group[0].clone();
+        for other in &group[1..] {
+            merged.new_lines.extend(other.new_lines.iter().cloned());
+            merged.eof_newline = other.eof_newline.or(merged.eof_newline);
+            let text = other.description.clone().unwrap_or_default();
+            merged.description = Some(format!(
+                "{}; {text}",
+                merged.description.unwrap_or_default()
+            ));
+        }
+        specs[k] = merged;
+        k += 1;
+    }
 }
 
 fn read_reindent(

@@ -58,7 +58,6 @@ fn blocks(text: &str) -> Vec<Block> {
                         .all(|c| c == fence.chars().next().unwrap_or('`'))
                 {
                     let lang = trimmed[fence.len()..]
-                        .trim()
                         .split_whitespace()
                         .next()
                         .unwrap_or("")
@@ -106,7 +105,7 @@ fn block_format(block: &Block) -> Option<&'static str> {
             if block.lang.is_empty() && unified::detect(&block.text) {
                 return Some(unified::NAME);
             }
-            (block.lang != "").then_some("json")
+            (!block.lang.is_empty()).then_some("json")
         }
         "patch" | "diff" | "udiff" | "git" => Some(unified::NAME),
         _ => None,
