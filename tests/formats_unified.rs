@@ -402,3 +402,57 @@ fn a_hunk_whose_context_occurs_twice_elsewhere_is_ambiguous_not_guessed() {
     );
     assert_eq!(tree[Path::new("f")].0, file.to_vec());
 }
+
+#[test]
+fn a_rename_is_a_creation_from_the_old_content_plus_a_deletion_each_decided_alone() {
+    let old: &[(&str, &[u8])] = &[("old.txt", b"1\n2\n3\n4\n5\n6\n7\n")];
+    let new: &[(&str, &[u8])] = &[("new.txt", b"1\n2\n3\n4\n5\n6\nseven\n")];
+    let patch = git_diff(old, new, &[]);
+    assert!(patch.contains("rename from old.txt"), "{patch}");
+    let ws = workspace_with(old);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("r.diff");
+    std::fs::write(&input, &patch).unwrap();
+    let root = ws.path().to_str().unwrap();
+    let report = json_out(&patchdeck(&[
+        "check",
+        "--json",
+        "--root",
+        root,
+        input.to_str().unwrap(),
+    ]));
+    assert_eq!(report["files"][0]["action"], "create");
+    assert_eq!(report["files"][0]["label"], "renamed from old.txt");
+    assert_eq!(report["files"][1]["action"], "delete");
+    // Rejecting the deletion keeps the old file: the rename became a copy with the edit.
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        root,
+        "--reject",
+        "old.txt",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(ws.path().join("old.txt")).unwrap(),
+        b"1\n2\n3\n4\n5\n6\n7\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.path().join("new.txt")).unwrap(),
+        b"1\n2\n3\n4\n5\n6\nseven\n"
+    );
+    // A rename onto an existing file is a conflict, as in git.
+    let taken = workspace_with(&[
+        ("old.txt", b"1\n2\n3\n4\n5\n6\n7\n"),
+        ("new.txt", b"mine\n"),
+    ]);
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        taken.path().to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("file_exists"), "{}", stdout(&out));
+}

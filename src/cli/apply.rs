@@ -143,6 +143,11 @@ pub fn run(args: ApplyArgs) -> Result<i32, Error> {
         emit(None);
         return Ok(exit::OK);
     }
+    if options.read_only {
+        // Review worked: show it, then refuse the write.
+        emit(None);
+        return Err(Error::ReadOnly);
+    }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
     if !args.json {
         for written in &committed.written {

@@ -115,6 +115,7 @@ fn update(
     );
     if moved {
         file.copy_from = Some(path.to_owned());
+        file.label = Some(format!("moved from {path}"));
     }
     let disk = read_doc(workspace, path);
     let bytes = match &disk {

@@ -562,6 +562,9 @@ pub fn build(
 ) {
     for section in files {
         let description = section.subject.clone();
+        if loaded.label.is_none() {
+            loaded.label = description.clone();
+        }
         if let Some(mode) = &section.mode_change {
             loaded.warnings.push(crate::model::InputWarning {
                 location: format!("line {}", section.at_line),
@@ -643,6 +646,11 @@ pub fn build(
         file.label = description.clone();
         if moves {
             file.copy_from = Some(old_path.clone());
+            let how = if section.renamed { "renamed" } else { "copied" };
+            file.label = Some(match &description {
+                Some(subject) => format!("{subject} ({how} from {old_path})"),
+                None => format!("{how} from {old_path}"),
+            });
         }
         let bytes = match &disk {
             OnDisk::File { bytes, .. } => Some(bytes.as_slice()),
