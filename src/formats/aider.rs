@@ -128,7 +128,7 @@ pub fn load(
                     ));
                     builder.push(
                         &mut file,
-                        ChangeSpec::unplaced(description, LoadProblem::conflict(kind, message)),
+                        ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
                     );
                 }
             }

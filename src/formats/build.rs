@@ -41,6 +41,21 @@ pub struct ChangeSpec {
 }
 
 impl ChangeSpec {
+    /// [`ChangeSpec::unplaced`], shown at the first place an ambiguous find occurs.
+    pub fn near(
+        miss: &super::matcher::Miss,
+        description: Option<String>,
+        problem: LoadProblem,
+    ) -> ChangeSpec {
+        let mut spec = ChangeSpec::unplaced(description, problem);
+        if let super::matcher::Miss::Ambiguous(lines, _) = miss {
+            if let Some(first) = lines.first() {
+                spec.range = Some(LineRange::after(first - 1));
+            }
+        }
+        spec
+    }
+
     /// A change that could not be placed: it carries its problem, which verify reports.
     pub fn unplaced(description: Option<String>, problem: LoadProblem) -> ChangeSpec {
         ChangeSpec {

@@ -232,7 +232,7 @@ fn update(
                 };
                 builder.push(
                     &mut file,
-                    ChangeSpec::unplaced(description, LoadProblem::conflict(kind, message)),
+                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
                 );
             }
         }

@@ -230,7 +230,8 @@ fn load_call(
                             } else {
                                 message
                             };
-                            ChangeSpec::unplaced(
+                            ChangeSpec::near(
+                                &miss,
                                 description(format!("replace \"{}\"", preview(&old))),
                                 LoadProblem::conflict(kind, message),
                             )

@@ -141,12 +141,7 @@ impl Miss {
     /// The report's problem kind and a message naming what was looked for.
     pub fn describe(&self, what: &str) -> (&'static str, String) {
         match self {
-            Miss::NotFound => (
-                "not_found",
-                format!(
-                    "{what} not found in the file (tried exact text and the allowed tolerances)"
-                ),
-            ),
+            Miss::NotFound => ("not_found", format!("{what} not found in the file")),
             Miss::Ambiguous(lines, tier) => {
                 let list: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
                 let how = if *tier == MatchTier::Exact {

@@ -196,7 +196,8 @@ pub fn patch_file(
             Err(miss) => {
                 let what = format!("replacement {} (find \"{}\")", i + 1, preview(&r.find));
                 let (kind, message) = miss.describe(&what);
-                failed.push(ChangeSpec::unplaced(
+                failed.push(ChangeSpec::near(
+                    &miss,
                     Some(describe(i, r)),
                     LoadProblem::conflict(kind, message),
                 ));
