@@ -349,10 +349,7 @@ mod tests {
         assert!(lines.matches_at(LineRange::inclusive(1, 1), &s(&["first"])));
         let out = splice(
             original,
-            &[Splice {
-                range: LineRange::inclusive(1, 1),
-                new_lines: &s(&["FIRST"]),
-            }],
+            &[Splice::new(LineRange::inclusive(1, 1), &s(&["FIRST"]))],
         );
         assert_eq!(out, b"\xEF\xBB\xBFFIRST\nsecond\n");
     }
