@@ -456,3 +456,11 @@ fn a_rename_is_a_creation_from_the_old_content_plus_a_deletion_each_decided_alon
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("file_exists"), "{}", stdout(&out));
 }
+
+#[test]
+fn a_hunk_at_the_top_of_a_file_with_a_byte_order_mark_applies_as_in_git() {
+    let old: &[u8] = b"\xEF\xBB\xBFfirst\nsecond\nthird\n";
+    let new: &[u8] = b"\xEF\xBB\xBFFIRST\nsecond\nthird\n";
+    let patch = git_diff(&[("bom.txt", old)], &[("bom.txt", new)], &[]);
+    assert!(same_as_git(&[("bom.txt", old)], &patch, &[]));
+}

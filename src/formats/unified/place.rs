@@ -150,6 +150,24 @@ pub fn build(
 
 /// Places a hunk in the file's lines as `git apply` would (without fuzz).
 fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
+    // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
+    // as part of line 1, so a hunk at the top of a file with one is read without it.
+    let without_bom;
+    let hunk = match lines {
+        Some(lines) if lines.has_bom() && hunk.old_start <= 1 => {
+            let mut h = hunk.clone();
+            for side in [&mut h.old, &mut h.new] {
+                if let Some(first) = side.first_mut() {
+                    if let Some(rest) = first.text.strip_prefix('\u{feff}') {
+                        first.text = rest.to_owned();
+                    }
+                }
+            }
+            without_bom = h;
+            &without_bom
+        }
+        _ => hunk,
+    };
     let description = if hunk.section.is_empty() {
         hunk.header.clone()
     } else {
