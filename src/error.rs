@@ -50,6 +50,14 @@ pub enum Error {
     },
     /// No format recognised the input.
     UnknownFormat { source: String, tried: Vec<String> },
+    /// The input is larger than a reviewable batch (REQ-PATCH-008).
+    TooLarge {
+        source: String,
+        tokens: usize,
+        limit: usize,
+    },
+    /// A commit was asked for in read-only mode (REQ-PATCH-009); nothing was written.
+    ReadOnly,
     /// A request (selector, decisions file, option) names something that does not exist or is
     /// ambiguous.
     Usage {
@@ -82,6 +90,8 @@ impl Error {
             Error::ReadInput { .. }
             | Error::InvalidInput { .. }
             | Error::UnknownFormat { .. }
+            | Error::TooLarge { .. }
+            | Error::ReadOnly
             | Error::Usage { .. }
             | Error::Root { .. } => exit::INVALID,
             Error::ChangedOnDisk { .. } | Error::UndoBlocked { .. } => exit::CONFLICT,
@@ -98,6 +108,13 @@ impl Error {
             Error::UnknownFormat { .. } => {
                 Some("force a format with --format NAME if the input is one of these".into())
             }
+            Error::TooLarge { .. } => Some(
+                "break the change into several smaller patches and review them one after the other"
+                    .into(),
+            ),
+            Error::ReadOnly => Some(
+                "run the command again without --read-only to get write access".into(),
+            ),
             Error::Locked { .. } => Some(
                 "wait for the other patchdeck to finish; if no patchdeck is running, remove the lock file"
                     .into(),
@@ -144,6 +161,17 @@ impl fmt::Display for Error {
                 f,
                 "{source}: not a patch batch in any format patchdeck reads (tried: {})",
                 tried.join(", ")
+            ),
+            Error::TooLarge {
+                source,
+                tokens,
+                limit,
+            } => write!(
+                f,
+                "{source}: the input is about {tokens} tokens (characters / 4), more than the {limit} a patch may have; split it into smaller patches"
+            ),
+            Error::ReadOnly => f.write_str(
+                "patchdeck is in read-only mode (--read-only): review works, but nothing may be written. Run it without --read-only to get write access.",
             ),
             Error::Usage { message, .. } => f.write_str(message),
             Error::Root { root, message } => {

@@ -10,6 +10,7 @@
 pub mod commit;
 pub mod error;
 pub mod formats;
+pub mod generated;
 pub mod json;
 pub mod lines;
 pub mod model;

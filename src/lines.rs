@@ -162,19 +162,47 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 pub struct Splice<'c> {
     pub range: LineRange,
     pub new_lines: &'c [String],
+    /// When the splice reaches the end of the file: whether the file then ends with a newline
+    /// (`None` keeps the original's choice).
+    pub final_newline: Option<bool>,
+    /// The ending of each new line, when it is given (`Eol::None` there means "the file's").
+    pub new_eols: Option<&'c [Eol]>,
+}
+
+impl<'c> Splice<'c> {
+    pub fn new(range: LineRange, new_lines: &'c [String]) -> Splice<'c> {
+        Splice {
+            range,
+            new_lines,
+            final_newline: None,
+            new_eols: None,
+        }
+    }
 }
 
 /// Rewrites `original` with `splices` (sorted by position, not overlapping, inside the file).
 ///
 /// Lines outside the splices keep their bytes and endings, except that an original last line
 /// without a newline gains the file's ending when new lines follow it. New lines take the file's
-/// dominant ending; when a new line ends the file, it ends with a newline exactly when the
-/// original did (an empty original counts as ending with one).
+/// dominant ending, except that the new lines a splice shares with the lines it replaces at its
+/// start and end (unchanged context) keep their own endings. When a new line ends the file, it
+/// ends with a newline as the splice says, else exactly when the original did (an empty
+/// original counts as ending with one).
 pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
+    splice_with_eol(original, splices, Eol::Lf)
+}
+
+/// [`splice`], with the ending new lines take when the original has no line ending at all.
+pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
     let lines = Lines::split(original);
-    let eol = lines.dominant_eol();
+    let eol = if lines.all().iter().any(|l| l.eol != Eol::None) {
+        lines.dominant_eol()
+    } else {
+        default_eol
+    };
     let keep_final_newline = !lines.missing_final_newline();
-    // `None` marks a line written by a splice.
+    let mut forced_final_newline = None;
+    // `None` marks a line written by a splice with the file's ending.
     let mut out: Vec<(&[u8], Option<Eol>)> = Vec::with_capacity(lines.len() + 16);
     let mut next = 0; // zero-based index of the next original line to copy
     for splice in splices {
@@ -184,8 +212,38 @@ pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
                 .iter()
                 .map(|l| (l.text, Some(l.eol))),
         );
-        out.extend(splice.new_lines.iter().map(|l| (l.as_bytes(), None)));
+        let old = lines.range(splice.range);
+        let new = splice.new_lines;
+        let prefix = old
+            .iter()
+            .zip(new)
+            .take_while(|(o, n)| o.text == n.as_bytes())
+            .count();
+        let room = old.len().min(new.len()) - prefix;
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(new.iter().rev())
+            .take(room)
+            .take_while(|(o, n)| o.text == n.as_bytes())
+            .count();
+        let given = splice.new_eols.filter(|e| e.len() == new.len());
+        for (k, line) in new.iter().enumerate() {
+            let kept = if let Some(eols) = given {
+                Some(eols[k]).filter(|e| *e != Eol::None)
+            } else if k < prefix {
+                Some(old[k].eol)
+            } else if k >= new.len() - suffix {
+                Some(old[old.len() - (new.len() - k)].eol)
+            } else {
+                None
+            };
+            out.push((line.as_bytes(), kept));
+        }
         next = splice.range.index() + splice.range.count;
+        if next == lines.len() && splice.final_newline.is_some() {
+            forced_final_newline = splice.final_newline;
+        }
     }
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
 
@@ -197,7 +255,9 @@ pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
     for (i, (text, line_eol)) in out.iter().enumerate() {
         bytes.extend_from_slice(text);
         let ending = match (i == last, *line_eol) {
-            (true, None) if !keep_final_newline => Eol::None,
+            (true, _) if forced_final_newline == Some(false) => Eol::None,
+            (true, Some(Eol::None)) if forced_final_newline == Some(true) => eol,
+            (true, None) if forced_final_newline.is_none() && !keep_final_newline => Eol::None,
             (_, None) | (false, Some(Eol::None)) => eol,
             (_, Some(kept)) => kept,
         };
@@ -233,36 +293,21 @@ mod tests {
     fn replacing_in_a_crlf_file_writes_crlf_and_keeps_other_bytes() {
         let out = splice(
             b"one\r\ntwo\r\nthree\r\n",
-            &[Splice {
-                range: LineRange::inclusive(2, 2),
-                new_lines: &s(&["TWO", "2b"]),
-            }],
+            &[Splice::new(LineRange::inclusive(2, 2), &s(&["TWO", "2b"]))],
         );
         assert_eq!(out, b"one\r\nTWO\r\n2b\r\nthree\r\n");
     }
 
     #[test]
     fn inserting_after_a_last_line_without_newline_keeps_the_file_without_one() {
-        let out = splice(
-            b"a\nb",
-            &[Splice {
-                range: LineRange::after(2),
-                new_lines: &s(&["c"]),
-            }],
-        );
+        let out = splice(b"a\nb", &[Splice::new(LineRange::after(2), &s(&["c"]))]);
         assert_eq!(out, b"a\nb\nc");
     }
 
     #[test]
     fn deleting_the_last_line_of_a_file_without_newline_keeps_the_bytes_before_it() {
         // As git does: the line without a newline is gone; line 2 keeps its own ending.
-        let out = splice(
-            b"a\nb\nc",
-            &[Splice {
-                range: LineRange::inclusive(3, 3),
-                new_lines: &[],
-            }],
-        );
+        let out = splice(b"a\nb\nc", &[Splice::new(LineRange::inclusive(3, 3), &[])]);
         assert_eq!(out, b"a\nb\n");
     }
 
@@ -270,35 +315,20 @@ mod tests {
     fn replacing_the_last_line_of_a_file_without_newline_ends_without_one() {
         let out = splice(
             b"a\nb",
-            &[Splice {
-                range: LineRange::inclusive(2, 2),
-                new_lines: &s(&["B", "C"]),
-            }],
+            &[Splice::new(LineRange::inclusive(2, 2), &s(&["B", "C"]))],
         );
         assert_eq!(out, b"a\nB\nC");
     }
 
     #[test]
     fn inserting_into_an_empty_file_ends_with_a_newline() {
-        let out = splice(
-            b"",
-            &[Splice {
-                range: LineRange::after(0),
-                new_lines: &s(&["x", "y"]),
-            }],
-        );
+        let out = splice(b"", &[Splice::new(LineRange::after(0), &s(&["x", "y"]))]);
         assert_eq!(out, b"x\ny\n");
     }
 
     #[test]
     fn deleting_every_line_gives_an_empty_file() {
-        let out = splice(
-            b"a\nb\n",
-            &[Splice {
-                range: LineRange::inclusive(1, 2),
-                new_lines: &[],
-            }],
-        );
+        let out = splice(b"a\nb\n", &[Splice::new(LineRange::inclusive(1, 2), &[])]);
         assert_eq!(out, b"");
     }
 
@@ -306,10 +336,7 @@ mod tests {
     fn mixed_endings_keep_each_untouched_line_ending() {
         let out = splice(
             b"a\r\nb\nc\r\nd\r\n",
-            &[Splice {
-                range: LineRange::inclusive(2, 2),
-                new_lines: &s(&["B"]),
-            }],
+            &[Splice::new(LineRange::inclusive(2, 2), &s(&["B"]))],
         );
         assert_eq!(out, b"a\r\nB\r\nc\r\nd\r\n");
     }
@@ -322,10 +349,7 @@ mod tests {
         assert!(lines.matches_at(LineRange::inclusive(1, 1), &s(&["first"])));
         let out = splice(
             original,
-            &[Splice {
-                range: LineRange::inclusive(1, 1),
-                new_lines: &s(&["FIRST"]),
-            }],
+            &[Splice::new(LineRange::inclusive(1, 1), &s(&["FIRST"]))],
         );
         assert_eq!(out, b"\xEF\xBB\xBFFIRST\nsecond\n");
     }

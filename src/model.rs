@@ -6,6 +6,7 @@
 //! a batch came from beyond the [`Batch::format`] label it shows. This module owns the types and
 //! the deterministic ID scheme; it does not read files or parse input.
 
+use crate::lines::Eol;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -100,6 +101,14 @@ pub struct FilePatch {
     /// Lowercase hex SHA-256 of the file the author planned against, when the format has one.
     pub expected_sha256: Option<String>,
     pub changes: Vec<Change>,
+    /// For a file created as a copy of another (the new side of a rename): the docPath whose
+    /// content the changes apply to. The new file is that content with the selected changes.
+    pub copy_from: Option<String>,
+    /// The line ending new lines take when the file has none to go by (a creation); `None`
+    /// means LF.
+    pub new_file_eol: Option<Eol>,
+    /// Problems the format found while loading (a file named twice, ...), reported by verify.
+    pub load_problems: Vec<LoadProblem>,
 }
 
 /// The line-level operation a change performs.
@@ -193,6 +202,8 @@ pub enum MatchTier {
     Indent,
     BlankEdges,
     Unicode,
+    /// A unified-diff hunk whose context was found at another line than its header says.
+    Offset,
 }
 
 /// One change: replace the lines of `range` in the current file with `new_lines`.
@@ -209,6 +220,43 @@ pub struct Change {
     pub new_lines: Vec<String>,
     /// How the lines were located, for formats that locate them by text.
     pub match_tier: MatchTier,
+    /// When this change's new lines end the file: whether the file then ends with a newline.
+    /// `None` keeps the file's own choice.
+    pub eof_newline: Option<bool>,
+    /// The ending of each new line, when the format says (a unified diff's lines carry their
+    /// own); `None` writes new lines with the file's ending.
+    pub new_eols: Option<Vec<Eol>>,
+    /// Problems the format found while locating the change (text not found, found several
+    /// times, ...). Verify reports them; a change with a blocking one cannot be applied.
+    pub load_problems: Vec<LoadProblem>,
+}
+
+/// A problem a format found at load time that belongs to a file or a change rather than to the
+/// input's syntax: the reviewer sees it as a conflict (or a note) on that file or change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadProblem {
+    /// The report's problem kind: `not_found`, `ambiguous`, ...
+    pub kind: &'static str,
+    pub message: String,
+    /// False for notes that do not stop a commit.
+    pub blocking: bool,
+}
+
+impl LoadProblem {
+    pub fn conflict(kind: &'static str, message: impl Into<String>) -> LoadProblem {
+        LoadProblem {
+            kind,
+            message: message.into(),
+            blocking: true,
+        }
+    }
+
+    pub fn note(kind: &'static str, message: impl Into<String>) -> LoadProblem {
+        LoadProblem {
+            blocking: false,
+            ..LoadProblem::conflict(kind, message)
+        }
+    }
 }
 
 impl Batch {

@@ -7,7 +7,7 @@
 use crate::commit::journal::Recovery;
 use crate::commit::{self, CommitOptions, Committed};
 use crate::error::{Error, Result};
-use crate::formats::{self, Input};
+use crate::formats::{self, Input, LoadOptions};
 use crate::model::Batch;
 use crate::plan::{self, Plan};
 use crate::review::Decisions;
@@ -43,7 +43,12 @@ pub struct Checked {
 
 /// Parses an input (forcing `format` when given) and verifies it.
 pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Result<Checked> {
-    let batch = formats::load(input, format, workspace)?;
+    load_with(workspace, input, &LoadOptions::format(format))
+}
+
+/// [`load`] with every loading option (`-p`, the size limit).
+pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) -> Result<Checked> {
+    let batch = formats::load_with(input, workspace, options)?;
     let verification = verify::verify(&batch, workspace);
     Ok(Checked {
         batch,

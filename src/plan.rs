@@ -5,7 +5,7 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
-use crate::lines::{splice, Splice};
+use crate::lines::{splice_with_eol, Eol, Splice};
 use crate::model::{Batch, ChangeId, FileAction, LineRange};
 use crate::review::{Decision, Decisions};
 use crate::verify::{Status, Verification};
@@ -256,12 +256,21 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             _ => {
                 let spliced: Vec<Splice> = splices
                     .iter()
-                    .map(|(range, _, lines)| Splice {
+                    .map(|(range, ci, lines)| Splice {
                         range: *range,
                         new_lines: lines,
+                        final_newline: file.changes[*ci].eof_newline,
+                        // Lines the reviewer edited take the file's ending.
+                        new_eols: file.changes[*ci].new_eols.as_deref().filter(|_| {
+                            !matches!(decisions.get(&file.changes[*ci].id), Decision::Edit(_))
+                        }),
                     })
                     .collect();
-                splice(check.base_bytes(), &spliced)
+                splice_with_eol(
+                    check.base_bytes(),
+                    &spliced,
+                    file.new_file_eol.unwrap_or(Eol::Lf),
+                )
             }
         };
         plan.writes.push(FileWrite {
@@ -277,5 +286,32 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             mode: None,
         });
     }
+    block_files_written_twice(batch, &mut plan);
     plan
+}
+
+/// Two file patches of a batch that write the same file would overwrite each other: when the
+/// selected changes of both would be written, neither is.
+fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
+    let mut twice = Vec::new();
+    for (i, a) in plan.writes.iter().enumerate() {
+        if let Some(b) = plan.writes[i + 1..].iter().find(|b| b.rel == a.rel) {
+            twice.push((a.file, b.file, a.rel.clone()));
+        }
+    }
+    for (first, second, rel) in twice {
+        plan.blockers.push(Blocker {
+            file: second,
+            change: None,
+            status: Status::Conflict,
+            message: format!(
+                "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",
+                rel.display(),
+                first + 1,
+                second + 1,
+                batch.files[first].id,
+                batch.files[second].id
+            ),
+        });
+    }
 }

@@ -65,7 +65,7 @@ pub fn write_file(write: &FileWrite, out: &mut impl Write) -> io::Result<()> {
 pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write) -> io::Result<()> {
     let old_lines = raw_lines(old);
     let new_lines = raw_lines(new);
-    let ops = capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines);
+    let ops = diff_ops(&old_lines, &new_lines);
     for group in group_diff_ops(ops, context) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
@@ -104,6 +104,47 @@ pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write)
         }
     }
     Ok(())
+}
+
+/// similar's Myers diff of two line slices, with every op's positions recomputed from the ops
+/// before it. similar 2.7 can report a deletion at the wrong position in the new side (a
+/// `Delete { new_index: 1 }` before an `Equal { new_index: 0 }`), which made hunk headers that
+/// `git apply` refuses; the op kinds and lengths are right, so the positions are rebuilt.
+pub fn diff_ops<T: std::hash::Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
+    let (mut o, mut n) = (0, 0);
+    capture_diff_slices(Algorithm::Myers, old, new)
+        .into_iter()
+        .map(|op| {
+            let fixed = match op {
+                DiffOp::Equal { len, .. } => DiffOp::Equal {
+                    old_index: o,
+                    new_index: n,
+                    len,
+                },
+                DiffOp::Delete { old_len, .. } => DiffOp::Delete {
+                    old_index: o,
+                    old_len,
+                    new_index: n,
+                },
+                DiffOp::Insert { new_len, .. } => DiffOp::Insert {
+                    old_index: o,
+                    new_index: n,
+                    new_len,
+                },
+                DiffOp::Replace {
+                    old_len, new_len, ..
+                } => DiffOp::Replace {
+                    old_index: o,
+                    old_len,
+                    new_index: n,
+                    new_len,
+                },
+            };
+            o += fixed.old_range().len();
+            n += fixed.new_range().len();
+            fixed
+        })
+        .collect()
 }
 
 /// Each line with its ending, as raw bytes (a byte order mark stays part of the first line,
@@ -186,6 +227,15 @@ mod tests {
     #[test]
     fn insertion_into_empty_content_names_line_zero() {
         assert_eq!(hunks("", "x\n"), "@@ -0,0 +1 @@\n+x\n");
+    }
+
+    #[test]
+    fn hunk_headers_count_from_the_ops_not_from_similars_delete_position() {
+        // similar 2.7 reports this deletion at new line 1, before the equal line at 0.
+        assert_eq!(
+            hunks("a\nc\n", "c\nc\nb\nb\nb"),
+            "@@ -1,2 +1,5 @@\n-a\n c\n+c\n+b\n+b\n+b\n\\ No newline at end of file\n"
+        );
     }
 
     #[test]

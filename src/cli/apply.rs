@@ -25,6 +25,9 @@ pub struct ApplyArgs {
     /// Verify and plan, print what would be written, write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Review only: verify and report, but refuse to write anything
+    #[arg(long)]
+    pub read_only: bool,
 }
 
 /// Which changes to write, and which overrides to allow (shared with `diff`).
@@ -106,9 +109,10 @@ pub fn commit_options() -> Result<CommitOptions, Error> {
 
 pub fn run(args: ApplyArgs) -> Result<i32, Error> {
     let mut options = commit_options()?;
+    options.read_only = args.read_only;
     let opened = open(&args.batch.root)?;
     let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
@@ -138,6 +142,11 @@ pub fn run(args: ApplyArgs) -> Result<i32, Error> {
         }
         emit(None);
         return Ok(exit::OK);
+    }
+    if options.read_only {
+        // Review worked: show it, then refuse the write.
+        emit(None);
+        return Err(Error::ReadOnly);
     }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
     if !args.json {

@@ -19,7 +19,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Result<i32, Error> {
     let opened = open(&args.batch.root)?;
     let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
     let report = Report::build(&checked.batch, &checked.verification, None);
     if args.json {
         println!("{}", report.to_json());

@@ -20,7 +20,7 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> Result<i32, Error> {
     let opened = open(&args.batch.root)?;
     let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
     if plan.is_blocked() {

@@ -57,12 +57,29 @@ pub struct BatchArgs {
     /// Workspace root the batch's paths are relative to [default: current directory]
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
-    /// Input format, instead of detecting it (tul002)
+    /// Input format, instead of detecting it (tul002, directive, bundle, structured, edits, codex, aider, markdown, unified)
     #[arg(long, value_name = "F")]
     pub format: Option<String>,
+    /// Strip N leading components from unified-diff paths, as `git apply -p N` [default: 1]
+    #[arg(short = 'p', value_name = "N")]
+    pub strip: Option<usize>,
+    /// Refuse inputs larger than N tokens (characters / 4); 0 for no limit
+    #[arg(long, value_name = "N", default_value_t = patchdeck::formats::MAX_TOKENS)]
+    pub max_tokens: usize,
     /// The batch file, or - for standard input
     #[arg(value_name = "INPUT")]
     pub input: String,
+}
+
+impl BatchArgs {
+    /// The load options these flags describe.
+    pub fn load_options(&self) -> patchdeck::formats::LoadOptions {
+        patchdeck::formats::LoadOptions {
+            format: self.format.clone(),
+            strip: self.strip,
+            max_tokens: (self.max_tokens > 0).then_some(self.max_tokens),
+        }
+    }
 }
 
 /// How long a command waits for another patchdeck's lock on the same workspace.

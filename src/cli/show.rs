@@ -25,7 +25,7 @@ pub struct ShowArgs {
 pub fn run(args: ShowArgs) -> Result<i32, Error> {
     let opened = open(&args.batch.root)?;
     let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load(&opened.workspace, &input, args.batch.format.as_deref())?;
+    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
     let batch = &checked.batch;
     let report = Report::build(batch, &checked.verification, None);
     let id = args.id.as_str();

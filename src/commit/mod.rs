@@ -39,6 +39,8 @@ pub struct CommitOptions {
     pub keep_history: bool,
     /// What is committed, as `undo` will name it (the batch's label or key).
     pub label: String,
+    /// Refuse to write anything (`--read-only`): review works, every commit is refused.
+    pub read_only: bool,
 }
 
 impl Default for CommitOptions {
@@ -48,6 +50,7 @@ impl Default for CommitOptions {
             failpoint: None,
             keep_history: true,
             label: String::new(),
+            read_only: false,
         }
     }
 }
@@ -72,6 +75,9 @@ pub struct Committed {
 /// Commits a plan without blockers: every write happens, or none does.
 pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Result<Committed> {
     assert!(!plan.is_blocked(), "a blocked plan cannot be committed");
+    if options.read_only {
+        return Err(Error::ReadOnly);
+    }
     let state_dir = workspace.state_dir();
     ensure_state_dir(&state_dir)?;
     let _lock = Lock::acquire(&state_dir, options.lock_wait)?;
@@ -346,7 +352,24 @@ impl<'a> Transaction<'a> {
         // journal that the next run finishes.
         let _ = hit(self.failpoint, "cleanup")
             .and_then(|()| self.journal.recover(root, &self.state_dir).map(|_| ()));
+        // As git does, a folder a deletion left empty goes too (best effort: the commit stands).
+        for entry in &self.journal.entries {
+            if entry.staged.is_none() {
+                remove_empty_parents(root, &entry.path);
+            }
+        }
         Ok(())
+    }
+}
+
+/// Removes the folders above `rel` that are now empty, innermost first, up to the root.
+fn remove_empty_parents(root: &Path, rel: &Path) {
+    let mut dir = rel.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        if fs::remove_dir(root.join(d)).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
 

@@ -4,17 +4,71 @@
 //! reads the input, picks the format (forced by name, or detected), and returns a [`Batch`] or
 //! an [`Error::InvalidInput`] that lists every problem with its location.
 
+pub mod aider;
+pub mod build;
+pub mod bundle;
+pub mod codex;
+pub mod directive;
+pub mod edits;
+pub mod markdown;
+pub mod matcher;
+pub mod structured;
 pub mod tul002;
+pub mod unified;
 
 use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
 use crate::model::{sha256_hex, Batch};
 use crate::workspace::Workspace;
+use build::{Builder, Loaded};
 use std::io::Read;
 use std::path::Path;
 
-/// The names `--format` accepts.
-pub const NAMES: &[&str] = &[tul002::NAME];
+/// The names `--format` accepts, in the order detection tries them.
+pub const NAMES: &[&str] = &[
+    tul002::NAME,
+    directive::NAME,
+    bundle::NAME,
+    structured::NAME,
+    edits::NAME,
+    codex::NAME,
+    aider::NAME,
+    markdown::NAME,
+    unified::NAME,
+];
+
+/// The largest input patchdeck reviews, in tokens estimated as characters / 4 (REQ-PATCH-008).
+pub const MAX_TOKENS: usize = 60_000;
+
+/// How an input is loaded: the CLI fills this from its flags.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// Force a format by name instead of detecting it.
+    pub format: Option<String>,
+    /// Leading path components to strip from unified-diff paths (`-p N`); git's 1 when unset.
+    pub strip: Option<usize>,
+    /// Refuse inputs larger than this many tokens; `None` for no limit.
+    pub max_tokens: Option<usize>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            format: None,
+            strip: None,
+            max_tokens: Some(MAX_TOKENS),
+        }
+    }
+}
+
+impl LoadOptions {
+    pub fn format(format: Option<&str>) -> LoadOptions {
+        LoadOptions {
+            format: format.map(str::to_owned),
+            ..LoadOptions::default()
+        }
+    }
+}
 
 /// The raw bytes of an input and where they came from.
 pub struct Input {
@@ -63,11 +117,15 @@ pub const MAX_CHANGES: usize = 1_000_000;
 /// number: they read the files to turn each find into a line range. Formats with line numbers
 /// (TUL-002) do not touch it; verification reads the files for everyone.
 pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Result<Batch> {
-    let _ = workspace;
+    load_with(input, workspace, &LoadOptions::format(forced))
+}
+
+/// [`load`] with every option.
+pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
     if input.bytes.len() > MAX_INPUT_BYTES {
         return Err(invalid(
             input,
-            forced.unwrap_or("any"),
+            options.format.as_deref().unwrap_or("any"),
             vec![InputProblem {
                 location: "(input)".into(),
                 message: format!(
@@ -78,7 +136,17 @@ pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Resul
             }],
         ));
     }
-    let batch = load_format(input, forced)?;
+    if let Some(limit) = options.max_tokens {
+        let tokens = estimate_tokens(&input.bytes);
+        if tokens > limit {
+            return Err(Error::TooLarge {
+                source: input.source.clone(),
+                tokens,
+                limit,
+            });
+        }
+    }
+    let batch = load_format(input, workspace, options)?;
     check_counts(input, batch)
 }
 
@@ -100,22 +168,156 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
     Ok(batch)
 }
 
-fn load_format(input: &Input, forced: Option<&str>) -> Result<Batch> {
-    let format = match forced {
-        Some(name) => {
-            if !NAMES.contains(&name) {
+fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+    let format = match options.format.as_deref() {
+        Some(name) => match NAMES.iter().find(|n| **n == name) {
+            Some(name) => *name,
+            None => {
                 return Err(Error::Usage {
                     message: format!("unknown format \"{name}\""),
                     hint: Some(format!("formats: {}", NAMES.join(", "))),
-                });
+                })
             }
-            name
-        }
+        },
         None => detect(input)?,
     };
+    if format == tul002::NAME {
+        return load_tul002(input);
+    }
+    let text = std::str::from_utf8(&input.bytes).map_err(|e| {
+        let line = input.bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        invalid(
+            input,
+            format,
+            vec![InputProblem {
+                location: format!("line {line}"),
+                message: "not valid UTF-8 text; patchdeck reads patches as UTF-8".into(),
+            }],
+        )
+    })?;
+    let mut builder = Builder::new(&input.bytes);
+    let mut loaded = Loaded::default();
+    let context = Context { workspace, options };
+    let problems = load_text(format, text, &context, &mut builder, &mut loaded);
+    if !problems.is_empty() {
+        return Err(invalid(input, format, problems));
+    }
+    flag_files_named_twice(&mut loaded.files);
+    Ok(Batch {
+        id: builder.batch_id(),
+        key: None,
+        label: loaded.label,
+        format: format.to_owned(),
+        source: input.source.clone(),
+        content_sha256: sha256_hex(&input.bytes),
+        files: loaded.files,
+        warnings: loaded.warnings,
+    })
+}
+
+/// Two file patches of one batch that change the same file would overwrite each other's
+/// work: both get a `same_file_twice` note, and the plan refuses to write both.
+fn flag_files_named_twice(files: &mut [crate::model::FilePatch]) {
+    let keys: Vec<String> = files.iter().map(|f| f.doc_path.to_lowercase()).collect();
+    for i in 0..files.len() {
+        let others: Vec<String> = (0..files.len())
+            .filter(|&j| j != i && keys[j] == keys[i])
+            .map(|j| (j + 1).to_string())
+            .collect();
+        if !others.is_empty() {
+            let message = format!(
+                "{} is also changed by file patch {} of this batch (two blocks or sections for one file); accept the changes of only one of them",
+                files[i].doc_path,
+                others.join(", ")
+            );
+            files[i]
+                .load_problems
+                .push(crate::model::LoadProblem::note("same_file_twice", message));
+        }
+    }
+}
+
+/// What a format may use while loading besides its text.
+pub struct Context<'a> {
+    pub workspace: &'a Workspace,
+    pub options: &'a LoadOptions,
+}
+
+/// Tokens as REQ-PATCH-008 estimates them: characters / 4.
+pub fn estimate_tokens(bytes: &[u8]) -> usize {
+    String::from_utf8_lossy(bytes).chars().count() / 4
+}
+
+/// Loads text in a named format (not TUL-002) into `loaded`, returning every input problem.
+/// Markdown calls this for the blocks it finds.
+pub(crate) fn load_text(
+    format: &str,
+    text: &str,
+    context: &Context,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+) -> Vec<InputProblem> {
+    let mut problems = Vec::new();
     match format {
-        tul002::NAME => load_tul002(input),
-        _ => unreachable!("every name in NAMES is handled"),
+        unified::NAME => {
+            let strip = context.options.strip.unwrap_or(1);
+            let files = unified::parse(text, 1, strip, &mut problems);
+            if problems.is_empty() {
+                unified::build(files, context.workspace, builder, loaded);
+            }
+        }
+        codex::NAME => codex::load(text, context.workspace, builder, loaded, &mut problems),
+        aider::NAME => aider::load(text, context.workspace, builder, loaded, &mut problems),
+        markdown::NAME => markdown::load(text, context, builder, loaded, &mut problems),
+        json_format => match json::parse_strict(text.as_bytes()) {
+            Err(problem) => problems.push(problem),
+            Ok(value) => {
+                let mut walker = Walker::default();
+                load_json(json_format, &value, context, builder, loaded, &mut walker);
+                problems.extend(walker.problems);
+                loaded.warnings.extend(walker.warnings);
+            }
+        },
+    }
+    problems
+}
+
+/// Loads a parsed JSON value in one of the JSON formats other than TUL-002.
+pub(crate) fn load_json(
+    format: &str,
+    value: &serde_json::Value,
+    context: &Context,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+    walker: &mut Walker,
+) {
+    match format {
+        directive::NAME => directive::load(value, context, builder, loaded, walker),
+        bundle::NAME => bundle::load(value, context.workspace, builder, loaded, walker),
+        structured::NAME => structured::load(value, context.workspace, builder, loaded, walker),
+        edits::NAME => edits::load(value, context.workspace, builder, loaded, walker),
+        other => walker.problem("(top level)", format!("{other} is not a JSON format")),
+    }
+}
+
+/// The JSON format a value is in, if any (TUL-002 included).
+pub fn detect_json(value: &serde_json::Value) -> Option<&'static str> {
+    if tul002::detect(value) {
+        Some(tul002::NAME)
+    } else if directive::detect(value) {
+        Some(directive::NAME)
+    } else if structured::detect(value) {
+        Some(structured::NAME)
+    } else if bundle::detect(value) {
+        Some(bundle::NAME)
+    } else if edits::detect(value) {
+        Some(edits::NAME)
+    } else {
+        None
     }
 }
 
@@ -124,9 +326,23 @@ pub fn detect(input: &Input) -> Result<&'static str> {
     let trimmed = input.bytes.trim_ascii_start();
     if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
         if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&input.bytes) {
-            if tul002::detect(&value) {
-                return Ok(tul002::NAME);
+            if let Some(name) = detect_json(&value) {
+                return Ok(name);
             }
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(&input.bytes) {
+        if codex::detect(text) {
+            return Ok(codex::NAME);
+        }
+        if aider::detect(text) {
+            return Ok(aider::NAME);
+        }
+        if markdown::detect(text) {
+            return Ok(markdown::NAME);
+        }
+        if unified::detect(text) {
+            return Ok(unified::NAME);
         }
     }
     Err(Error::UnknownFormat {
@@ -173,6 +389,9 @@ mod tests {
             action: FileAction::Modify,
             expected_sha256: None,
             changes: Vec::new(),
+            copy_from: None,
+            new_file_eol: None,
+            load_problems: Vec::new(),
         };
         let batch = Batch {
             id: BatchId("b".into()),

@@ -249,6 +249,9 @@ fn parse_file(
         action: FileAction::Modify,
         expected_sha256: sha,
         changes,
+        copy_from: None,
+        new_file_eol: None,
+        load_problems: Vec::new(),
     })
 }
 
@@ -411,6 +414,9 @@ fn parse_change(
         expected,
         new_lines,
         match_tier: MatchTier::Exact,
+        eof_newline: None,
+        new_eols: None,
+        load_problems: Vec::new(),
     };
     (position, Some(change))
 }

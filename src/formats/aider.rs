@@ -1,0 +1,227 @@
+//! Aider's SEARCH/REPLACE blocks: the file's path on the line before, then
+//! `<<<<<<< SEARCH`, the lines to find, `=======`, the lines to put there, `>>>>>>> REPLACE`;
+//! fenced or not. A block without a path line uses the previous block's path.
+//!
+//! An empty SEARCH creates the file (over an existing file, a `file_exists` conflict). The
+//! SEARCH lines must occur once in the file, through the shared matcher's tolerant tiers (Aider
+//! itself tolerates whitespace too, but takes the first match); the blocks of one file are all
+//! placed against its content on disk and must not overlap.
+
+use super::build::{create_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::matcher::{find_lines, Doc, TOLERANT};
+use super::structured::preview;
+use crate::error::InputProblem;
+use crate::model::{FileAction, LineRange, LoadProblem};
+use crate::workspace::Workspace;
+
+pub const NAME: &str = "aider";
+
+const SEARCH: &str = "<<<<<<< SEARCH";
+const DIVIDER: &str = "=======";
+const REPLACE: &str = ">>>>>>> REPLACE";
+
+pub fn detect(text: &str) -> bool {
+    text.lines().any(|l| l.trim() == SEARCH)
+}
+
+struct Block {
+    path: String,
+    at_line: usize,
+    search: Vec<String>,
+    replace: Vec<String>,
+}
+
+pub fn load(
+    text: &str,
+    workspace: &Workspace,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+    problems: &mut Vec<InputProblem>,
+) {
+    let blocks = parse(text, problems);
+    if !problems.is_empty() {
+        return;
+    }
+    // Blocks grouped by path, in order of first appearance.
+    let mut paths: Vec<String> = Vec::new();
+    for b in &blocks {
+        if !paths.contains(&b.path) {
+            paths.push(b.path.clone());
+        }
+    }
+    for path in paths {
+        let mine: Vec<&Block> = blocks.iter().filter(|b| b.path == path).collect();
+        let disk = read_doc(workspace, &path);
+        if mine.iter().any(|b| b.search.is_empty()) {
+            let mut file = builder.file(&path, FileAction::Create);
+            for b in &mine {
+                let mut content = b.replace.join("\n");
+                content.push('\n');
+                let mut spec = create_all(
+                    content.as_bytes(),
+                    format!("create {path} (block at line {})", b.at_line),
+                );
+                if !b.search.is_empty() || mine.len() > 1 {
+                    spec.problems.push(LoadProblem::conflict("overlap", "a file created by an empty SEARCH cannot take other blocks in the same answer"));
+                }
+                builder.push(&mut file, spec);
+            }
+            loaded.files.push(file);
+            continue;
+        }
+        let mut file = builder.file(&path, FileAction::Modify);
+        let bytes = match disk {
+            OnDisk::File { bytes, sha256 } => {
+                file.expected_sha256 = Some(sha256);
+                Some(bytes)
+            }
+            _ => None,
+        };
+        let doc = Doc::from_bytes(bytes.as_deref().unwrap_or_default());
+        let mut placed: Vec<LineRange> = Vec::new();
+        for b in mine {
+            let description = Some(format!(
+                "block at line {}: \"{}\"",
+                b.at_line,
+                preview(&b.search.join("\n"))
+            ));
+            if bytes.is_none() {
+                builder.push(
+                    &mut file,
+                    ChangeSpec::unplaced(
+                        description,
+                        LoadProblem::conflict(
+                            "not_found",
+                            format!("{path} cannot be read; only an empty SEARCH creates a file"),
+                        ),
+                    ),
+                );
+                continue;
+            }
+            match find_lines(&doc, &b.search, &b.replace, TOLERANT, 0..doc.len(), false) {
+                Ok(found) => {
+                    let mut spec = ChangeSpec {
+                        description,
+                        range: Some(found.range),
+                        expected: Some(found.expected),
+                        new_lines: found.new_lines,
+                        tier: found.tier,
+                        ..ChangeSpec::default()
+                    };
+                    if let Some(other) = placed.iter().find(|r| r.overlaps(found.range)) {
+                        spec.problems.push(LoadProblem::conflict(
+                            "overlap",
+                            format!(
+                                "its SEARCH lines {} overlap another block's (lines {})",
+                                found.range.describe(),
+                                other.describe()
+                            ),
+                        ));
+                    }
+                    placed.push(found.range);
+                    builder.push(&mut file, spec);
+                }
+                Err(miss) => {
+                    let (kind, message) = miss.describe(&format!(
+                        "the SEARCH lines of the block at line {}",
+                        b.at_line
+                    ));
+                    builder.push(
+                        &mut file,
+                        ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
+                    );
+                }
+            }
+        }
+        loaded.files.push(file);
+    }
+}
+
+/// The path a block names on the line(s) before it: the nearest non-blank line that is not a
+/// fence, without decoration (`**`, backticks, a trailing colon).
+fn path_before(lines: &[&str], at: usize) -> Option<String> {
+    let mut k = at;
+    while k > 0 {
+        k -= 1;
+        let l = lines[k].trim();
+        if l.is_empty() {
+            continue;
+        }
+        if l.starts_with("```") || l.starts_with("~~~") {
+            continue;
+        }
+        if l == REPLACE {
+            return None;
+        }
+        let clean = l.trim_matches(['*', '`', ':', '#', ' ']).trim();
+        if clean.is_empty() || clean.contains(' ') && !clean.contains('/') {
+            return None;
+        }
+        return Some(clean.to_owned());
+    }
+    None
+}
+
+fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    let mut out: Vec<Block> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != SEARCH {
+            i += 1;
+            continue;
+        }
+        let at_line = i + 1;
+        let path = path_before(&lines, i).or_else(|| out.last().map(|b| b.path.clone()));
+        let Some(path) = path else {
+            problems.push(InputProblem {
+                location: format!("line {at_line}"),
+                message:
+                    "SEARCH block without a file path: expected the path on the line before it"
+                        .into(),
+            });
+            i += 1;
+            continue;
+        };
+        let mut search = Vec::new();
+        let mut replace = Vec::new();
+        let mut k = i + 1;
+        while k < lines.len() && lines[k].trim() != DIVIDER {
+            search.push(lines[k].to_owned());
+            k += 1;
+        }
+        if k == lines.len() {
+            problems.push(InputProblem {
+                location: format!("line {at_line}"),
+                message: format!("SEARCH block for {path} has no \"{DIVIDER}\" line"),
+            });
+            break;
+        }
+        k += 1;
+        while k < lines.len() && lines[k].trim() != REPLACE {
+            replace.push(lines[k].to_owned());
+            k += 1;
+        }
+        if k == lines.len() {
+            problems.push(InputProblem {
+                location: format!("line {at_line}"),
+                message: format!("SEARCH block for {path} does not end with \"{REPLACE}\""),
+            });
+            break;
+        }
+        out.push(Block {
+            path,
+            at_line,
+            search,
+            replace,
+        });
+        i = k + 1;
+    }
+    if out.is_empty() && problems.is_empty() {
+        problems.push(InputProblem {
+            location: "line 1".into(),
+            message: format!("no \"{SEARCH}\" block found"),
+        });
+    }
+    out
+}

@@ -1,0 +1,289 @@
+//! Helpers every format uses to build the batch model: IDs, changes, whole-file diffs, reading
+//! the file a change is located in. Nothing here knows any format's syntax.
+
+use crate::lines::{Eol, Lines};
+use crate::model::{
+    sha256_hex, Change, FileAction, FilePatch, IdDeriver, InputWarning, LineRange, LoadProblem,
+    MatchTier, Operation,
+};
+use crate::workspace::{Resolved, Workspace};
+use similar::group_diff_ops;
+
+/// Lines of context a whole-file diff keeps around each hunk (as `git diff` does).
+pub const CONTEXT: usize = 3;
+
+/// What a format produced: file patches, warnings, and a label when it has one.
+#[derive(Default)]
+pub struct Loaded {
+    pub files: Vec<FilePatch>,
+    pub warnings: Vec<InputWarning>,
+    pub label: Option<String>,
+}
+
+/// Builds file patches and changes with deterministic IDs derived from the input's bytes.
+pub struct Builder {
+    ids: IdDeriver,
+    next_file: usize,
+}
+
+/// One change before it gets its ID.
+#[derive(Clone, Debug, Default)]
+pub struct ChangeSpec {
+    pub description: Option<String>,
+    pub key: Option<String>,
+    pub range: Option<LineRange>,
+    pub expected: Option<Vec<String>>,
+    pub new_lines: Vec<String>,
+    pub tier: MatchTier,
+    pub eof_newline: Option<bool>,
+    pub new_eols: Option<Vec<Eol>>,
+    pub problems: Vec<LoadProblem>,
+}
+
+impl ChangeSpec {
+    /// [`ChangeSpec::unplaced`], shown at the first place an ambiguous find occurs.
+    pub fn near(
+        miss: &super::matcher::Miss,
+        description: Option<String>,
+        problem: LoadProblem,
+    ) -> ChangeSpec {
+        let mut spec = ChangeSpec::unplaced(description, problem);
+        if let super::matcher::Miss::Ambiguous(lines, _) = miss {
+            if let Some(first) = lines.first() {
+                spec.range = Some(LineRange::after(first - 1));
+            }
+        }
+        spec
+    }
+
+    /// A change that could not be placed: it carries its problem, which verify reports.
+    pub fn unplaced(description: Option<String>, problem: LoadProblem) -> ChangeSpec {
+        ChangeSpec {
+            description,
+            range: Some(LineRange::after(0)),
+            problems: vec![problem],
+            ..ChangeSpec::default()
+        }
+    }
+}
+
+impl Builder {
+    pub fn new(input: &[u8]) -> Builder {
+        Builder {
+            ids: IdDeriver::new(input),
+            next_file: 0,
+        }
+    }
+
+    pub fn batch_id(&self) -> crate::model::BatchId {
+        self.ids.batch_id()
+    }
+
+    /// A new, empty file patch.
+    pub fn file(&mut self, doc_path: &str, action: FileAction) -> FilePatch {
+        let id = self.ids.file_id(self.next_file, doc_path);
+        self.next_file += 1;
+        FilePatch {
+            id,
+            key: None,
+            doc_path: doc_path.to_owned(),
+            label: None,
+            action,
+            expected_sha256: None,
+            changes: Vec::new(),
+            copy_from: None,
+            new_file_eol: None,
+            load_problems: Vec::new(),
+        }
+    }
+
+    /// Adds a change to a file patch, deriving its ID from its content and position. A change
+    /// found with a tolerant tier gets a note saying so, for the report and the reviewer.
+    pub fn push(&self, file: &mut FilePatch, mut spec: ChangeSpec) {
+        if !matches!(spec.tier, MatchTier::Exact | MatchTier::Offset) {
+            spec.problems.push(LoadProblem::note(
+                "tolerant_match",
+                format!(
+                    "found only with tolerance \"{}\" ({}); the file's own text is kept for unchanged lines",
+                    super::matcher::tier_name(spec.tier),
+                    tier_meaning(spec.tier)
+                ),
+            ));
+        }
+        let index = file.changes.len();
+        let range = spec.range.unwrap_or(LineRange::after(0));
+        let operation = if range.count == 0 {
+            Operation::Insert
+        } else if spec.new_lines.is_empty() {
+            Operation::Delete
+        } else {
+            Operation::Replace
+        };
+        let content = format!(
+            "{}\0{}\0{}\0{:?}\0{:?}\0{:?}",
+            operation.as_str(),
+            range.start,
+            range.count,
+            spec.expected,
+            spec.new_lines,
+            spec.description
+        );
+        let id = self.ids.change_id(&file.id, index, &content);
+        file.changes.push(Change {
+            id,
+            key: spec.key,
+            description: spec.description,
+            operation,
+            range,
+            expected: spec.expected,
+            new_lines: spec.new_lines,
+            match_tier: spec.tier,
+            eof_newline: spec.eof_newline,
+            new_eols: spec.new_eols,
+            load_problems: spec.problems,
+        });
+    }
+}
+
+fn tier_meaning(tier: MatchTier) -> &'static str {
+    match tier {
+        MatchTier::Eol => "the patch's line endings differ from the file's",
+        MatchTier::TrailingWs => "trailing whitespace differs",
+        MatchTier::Indent => "indented differently; the new text was re-indented by the same shift",
+        MatchTier::BlankEdges => "blank first or last lines of the find were dropped",
+        MatchTier::Unicode => "Unicode punctuation was read as ASCII",
+        MatchTier::Exact | MatchTier::Offset => "exact",
+    }
+}
+
+/// The text of a file as lines without endings, and whether it ends with a newline.
+pub fn text_lines(bytes: &[u8]) -> (Vec<String>, bool) {
+    let lines = Lines::split(bytes);
+    let texts = lines
+        .all()
+        .iter()
+        .map(|l| l.text_str().into_owned())
+        .collect();
+    (texts, !lines.missing_final_newline())
+}
+
+/// The ending a new file's content uses (its first line ending), for `new_file_eol`.
+pub fn content_eol(bytes: &[u8]) -> Option<Eol> {
+    let lines = Lines::split(bytes);
+    lines.all().first().map(|_| lines.dominant_eol())
+}
+
+/// The changes that turn `old` into `new`, one per hunk of their line diff (with
+/// [`CONTEXT`] lines of context inside each change, so that verify checks them). Line
+/// endings are the file's business: lines are compared by text, and a gained or lost final
+/// newline is a change of the last line.
+pub fn diff_changes(old: &[u8], new: &[u8]) -> Vec<ChangeSpec> {
+    let (old_lines, old_nl) = text_lines(old);
+    let (new_lines, new_nl) = text_lines(new);
+    let key = |lines: &[String], nl: bool| -> Vec<(String, bool)> {
+        let n = lines.len();
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.clone(), i + 1 == n && !nl))
+            .collect()
+    };
+    let a = key(&old_lines, old_nl);
+    let b = key(&new_lines, new_nl);
+    let ops = crate::unified_diff::diff_ops(&a, &b);
+    let mut out = Vec::new();
+    for group in group_diff_ops(ops, CONTEXT) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        let (mut added, mut removed) = (0, 0);
+        for op in &group {
+            if op.tag() != similar::DiffTag::Equal {
+                added += op.new_range().len();
+                removed += op.old_range().len();
+            }
+        }
+        let reaches_end = old_range.end == old_lines.len();
+        out.push(ChangeSpec {
+            description: Some(describe_hunk(
+                old_range.start + 1,
+                old_range.len(),
+                added,
+                removed,
+            )),
+            range: Some(LineRange {
+                start: old_range.start + 1,
+                count: old_range.len(),
+            }),
+            expected: (!old_range.is_empty()).then(|| old_lines[old_range.clone()].to_vec()),
+            new_lines: new_lines[new_range].to_vec(),
+            eof_newline: (reaches_end && old_nl != new_nl).then_some(new_nl),
+            ..ChangeSpec::default()
+        });
+    }
+    out
+}
+
+/// `lines 4-12: 3 removed, 5 added` (context included in the range).
+fn describe_hunk(start: usize, len: usize, added: usize, removed: usize) -> String {
+    let at = match len {
+        0 => format!("after line {}", start - 1),
+        1 => format!("line {start}"),
+        _ => format!("lines {}-{}", start, start + len - 1),
+    };
+    format!("{at}: {removed} removed, {added} added")
+}
+
+/// A file of the workspace as a format that locates text reads it at load time.
+pub enum OnDisk {
+    File {
+        bytes: Vec<u8>,
+        sha256: String,
+    },
+    Missing,
+    /// The path cannot be used (outside the root, a link, ...): verify reports why.
+    Unusable,
+}
+
+/// Reads the file a docPath names, for locating text in it.
+pub fn read_doc(workspace: &Workspace, doc_path: &str) -> OnDisk {
+    match workspace.resolve(doc_path) {
+        Ok(Resolved::File { rel, .. }) => match workspace.read(&rel) {
+            Ok(snapshot) => OnDisk::File {
+                sha256: sha256_hex(&snapshot.bytes),
+                bytes: snapshot.bytes,
+            },
+            Err(_) => OnDisk::Unusable,
+        },
+        Ok(Resolved::Missing { .. }) => OnDisk::Missing,
+        Err(_) => OnDisk::Unusable,
+    }
+}
+
+/// The change that deletes every line of a file (a file deletion is one change).
+pub fn delete_all(bytes: &[u8], description: String) -> ChangeSpec {
+    let (lines, _) = text_lines(bytes);
+    ChangeSpec {
+        description: Some(description),
+        range: Some(LineRange {
+            start: 1,
+            count: lines.len(),
+        }),
+        expected: Some(lines),
+        ..ChangeSpec::default()
+    }
+}
+
+/// The change that writes every line of a new file.
+pub fn create_all(content: &[u8], description: String) -> ChangeSpec {
+    let (lines, nl) = text_lines(content);
+    ChangeSpec {
+        description: Some(description),
+        range: Some(LineRange::after(0)),
+        new_lines: lines,
+        eof_newline: Some(nl),
+        ..ChangeSpec::default()
+    }
+}

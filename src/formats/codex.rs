@@ -1,0 +1,406 @@
+//! The Codex patch envelope: `*** Begin Patch` ... `*** End Patch` with `*** Add File: P`,
+//! `*** Delete File: P` and `*** Update File: P` (optionally `*** Move to: Q`), whose `@@`
+//! sections hold ` `/`-`/`+` lines, an optional anchor after `@@`, and `*** End of File`.
+//!
+//! Each `@@` section is one change. It is searched after its anchor line (and after the
+//! previous section), through the shared matcher's tiers including Unicode punctuation.
+//! Unlike Codex itself: a match must be unique there (several places are `ambiguous`), an
+//! `Add File` over an existing file is a `file_exists` conflict, the file's own line endings
+//! and final newline are kept, and nothing is written unless every accepted change applies.
+
+use super::build::{create_all, delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
+use crate::error::InputProblem;
+use crate::model::{FileAction, LineRange, LoadProblem};
+use crate::workspace::Workspace;
+
+pub const NAME: &str = "codex";
+
+pub fn detect(text: &str) -> bool {
+    text.lines().any(|l| l.trim() == "*** Begin Patch")
+}
+
+/// One `@@` section as written.
+struct Section {
+    at_line: usize,
+    anchor: Option<String>,
+    old: Vec<String>,
+    new: Vec<String>,
+    at_end: bool,
+}
+
+enum Op {
+    Add {
+        path: String,
+        lines: Vec<String>,
+    },
+    Delete {
+        path: String,
+    },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        sections: Vec<Section>,
+    },
+}
+
+pub fn load(
+    text: &str,
+    workspace: &Workspace,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+    problems: &mut Vec<InputProblem>,
+) {
+    let ops = parse(text, problems);
+    if !problems.is_empty() {
+        return;
+    }
+    for op in ops {
+        match op {
+            Op::Add { path, lines, .. } => {
+                let mut file = builder.file(&path, FileAction::Create);
+                let mut content = lines.join("\n");
+                if !lines.is_empty() {
+                    content.push('\n');
+                }
+                builder.push(
+                    &mut file,
+                    create_all(content.as_bytes(), format!("add {path}")),
+                );
+                loaded.files.push(file);
+            }
+            Op::Delete { path } => {
+                let mut file = builder.file(&path, FileAction::Delete);
+                let spec = match read_doc(workspace, &path) {
+                    OnDisk::File { bytes, sha256 } => {
+                        file.expected_sha256 = Some(sha256);
+                        delete_all(&bytes, format!("delete {path}"))
+                    }
+                    _ => ChangeSpec {
+                        description: Some(format!("delete {path}")),
+                        range: Some(LineRange { start: 1, count: 0 }),
+                        expected: Some(Vec::new()),
+                        ..ChangeSpec::default()
+                    },
+                };
+                builder.push(&mut file, spec);
+                loaded.files.push(file);
+            }
+            Op::Update {
+                path,
+                move_to,
+                sections,
+            } => update(&path, move_to, &sections, workspace, builder, loaded),
+        }
+    }
+}
+
+fn update(
+    path: &str,
+    move_to: Option<String>,
+    sections: &[Section],
+    workspace: &Workspace,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+) {
+    let target = move_to.clone().unwrap_or_else(|| path.to_owned());
+    let moved = target != path;
+    let mut file = builder.file(
+        &target,
+        if moved {
+            FileAction::Create
+        } else {
+            FileAction::Modify
+        },
+    );
+    if moved {
+        file.copy_from = Some(path.to_owned());
+        file.label = Some(format!("moved from {path}"));
+    }
+    let disk = read_doc(workspace, path);
+    let bytes = match &disk {
+        OnDisk::File { bytes, sha256 } => {
+            if !moved {
+                file.expected_sha256 = Some(sha256.clone());
+            }
+            Some(bytes.clone())
+        }
+        _ => None,
+    };
+    let doc = Doc::from_bytes(bytes.as_deref().unwrap_or_default());
+    let mut from = 0;
+    for (k, section) in sections.iter().enumerate() {
+        let description = Some(match &section.anchor {
+            Some(anchor) => format!("@@ {anchor}"),
+            None => format!("section {}", k + 1),
+        });
+        if bytes.is_none() {
+            builder.push(
+                &mut file,
+                ChangeSpec::unplaced(
+                    description,
+                    LoadProblem::conflict(
+                        "not_found",
+                        format!("{path} cannot be read, so there is nothing to update"),
+                    ),
+                ),
+            );
+            continue;
+        }
+        let mut window_start = from;
+        if let Some(anchor) = &section.anchor {
+            let wanted = normalise_unicode(anchor.trim());
+            let hits: Vec<usize> = (from..doc.len())
+                .filter(|&i| normalise_unicode(doc.lines[i].0.trim()) == wanted)
+                .collect();
+            match hits.as_slice() {
+                [one] => window_start = one + 1,
+                [] => {
+                    builder.push(
+                        &mut file,
+                        ChangeSpec::unplaced(
+                            description,
+                            LoadProblem::conflict(
+                                "not_found",
+                                format!(
+                                    "anchor \"{anchor}\" (line {} of the patch) is not in the file",
+                                    section.at_line
+                                ),
+                            ),
+                        ),
+                    );
+                    continue;
+                }
+                many => {
+                    let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
+                    builder.push(&mut file, ChangeSpec::unplaced(description, LoadProblem::conflict("ambiguous", format!("anchor \"{anchor}\" found {} times, at lines {}; it must occur once", many.len(), list.join(", ")))));
+                    continue;
+                }
+            }
+        }
+        if section.old.is_empty() {
+            // Pure addition: at the end of the file, or right after the anchor.
+            let at = if section.anchor.is_some() {
+                window_start
+            } else {
+                doc.len()
+            };
+            builder.push(
+                &mut file,
+                ChangeSpec {
+                    description,
+                    range: Some(LineRange::after(at)),
+                    new_lines: section.new.clone(),
+                    ..ChangeSpec::default()
+                },
+            );
+            continue;
+        }
+        match find_lines(
+            &doc,
+            &section.old,
+            &section.new,
+            CODEX,
+            window_start..doc.len(),
+            section.at_end,
+        ) {
+            Ok(found) => {
+                from = found.range.end() - 1;
+                builder.push(
+                    &mut file,
+                    ChangeSpec {
+                        description,
+                        range: Some(found.range),
+                        expected: Some(found.expected),
+                        new_lines: found.new_lines,
+                        tier: found.tier,
+                        ..ChangeSpec::default()
+                    },
+                );
+            }
+            Err(miss) => {
+                let what = format!(
+                    "the lines of the section at line {} of the patch",
+                    section.at_line
+                );
+                let (kind, message) = match &miss {
+                    Miss::NotFound if section.at_end => (
+                        "not_found",
+                        format!("{what} are not at the end of the file (*** End of File)"),
+                    ),
+                    _ => miss.describe(&what),
+                };
+                builder.push(
+                    &mut file,
+                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
+                );
+            }
+        }
+    }
+    if sections.is_empty() && moved {
+        builder.push(
+            &mut file,
+            ChangeSpec {
+                description: Some(format!("move {path} to {target}")),
+                range: Some(LineRange::after(0)),
+                ..ChangeSpec::default()
+            },
+        );
+    }
+    loaded.files.push(file);
+    if moved {
+        let mut old = builder.file(path, FileAction::Delete);
+        old.label = Some(format!("moved to {target}"));
+        let spec = match &bytes {
+            Some(bytes) => delete_all(bytes, format!("remove {path} (moved to {target})")),
+            None => ChangeSpec {
+                description: Some(format!("remove {path}")),
+                range: Some(LineRange { start: 1, count: 0 }),
+                expected: Some(Vec::new()),
+                ..ChangeSpec::default()
+            },
+        };
+        builder.push(&mut old, spec);
+        loaded.files.push(old);
+    }
+}
+
+fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut problem = |line: usize, message: String| {
+        problems.push(InputProblem {
+            location: format!("line {line}"),
+            message,
+        })
+    };
+    let Some(begin) = lines.iter().position(|l| l.trim() == "*** Begin Patch") else {
+        problem(1, "expected \"*** Begin Patch\"".into());
+        return Vec::new();
+    };
+    let mut ops = Vec::new();
+    let mut i = begin + 1;
+    let mut ended = false;
+    while i < lines.len() {
+        let line = lines[i].trim_end_matches('\r');
+        let number = i + 1;
+        if line.trim() == "*** End Patch" {
+            ended = true;
+            break;
+        }
+        if let Some(path) = line.strip_prefix("*** Add File: ") {
+            let mut content = Vec::new();
+            i += 1;
+            while i < lines.len() && !lines[i].starts_with("*** ") {
+                match lines[i].strip_prefix('+') {
+                    Some(body) => content.push(body.trim_end_matches('\r').to_owned()),
+                    None => problem(
+                        i + 1,
+                        format!(
+                            "in Add File {path}: every line must start with '+', found \"{}\"",
+                            lines[i]
+                        ),
+                    ),
+                }
+                i += 1;
+            }
+            ops.push(Op::Add {
+                path: path.trim().to_owned(),
+                lines: content,
+            });
+            continue;
+        }
+        if let Some(path) = line.strip_prefix("*** Delete File: ") {
+            ops.push(Op::Delete {
+                path: path.trim().to_owned(),
+            });
+            i += 1;
+            continue;
+        }
+        if let Some(path) = line.strip_prefix("*** Update File: ") {
+            let path = path.trim().to_owned();
+            i += 1;
+            let mut move_to = None;
+            if let Some(to) = lines.get(i).and_then(|l| l.strip_prefix("*** Move to: ")) {
+                move_to = Some(to.trim().to_owned());
+                i += 1;
+            }
+            let mut sections: Vec<Section> = Vec::new();
+            while i < lines.len() {
+                let l = lines[i].trim_end_matches('\r');
+                if l == "*** End of File" {
+                    match sections.last_mut() {
+                        Some(s) => s.at_end = true,
+                        None => problem(i + 1, "\"*** End of File\" before any change".into()),
+                    }
+                    i += 1;
+                    continue;
+                }
+                if l.starts_with("*** ") {
+                    break;
+                }
+                if let Some(rest) = l.strip_prefix("@@") {
+                    let anchor = rest.trim();
+                    sections.push(Section {
+                        at_line: i + 1,
+                        anchor: (!anchor.is_empty()).then(|| anchor.to_owned()),
+                        old: Vec::new(),
+                        new: Vec::new(),
+                        at_end: false,
+                    });
+                    i += 1;
+                    continue;
+                }
+                if sections.is_empty() {
+                    sections.push(Section {
+                        at_line: i + 1,
+                        anchor: None,
+                        old: Vec::new(),
+                        new: Vec::new(),
+                        at_end: false,
+                    });
+                }
+                let section = sections.last_mut().expect("a section");
+                match l.chars().next() {
+                    Some(' ') => {
+                        section.old.push(l[1..].to_owned());
+                        section.new.push(l[1..].to_owned());
+                    }
+                    None => {
+                        section.old.push(String::new());
+                        section.new.push(String::new());
+                    }
+                    Some('-') => section.old.push(l[1..].to_owned()),
+                    Some('+') => section.new.push(l[1..].to_owned()),
+                    Some(_) => problem(i + 1, format!("in Update File {path}: expected a line starting with ' ', '-', '+' or \"@@\", found \"{l}\"")),
+                }
+                i += 1;
+            }
+            if sections.is_empty() && move_to.is_none() {
+                problem(
+                    number,
+                    format!("Update File {path} has no change: expected \"@@\" sections"),
+                );
+            }
+            ops.push(Op::Update {
+                path,
+                move_to,
+                sections,
+            });
+            continue;
+        }
+        if !line.trim().is_empty() {
+            problem(number, format!("expected \"*** Add File:\", \"*** Delete File:\", \"*** Update File:\" or \"*** End Patch\", found \"{line}\""));
+        }
+        i += 1;
+    }
+    if !ended {
+        problem(
+            lines.len().max(1),
+            "the patch does not end with \"*** End Patch\"".into(),
+        );
+    }
+    if ops.is_empty() {
+        problem(begin + 1, "the patch changes no file".into());
+    }
+    ops
+}

@@ -1,0 +1,418 @@
+//! Patch-tool calls (patch-tool-requirements.md): `{"path", "patches": [...]}` or an array of
+//! them, each patch one of `replace`, `append_eof`, `prepend_bof`, `overwrite`.
+//!
+//! REQ-PATCH-001: `replace` needs `oldText` to occur once; a missing file allows only
+//! `append_eof`, `prepend_bof` and `overwrite`, and is created (with its folders, by the
+//! commit). REQ-PATCH-002: the patches of a call are all placed against the original content;
+//! when one of them cannot be placed, every change of the call is a conflict, so the call is
+//! applied whole or not at all. REQ-PATCH-003: clipboards, shared by the calls in order:
+//! `toClipboard` stores the matched text (the file's text, after a tolerant match),
+//! `fromClipboard` replaces `newText`, the same name for both copies; a missing clipboard is an
+//! input error. REQ-PATCH-004: `reindent` strips then adds a prefix on each non-empty line of the
+//! inserted text; a line without the strip prefix is an input error. REQ-PATCH-005: the tolerant
+//! tiers of the shared matcher. `overwrite` of an existing file becomes its hunks, as a bundle.
+
+use super::build::{
+    create_all, diff_changes, read_doc, text_lines, Builder, ChangeSpec, Loaded, OnDisk,
+};
+use super::matcher::{find_text, tier_name, Doc, TOLERANT};
+use super::structured::preview;
+use crate::json::{field_path, index_path, Walker};
+use crate::model::{FileAction, InputWarning, LineRange, LoadProblem, MatchTier};
+use crate::workspace::Workspace;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+pub const NAME: &str = "edits";
+
+const CALL_FIELDS: &[&str] = &["path", "patches"];
+const PATCH_FIELDS: &[&str] = &[
+    "operation",
+    "oldText",
+    "newText",
+    "toClipboard",
+    "fromClipboard",
+    "reindent",
+];
+
+pub fn detect(value: &Value) -> bool {
+    let is_call =
+        |v: &Value| v.get("path").is_some() && v.get("patches").is_some_and(Value::is_array);
+    match value {
+        Value::Array(calls) => !calls.is_empty() && calls.iter().all(is_call),
+        other => is_call(other),
+    }
+}
+
+pub fn load(
+    value: &Value,
+    workspace: &Workspace,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+    walker: &mut Walker,
+) {
+    let calls: Vec<(String, &Value)> = match value {
+        Value::Array(calls) => calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (index_path("", i), c))
+            .collect(),
+        other => vec![(String::new(), other)],
+    };
+    let mut clipboards: HashMap<String, String> = HashMap::new();
+    for (path, call) in calls {
+        let Some(obj) = walker.object(call, &path) else {
+            continue;
+        };
+        walker.unknown_fields(obj, &path, CALL_FIELDS);
+        let doc_path = walker.req_str(obj, &path, "path");
+        let Some(patches) = walker.req_array(obj, &path, "patches") else {
+            continue;
+        };
+        let Some(doc_path) = doc_path else { continue };
+        if patches.is_empty() {
+            walker.problem(field_path(&path, "patches"), "must list at least one patch");
+            continue;
+        }
+        let file = load_call(
+            doc_path,
+            patches,
+            &path,
+            workspace,
+            builder,
+            walker,
+            &mut clipboards,
+            &mut loaded.warnings,
+        );
+        if let Some(file) = file {
+            loaded.files.push(file);
+        }
+    }
+}
+
+enum Op {
+    Replace(String),
+    Append,
+    Prepend,
+    Overwrite,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn load_call(
+    doc_path: &str,
+    patches: &[Value],
+    path: &str,
+    workspace: &Workspace,
+    builder: &mut Builder,
+    walker: &mut Walker,
+    clipboards: &mut HashMap<String, String>,
+    warnings: &mut Vec<InputWarning>,
+) -> Option<crate::model::FilePatch> {
+    let disk = read_doc(workspace, doc_path);
+    let (bytes, exists) = match &disk {
+        OnDisk::File { bytes, .. } => (bytes.clone(), true),
+        _ => (Vec::new(), false),
+    };
+    let doc = Doc::from_bytes(&bytes);
+    let mut file = builder.file(
+        doc_path,
+        if exists || matches!(disk, OnDisk::Unusable) {
+            FileAction::Modify
+        } else {
+            FileAction::Create
+        },
+    );
+    if let OnDisk::File { sha256, .. } = &disk {
+        file.expected_sha256 = Some(sha256.clone());
+    }
+    let before = walker.problems.len();
+    let mut specs: Vec<ChangeSpec> = Vec::new();
+    for (i, patch) in patches.iter().enumerate() {
+        let at = index_path(&field_path(path, "patches"), i);
+        let Some(obj) = walker.object(patch, &at) else {
+            continue;
+        };
+        walker.unknown_fields(obj, &at, PATCH_FIELDS);
+        let op = match walker.req_str(obj, &at, "operation") {
+            Some("replace") => match walker.opt_str(obj, &at, "oldText") {
+                Some("") | None => {
+                    walker.problem(
+                        field_path(&at, "oldText"),
+                        "required for replace: the text to find (it must occur once)",
+                    );
+                    continue;
+                }
+                Some(old) => Op::Replace(old.to_owned()),
+            },
+            Some("append_eof") => Op::Append,
+            Some("prepend_bof") => Op::Prepend,
+            Some("overwrite") => Op::Overwrite,
+            Some(other) => {
+                walker.problem(field_path(&at, "operation"), format!("expected \"replace\", \"append_eof\", \"prepend_bof\" or \"overwrite\", found \"{other}\""));
+                continue;
+            }
+            None => continue,
+        };
+        let new_text = walker.opt_str(obj, &at, "newText").map(str::to_owned);
+        let to_clip = walker.opt_str(obj, &at, "toClipboard").map(str::to_owned);
+        let from_clip = walker.opt_str(obj, &at, "fromClipboard").map(str::to_owned);
+        let reindent = read_reindent(walker, obj, &at);
+        // Place a replace first: its matched text is what toClipboard stores.
+        let located = match &op {
+            Op::Replace(old) if exists => Some(find_text(
+                &doc,
+                old,
+                new_text.as_deref().unwrap_or(""),
+                TOLERANT,
+            )),
+            _ => None,
+        };
+        if let (Some(name), Op::Replace(old)) = (&to_clip, &op) {
+            let matched = match &located {
+                Some(Ok(found)) if found.tier != MatchTier::Exact => {
+                    let text = found.expected.join("\n") + "\n";
+                    warnings.push(InputWarning {
+                        location: field_path(&at, "toClipboard"),
+                        message: format!("clipboard \"{name}\" holds the file's text as matched with tolerance \"{}\", not oldText as written", tier_name(found.tier)),
+                    });
+                    text
+                }
+                _ => old.clone(),
+            };
+            clipboards.insert(name.clone(), matched);
+        } else if to_clip.is_some() {
+            walker.problem(
+                field_path(&at, "toClipboard"),
+                "only a replace has matched text to store",
+            );
+        }
+        let mut text = match &from_clip {
+            Some(name) => match clipboards.get(name) {
+                Some(text) => text.clone(),
+                None => {
+                    walker.problem(field_path(&at, "fromClipboard"), format!("clipboard \"{name}\" does not exist (no earlier patch stored it with toClipboard)"));
+                    continue;
+                }
+            },
+            None => new_text.clone().unwrap_or_default(),
+        };
+        if let Some((strip, add)) = &reindent {
+            match apply_reindent(&text, strip, add) {
+                Ok(t) => text = t,
+                Err(line) => {
+                    walker.problem(field_path(&at, "reindent"), format!("strip precondition failed: line {line} of the inserted text does not start with \"{strip}\""));
+                    continue;
+                }
+            }
+        }
+        let description = |what: String| Some(format!("patch {}: {what}", i + 1));
+        let spec = match op {
+            Op::Replace(old) => {
+                let name = format!("oldText \"{}\"", preview(&old));
+                if !exists {
+                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite")))
+                } else {
+                    // Re-place with the final text (clipboard and reindent applied).
+                    match find_text(&doc, &old, &text, TOLERANT) {
+                        Ok(found) => ChangeSpec {
+                            description: description(format!("replace \"{}\"", preview(&old))),
+                            range: Some(found.range),
+                            expected: Some(found.expected),
+                            new_lines: found.new_lines,
+                            tier: found.tier,
+                            eof_newline: found.eof_newline,
+                            ..ChangeSpec::default()
+                        },
+                        Err(miss) => {
+                            let (kind, message) = miss.describe(&name);
+                            let message = if kind == "not_found" {
+                                format!("old text not found: {message}")
+                            } else {
+                                message
+                            };
+                            ChangeSpec::near(
+                                &miss,
+                                description(format!("replace \"{}\"", preview(&old))),
+                                LoadProblem::conflict(kind, message),
+                            )
+                        }
+                    }
+                }
+            }
+            Op::Append => ChangeSpec {
+                description: description("append at the end of the file".into()),
+                range: Some(LineRange::after(doc.len())),
+                new_lines: text_lines(text.as_bytes()).0,
+                eof_newline: Some(
+                    text.ends_with('\n') || text.is_empty() && doc.ends_with_newline(),
+                ),
+                ..ChangeSpec::default()
+            },
+            Op::Prepend => ChangeSpec {
+                description: description("insert at the top of the file".into()),
+                range: Some(LineRange::after(0)),
+                new_lines: text_lines(text.as_bytes()).0,
+                eof_newline: doc.is_empty().then_some(text.ends_with('\n')),
+                ..ChangeSpec::default()
+            },
+            Op::Overwrite => {
+                if exists {
+                    let hunks = diff_changes(&bytes, text.as_bytes());
+                    specs.extend(hunks.into_iter().map(|mut h| {
+                        h.description = description(format!(
+                            "overwrite, {}",
+                            h.description.unwrap_or_default()
+                        ));
+                        h
+                    }));
+                    continue;
+                }
+                create_all(
+                    text.as_bytes(),
+                    format!("patch {}: overwrite (creates the file)", i + 1),
+                )
+            }
+        };
+        specs.push(spec);
+    }
+    if walker.problems.len() > before {
+        return None;
+    }
+    merge_insertions(&mut specs);
+    // All patches are placed against the original: they must not overlap.
+    let mut order: Vec<usize> = (0..specs.len())
+        .filter(|&k| specs[k].problems.is_empty())
+        .collect();
+    order.sort_by_key(|&k| {
+        let r = specs[k].range.unwrap_or(LineRange::after(0));
+        (r.start, r.count > 0)
+    });
+    for pair in order.windows(2) {
+        let (a, b) = (
+            specs[pair[0]].range.unwrap_or(LineRange::after(0)),
+            specs[pair[1]].range.unwrap_or(LineRange::after(0)),
+        );
+        if a.overlaps(b) {
+            let message = format!("it overlaps another patch of the same call (lines {} and {}); patches apply to the original content together", a.describe(), b.describe());
+            specs[pair[1]]
+                .problems
+                .push(LoadProblem::conflict("overlap", message));
+        }
+    }
+    // REQ-PATCH-002: one failed patch fails the call.
+    let failed: Vec<usize> = (0..specs.len())
+        .filter(|&k| specs[k].problems.iter().any(|p| p.blocking))
+        .collect();
+    if !failed.is_empty() {
+        let names: Vec<String> = failed.iter().map(|k| (k + 1).to_string()).collect();
+        for (k, spec) in specs.iter_mut().enumerate() {
+            if !failed.contains(&k) {
+                spec.problems.push(LoadProblem::conflict(
+                    "call_failed",
+                    format!("change {} of this call cannot be placed; the patches of one call apply together or not at all", names.join(", ")),
+                ));
+            }
+        }
+    }
+    if exists {
+        file.action = FileAction::Modify;
+    }
+    for spec in specs {
+        builder.push(&mut file, spec);
+    }
+    Some(file)
+}
+
+/// Appends and prepends that insert at the same place (several appends, or a prepend and an
+/// append to an empty file) become one insertion: prepends first, then appends, each in the
+/// order given.
+fn merge_insertions(specs: &mut Vec<ChangeSpec>) {
+    let is_insertion = |s: &ChangeSpec| {
+        s.problems.is_empty() && s.expected.is_none() && s.range.is_some_and(|r| r.count == 0)
+    };
+    let mut k = 0;
+    while k < specs.len() {
+        if !is_insertion(&specs[k]) {
+            k += 1;
+            continue;
+        }
+        let at = specs[k].range;
+        let same: Vec<usize> = (k + 1..specs.len())
+            .filter(|&j| is_insertion(&specs[j]) && specs[j].range == at)
+            .collect();
+        if same.is_empty() {
+            k += 1;
+            continue;
+        }
+        let mut group: Vec<ChangeSpec> = vec![specs[k].clone()];
+        for &j in same.iter().rev() {
+            group.insert(1, specs.remove(j));
+        }
+        let is_prepend = |s: &ChangeSpec| {
+            s.description
+                .as_deref()
+                .is_some_and(|d| d.contains("insert at the top"))
+        };
+        group.sort_by_key(|s| !is_prepend(s));
+        let mut merged = group[0].clone();
+        for other in &group[1..] {
+            merged.new_lines.extend(other.new_lines.iter().cloned());
+            merged.eof_newline = other.eof_newline.or(merged.eof_newline);
+            let text = other.description.clone().unwrap_or_default();
+            merged.description = Some(format!(
+                "{}; {text}",
+                merged.description.unwrap_or_default()
+            ));
+        }
+        specs[k] = merged;
+        k += 1;
+    }
+}
+
+fn read_reindent(
+    walker: &mut Walker,
+    obj: &Map<String, Value>,
+    at: &str,
+) -> Option<(String, String)> {
+    let value = obj.get("reindent")?;
+    let path = field_path(at, "reindent");
+    let inner = walker.object(value, &path)?;
+    walker.unknown_fields(inner, &path, &["strip", "add"]);
+    let strip = walker
+        .opt_str(inner, &path, "strip")
+        .unwrap_or("")
+        .to_owned();
+    let add = walker.opt_str(inner, &path, "add").unwrap_or("").to_owned();
+    Some((strip, add))
+}
+
+/// Strips `strip` from and adds `add` to every non-empty line; the 1-based line without the
+/// strip prefix on failure.
+fn apply_reindent(text: &str, strip: &str, add: &str) -> Result<String, usize> {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if body.trim().is_empty() {
+            out.push_str(line);
+            continue;
+        }
+        let rest = line.strip_prefix(strip).ok_or(i + 1)?;
+        out.push_str(add);
+        out.push_str(rest);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reindent_strips_then_adds_and_names_the_failing_line() {
+        assert_eq!(
+            apply_reindent("    a\n\n    b\n", "    ", "\t"),
+            Ok("\ta\n\n\tb\n".into())
+        );
+        assert_eq!(apply_reindent("    a\n  b\n", "    ", ""), Err(2));
+    }
+}

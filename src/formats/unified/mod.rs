@@ -1,0 +1,80 @@
+//! Unified diffs and git patches: parsing them, and placing each hunk in the file as
+//! `git apply` does.
+//!
+//! Reads `diff --git` sections and plain `---`/`+++` diffs, several files, new and deleted
+//! files, renames and copies, quoted paths with C escapes, paths with spaces (git ends them
+//! with a tab), `\ No newline at end of file`, CRLF content, junk between files, and
+//! `git format-patch` mails (several in one mbox; the subject describes the files, the `-- `
+//! signature is ignored). `-p N` strips path components (1 by default, as `git apply`).
+//!
+//! Each hunk becomes one change covering its context and removed lines, described by its
+//! header's function context. Placing it follows `git apply`: lines are compared with their
+//! endings; a hunk starting at line 1 must match at the top and a hunk without trailing
+//! context at the end of the file; it applies at its stated line, else at the one other place
+//! its lines occur exactly (an offset, reported as a note). Unlike `git apply`, which takes
+//! the nearest of several places, several places are a conflict. Binary patches are refused.
+
+mod parse;
+mod place;
+
+pub use parse::parse;
+pub use place::build;
+
+use crate::lines::Eol;
+
+pub const NAME: &str = "unified";
+
+/// Whether text looks like a unified diff or a git patch.
+pub fn detect(text: &str) -> bool {
+    let mut previous_minus = false;
+    for line in text.lines() {
+        if line.starts_with("diff --git ") {
+            return true;
+        }
+        if previous_minus && line.starts_with("+++ ") {
+            return true;
+        }
+        previous_minus = line.starts_with("--- ");
+    }
+    false
+}
+
+/// One line of a hunk: its text without ending, and its ending in the patch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HunkLine {
+    pub text: String,
+    pub eol: Eol,
+}
+
+#[derive(Clone, Debug)]
+pub struct Hunk {
+    /// 1-based line of the hunk header in the input.
+    pub at_line: usize,
+    pub header: String,
+    pub section: String,
+    pub old_start: usize,
+    pub old_count: usize,
+    pub new_start: usize,
+    pub new_count: usize,
+    pub old: Vec<HunkLine>,
+    pub new: Vec<HunkLine>,
+    pub leading_context: usize,
+    pub trailing_context: usize,
+}
+
+/// One file's section of a diff.
+#[derive(Clone, Debug, Default)]
+pub struct DiffFile {
+    pub at_line: usize,
+    /// Paths after stripping; `None` for `/dev/null`.
+    pub old_path: Option<String>,
+    pub new_path: Option<String>,
+    pub created: bool,
+    pub deleted: bool,
+    pub renamed: bool,
+    pub copied: bool,
+    pub mode_change: Option<String>,
+    pub hunks: Vec<Hunk>,
+    /// The subject of the mail it came in, when it came in one.
+    pub subject: Option<String>,
+}

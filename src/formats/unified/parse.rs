@@ -1,0 +1,482 @@
+//! Reading a unified diff or git patch into [`DiffFile`] sections: headers, quoted paths,
+//! hunks counted exactly as their headers announce, mail headers and junk between files.
+
+use super::{DiffFile, Hunk, HunkLine};
+use crate::error::InputProblem;
+use crate::lines::Eol;
+
+/// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
+/// input), `strip` the number of leading path components to remove.
+pub fn parse(
+    text: &str,
+    first_line: usize,
+    strip: usize,
+    problems: &mut Vec<InputProblem>,
+) -> Vec<DiffFile> {
+    let raw: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut files: Vec<DiffFile> = Vec::new();
+    let mut subject: Option<String> = None;
+    let mut i = 0;
+    let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
+        problems.push(InputProblem {
+            location: format!("line {}", line + first_line),
+            message,
+        });
+    };
+    // The file section being read, and whether its ---/+++ headers were seen.
+    let mut current: Option<DiffFile> = None;
+    while i < raw.len() {
+        let line = trim_eol(raw[i]);
+        let number = i + 1;
+        if let Some(rest) = line.strip_prefix("Subject: ") {
+            subject = Some(clean_subject(rest));
+            i += 1;
+            continue;
+        }
+        if line.starts_with("From ") && line.len() > 45 && current.is_none() {
+            subject = None;
+        }
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            if let Some(done) = current.take() {
+                files.push(done);
+            }
+            let (old, new) = split_git_names(rest);
+            current = Some(DiffFile {
+                at_line: number + first_line - 1,
+                old_path: old.map(|p| strip_path(&p, strip)),
+                new_path: new.map(|p| strip_path(&p, strip)),
+                subject: subject.clone(),
+                ..DiffFile::default()
+            });
+            i += 1;
+            continue;
+        }
+        if line.starts_with("--- ") && i + 1 < raw.len() && trim_eol(raw[i + 1]).starts_with("+++ ")
+        {
+            let old = header_name(&line[4..]);
+            let new = header_name(&trim_eol(raw[i + 1])[4..]);
+            let in_git_section = current.as_ref().is_some_and(|f| f.hunks.is_empty());
+            if !in_git_section {
+                if let Some(done) = current.take() {
+                    files.push(done);
+                }
+                current = Some(DiffFile {
+                    at_line: number + first_line - 1,
+                    subject: subject.clone(),
+                    ..DiffFile::default()
+                });
+            }
+            let file = current.as_mut().expect("a section was started");
+            match old {
+                None => file.created = true,
+                Some(p) if !file.renamed && !file.copied => {
+                    file.old_path = Some(strip_path(&p, strip))
+                }
+                Some(_) => {}
+            }
+            match new {
+                None => file.deleted = true,
+                Some(p) if !file.renamed && !file.copied => {
+                    file.new_path = Some(strip_path(&p, strip))
+                }
+                Some(_) => {}
+            }
+            if file.created {
+                file.old_path = None;
+            }
+            if file.deleted {
+                file.new_path = None;
+            }
+            i += 2;
+            continue;
+        }
+        if let Some(file) = current.as_mut() {
+            if file.hunks.is_empty() {
+                if let Some(header) = git_header(line) {
+                    match header {
+                        GitHeader::NewFile => {
+                            file.created = true;
+                            file.old_path = None;
+                        }
+                        GitHeader::DeletedFile => {
+                            file.deleted = true;
+                            file.new_path = None;
+                        }
+                        GitHeader::RenameFrom(p) => {
+                            file.renamed = true;
+                            file.old_path = Some(p);
+                        }
+                        GitHeader::RenameTo(p) => {
+                            file.renamed = true;
+                            file.new_path = Some(p);
+                        }
+                        GitHeader::CopyFrom(p) => {
+                            file.copied = true;
+                            file.old_path = Some(p);
+                        }
+                        GitHeader::CopyTo(p) => {
+                            file.copied = true;
+                            file.new_path = Some(p);
+                        }
+                        GitHeader::NewMode(m) => file.mode_change = Some(m),
+                        GitHeader::Binary => {
+                            problem(
+                                problems,
+                                i,
+                                format!(
+                                    "binary patch for {}: patchdeck reviews text only; apply binary changes with git",
+                                    file.new_path.as_deref().or(file.old_path.as_deref()).unwrap_or("a file")
+                                ),
+                            );
+                        }
+                        GitHeader::Other => {}
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
+            if line.starts_with("@@ ") {
+                match read_hunk(&raw, i, first_line) {
+                    Ok((hunk, next)) => {
+                        file.hunks.push(hunk);
+                        i = next;
+                    }
+                    Err(message) => {
+                        problem(problems, i, message);
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+                problem(
+                    problems,
+                    i,
+                    "binary patch: patchdeck reviews text only; apply binary changes with git"
+                        .into(),
+                );
+            }
+        } else if line.starts_with("@@ ") {
+            problem(
+                problems,
+                i,
+                "hunk without a file header: expected \"--- a/PATH\" and \"+++ b/PATH\" (or \"diff --git\") before it".into(),
+            );
+        }
+        // Anything else is junk between files (commit messages, diffstats, signatures).
+        i += 1;
+    }
+    if let Some(done) = current.take() {
+        files.push(done);
+    }
+    let hunk_problems = !problems.is_empty();
+    for file in &files {
+        if file.old_path.is_none() && file.new_path.is_none() {
+            problem(
+                problems,
+                file.at_line - first_line,
+                "cannot tell which file this section changes: expected \"--- a/PATH\" and \"+++ b/PATH\"".into(),
+            );
+        }
+        if !hunk_problems
+            && file.hunks.is_empty()
+            && !file.created
+            && !file.deleted
+            && !file.renamed
+            && !file.copied
+            && file.mode_change.is_none()
+        {
+            problem(
+                problems,
+                file.at_line - first_line,
+                format!(
+                    "no hunk for {}: expected \"@@ -LINE,COUNT +LINE,COUNT @@\" lines",
+                    file.new_path
+                        .as_deref()
+                        .or(file.old_path.as_deref())
+                        .unwrap_or("the file")
+                ),
+            );
+        }
+    }
+    if files.is_empty() {
+        problems.push(InputProblem {
+            location: format!("line {first_line}"),
+            message: "no file in this diff: expected \"diff --git\" or \"---\"/\"+++\" headers followed by \"@@\" hunks".into(),
+        });
+    }
+    files
+}
+
+fn trim_eol(line: &str) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+fn clean_subject(subject: &str) -> String {
+    let s = subject.trim();
+    match s.strip_prefix('[') {
+        Some(rest) if rest.contains(']') && s[..s.find(']').unwrap_or(0)].contains("PATCH") => {
+            rest[rest.find(']').unwrap_or(0) + 1..].trim().to_owned()
+        }
+        _ => s.to_owned(),
+    }
+}
+
+enum GitHeader {
+    NewFile,
+    DeletedFile,
+    RenameFrom(String),
+    RenameTo(String),
+    CopyFrom(String),
+    CopyTo(String),
+    NewMode(String),
+    Binary,
+    Other,
+}
+
+fn git_header(line: &str) -> Option<GitHeader> {
+    let name = |rest: &str| unquote(rest).unwrap_or_else(|| rest.to_owned());
+    Some(if line.starts_with("new file mode ") {
+        GitHeader::NewFile
+    } else if line.starts_with("deleted file mode ") {
+        GitHeader::DeletedFile
+    } else if let Some(rest) = line.strip_prefix("rename from ") {
+        GitHeader::RenameFrom(name(rest))
+    } else if let Some(rest) = line.strip_prefix("rename to ") {
+        GitHeader::RenameTo(name(rest))
+    } else if let Some(rest) = line.strip_prefix("copy from ") {
+        GitHeader::CopyFrom(name(rest))
+    } else if let Some(rest) = line.strip_prefix("copy to ") {
+        GitHeader::CopyTo(name(rest))
+    } else if let Some(rest) = line.strip_prefix("new mode ") {
+        GitHeader::NewMode(rest.trim().to_owned())
+    } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+        GitHeader::Binary
+    } else if line.starts_with("old mode ")
+        || line.starts_with("index ")
+        || line.starts_with("similarity index ")
+        || line.starts_with("dissimilarity index ")
+    {
+        GitHeader::Other
+    } else {
+        return None;
+    })
+}
+
+/// The name on a `---`/`+++` line: quoted, or up to a tab; `None` for `/dev/null`.
+fn header_name(rest: &str) -> Option<String> {
+    let name = if rest.starts_with('"') {
+        unquote_prefix(rest).map(|(n, _)| n)
+    } else {
+        None
+    }
+    .unwrap_or_else(|| {
+        rest.split('\t')
+            .next()
+            .unwrap_or(rest)
+            .trim_end()
+            .to_owned()
+    });
+    (name != "/dev/null").then_some(name)
+}
+
+/// The two names of a `diff --git` line (before stripping). Unquoted names may hold spaces:
+/// the split is where the two names agree after their first component, as git does.
+fn split_git_names(rest: &str) -> (Option<String>, Option<String>) {
+    if rest.starts_with('"') {
+        if let Some((a, after)) = unquote_prefix(rest) {
+            let b = after.trim_start();
+            let b = unquote(b).unwrap_or_else(|| b.to_owned());
+            return (Some(a), Some(b));
+        }
+    }
+    if let Some(pos) = rest.find(" \"") {
+        if let Some(b) = unquote(&rest[pos + 1..]) {
+            return (Some(rest[..pos].to_owned()), Some(b));
+        }
+    }
+    let tail = |s: &str| s.split_once('/').map(|(_, t)| t.to_owned());
+    for (pos, _) in rest.match_indices(' ') {
+        let (a, b) = (&rest[..pos], &rest[pos + 1..]);
+        if tail(a).is_some() && tail(a) == tail(b) {
+            return (Some(a.to_owned()), Some(b.to_owned()));
+        }
+    }
+    (None, None)
+}
+
+/// Removes `strip` leading components, as `-p` does.
+fn strip_path(path: &str, strip: usize) -> String {
+    let mut rest = path;
+    for _ in 0..strip {
+        match rest.find('/') {
+            Some(at) => rest = rest[at + 1..].trim_start_matches('/'),
+            None => break,
+        }
+    }
+    rest.to_owned()
+}
+
+fn unquote(text: &str) -> Option<String> {
+    unquote_prefix(text).map(|(s, _)| s)
+}
+
+/// Reads a C-quoted string at the start of `text`: the string and what follows it.
+fn unquote_prefix(text: &str) -> Option<(String, &str)> {
+    let body = text.strip_prefix('"')?;
+    let mut bytes = Vec::new();
+    let mut chars = body.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '"' => {
+                return Some((
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                    &body[at + 1..],
+                ))
+            }
+            '\\' => {
+                let (_, e) = chars.next()?;
+                match e {
+                    'n' => bytes.push(b'\n'),
+                    't' => bytes.push(b'\t'),
+                    'r' => bytes.push(b'\r'),
+                    'a' => bytes.push(7),
+                    'b' => bytes.push(8),
+                    'f' => bytes.push(12),
+                    'v' => bytes.push(11),
+                    '0'..='7' => {
+                        let mut value = e.to_digit(8)?;
+                        for _ in 0..2 {
+                            let (_, d) = chars.next()?;
+                            value = value * 8 + d.to_digit(8)?;
+                        }
+                        bytes.push(value as u8);
+                    }
+                    other => {
+                        let mut buf = [0; 4];
+                        bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
+                    }
+                }
+            }
+            other => {
+                let mut buf = [0; 4];
+                bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    None
+}
+
+/// Parses `@@ -a,b +c,d @@ section` and reads exactly the lines it announces.
+fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize), String> {
+    let header = trim_eol(raw[at]);
+    let bad = || {
+        format!("malformed hunk header \"{header}\": expected \"@@ -LINE,COUNT +LINE,COUNT @@\"")
+    };
+    let inner = header.strip_prefix("@@ -").ok_or_else(bad)?;
+    let (ranges, section) = inner.split_once(" @@").ok_or_else(bad)?;
+    let (old, new) = ranges.split_once(" +").ok_or_else(bad)?;
+    let range = |r: &str| -> Option<(usize, usize)> {
+        match r.split_once(',') {
+            Some((s, c)) => Some((s.parse().ok()?, c.parse().ok()?)),
+            None => Some((r.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_count) = range(old).ok_or_else(bad)?;
+    let (new_start, new_count) = range(new).ok_or_else(bad)?;
+    let mut hunk = Hunk {
+        at_line: at + first_line,
+        header: header.to_owned(),
+        section: section.trim().to_owned(),
+        old_start,
+        old_count,
+        new_start,
+        new_count,
+        old: Vec::new(),
+        new: Vec::new(),
+        leading_context: 0,
+        trailing_context: 0,
+    };
+    let mut i = at + 1;
+    let mut seen_change = false;
+    let mut last_tag = b' ';
+    while hunk.old.len() < old_count
+        || hunk.new.len() < new_count
+        || i < raw.len() && raw[i].starts_with('\\')
+    {
+        let Some(line) = raw.get(i) else {
+            return Err(format!(
+                "hunk {header} ends early: expected {old_count} old and {new_count} new lines, found {} and {} before the end of the input",
+                hunk.old.len(),
+                hunk.new.len()
+            ));
+        };
+        let (tag, body) = match line.as_bytes().first() {
+            Some(b'\n') | Some(b'\r') => (b' ', *line),
+            Some(&t) => (t, &line[1..]),
+            None => (b' ', ""),
+        };
+        let eol = if body.ends_with("\r\n") {
+            Eol::CrLf
+        } else if body.ends_with('\n') {
+            Eol::Lf
+        } else {
+            Eol::None
+        };
+        let text = body
+            .strip_suffix('\n')
+            .map(|b| b.strip_suffix('\r').unwrap_or(b))
+            .unwrap_or(body)
+            .to_owned();
+        let entry = HunkLine { text, eol };
+        let full = |side: &Vec<HunkLine>, count: usize| side.len() >= count;
+        match tag {
+            b' ' if !full(&hunk.old, old_count) && !full(&hunk.new, new_count) => {
+                hunk.old.push(entry.clone());
+                hunk.new.push(entry);
+                if seen_change {
+                    hunk.trailing_context += 1;
+                } else {
+                    hunk.leading_context += 1;
+                }
+            }
+            b'-' if !full(&hunk.old, old_count) => {
+                hunk.old.push(entry);
+                seen_change = true;
+                hunk.trailing_context = 0;
+            }
+            b'+' if !full(&hunk.new, new_count) => {
+                hunk.new.push(entry);
+                seen_change = true;
+                hunk.trailing_context = 0;
+            }
+            b'\\' => {
+                // "\ No newline at end of file": the previous line has no ending.
+                if last_tag != b'+' {
+                    if let Some(l) = hunk.old.last_mut() {
+                        l.eol = Eol::None;
+                    }
+                }
+                if last_tag != b'-' {
+                    if let Some(l) = hunk.new.last_mut() {
+                        l.eol = Eol::None;
+                    }
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "hunk {header} ends early at line {}: expected {old_count} old and {new_count} new lines, found {} and {} (a line must start with ' ', '-' or '+')",
+                    i + first_line,
+                    hunk.old.len(),
+                    hunk.new.len()
+                ))
+            }
+        }
+        if tag != b'\\' {
+            last_tag = tag;
+        }
+        i += 1;
+    }
+    Ok((hunk, i))
+}

@@ -1,0 +1,285 @@
+//! Placing parsed hunks in the files of the workspace as `git apply` does (without fuzz), and
+//! turning them into file patches: modifications, creations, deletions, renames and copies.
+
+use super::{DiffFile, Hunk, HunkLine};
+use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use crate::lines::{Eol, Lines};
+use crate::model::{FileAction, LineRange, LoadProblem, MatchTier};
+use crate::workspace::Workspace;
+
+/// Turns parsed sections into file patches, placing every hunk in the file it changes.
+pub fn build(
+    files: Vec<DiffFile>,
+    workspace: &Workspace,
+    builder: &mut Builder,
+    loaded: &mut Loaded,
+) {
+    for section in files {
+        let description = section.subject.clone();
+        if loaded.label.is_none() {
+            loaded.label = description.clone();
+        }
+        if let Some(mode) = &section.mode_change {
+            loaded.warnings.push(crate::model::InputWarning {
+                location: format!("line {}", section.at_line),
+                message: format!(
+                    "mode change to {mode} for {} is ignored: patchdeck changes contents only",
+                    section.new_path.as_deref().unwrap_or("a file")
+                ),
+            });
+        }
+        if section.created {
+            let Some(path) = section.new_path.clone() else {
+                continue;
+            };
+            let mut file = builder.file(&path, FileAction::Create);
+            file.label = description.clone();
+            let new: Vec<HunkLine> = section.hunks.iter().flat_map(|h| h.new.clone()).collect();
+            file.new_file_eol = new.first().map(|l| l.eol).filter(|e| *e != Eol::None);
+            builder.push(
+                &mut file,
+                ChangeSpec {
+                    description: Some(format!("new file {path}")),
+                    range: Some(LineRange::after(0)),
+                    new_lines: new.iter().map(|l| l.text.clone()).collect(),
+                    new_eols: Some(new.iter().map(|l| l.eol).collect()),
+                    eof_newline: Some(new.last().is_none_or(|l| l.eol != Eol::None)),
+                    ..ChangeSpec::default()
+                },
+            );
+            loaded.files.push(file);
+            continue;
+        }
+        let Some(old_path) = section.old_path.clone() else {
+            continue;
+        };
+        let disk = read_doc(workspace, &old_path);
+        if section.deleted {
+            let mut file = builder.file(&old_path, FileAction::Delete);
+            file.label = description.clone();
+            let old: Vec<HunkLine> = section.hunks.iter().flat_map(|h| h.old.clone()).collect();
+            let mut spec = ChangeSpec {
+                description: Some(format!("delete {old_path}")),
+                range: Some(LineRange {
+                    start: 1,
+                    count: old.len(),
+                }),
+                expected: Some(old.iter().map(|l| l.text.clone()).collect()),
+                ..ChangeSpec::default()
+            };
+            if let OnDisk::File { bytes, .. } = &disk {
+                let lines = Lines::split(bytes);
+                let same = lines.len() == old.len()
+                    && lines
+                        .all()
+                        .iter()
+                        .zip(&old)
+                        .all(|(a, b)| a.text == b.text.as_bytes() && a.eol == b.eol);
+                if !same {
+                    spec = delete_all(bytes, format!("delete {old_path}"));
+                    spec.problems.push(LoadProblem::conflict(
+                        "expected_mismatch",
+                        format!("{old_path} is not the content the deletion expects (it has {} lines, the patch removes {}); git apply refuses this too", lines.len(), old.len()),
+                    ));
+                }
+            }
+            builder.push(&mut file, spec);
+            loaded.files.push(file);
+            continue;
+        }
+        let new_path = section.new_path.clone().unwrap_or_else(|| old_path.clone());
+        let moves = (section.renamed || section.copied) && new_path != old_path;
+        let mut file = builder.file(
+            &new_path,
+            if moves {
+                FileAction::Create
+            } else {
+                FileAction::Modify
+            },
+        );
+        file.label = description.clone();
+        if moves {
+            file.copy_from = Some(old_path.clone());
+            let how = if section.renamed { "renamed" } else { "copied" };
+            file.label = Some(match &description {
+                Some(subject) => format!("{subject} ({how} from {old_path})"),
+                None => format!("{how} from {old_path}"),
+            });
+        }
+        let bytes = match &disk {
+            OnDisk::File { bytes, .. } => Some(bytes.as_slice()),
+            _ => None,
+        };
+        let lines = bytes.map(Lines::split);
+        for hunk in &section.hunks {
+            builder.push(&mut file, place_hunk(hunk, lines.as_ref()));
+        }
+        if moves && section.hunks.is_empty() {
+            builder.push(
+                &mut file,
+                ChangeSpec {
+                    description: Some(format!(
+                        "{} {old_path} as {new_path}",
+                        if section.renamed { "rename" } else { "copy" }
+                    )),
+                    range: Some(LineRange::after(0)),
+                    ..ChangeSpec::default()
+                },
+            );
+        }
+        loaded.files.push(file);
+        if moves && section.renamed {
+            let mut old = builder.file(&old_path, FileAction::Delete);
+            old.label = Some(format!("renamed to {new_path}"));
+            let spec = match bytes {
+                Some(bytes) => {
+                    delete_all(bytes, format!("remove {old_path} (renamed to {new_path})"))
+                }
+                None => ChangeSpec {
+                    description: Some(format!("remove {old_path} (renamed to {new_path})")),
+                    range: Some(LineRange { start: 1, count: 0 }),
+                    expected: Some(Vec::new()),
+                    ..ChangeSpec::default()
+                },
+            };
+            builder.push(&mut old, spec);
+            loaded.files.push(old);
+        }
+    }
+}
+
+/// Places a hunk in the file's lines as `git apply` would (without fuzz).
+fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
+    // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
+    // as part of line 1, so a hunk at the top of a file with one is read without it.
+    let without_bom;
+    let hunk = match lines {
+        Some(lines) if lines.has_bom() && hunk.old_start <= 1 => {
+            let mut h = hunk.clone();
+            for side in [&mut h.old, &mut h.new] {
+                if let Some(first) = side.first_mut() {
+                    if let Some(rest) = first.text.strip_prefix('\u{feff}') {
+                        first.text = rest.to_owned();
+                    }
+                }
+            }
+            without_bom = h;
+            &without_bom
+        }
+        _ => hunk,
+    };
+    let description = if hunk.section.is_empty() {
+        hunk.header.clone()
+    } else {
+        hunk.section.clone()
+    };
+    let old_texts: Vec<String> = hunk.old.iter().map(|l| l.text.clone()).collect();
+    let new_texts: Vec<String> = hunk.new.iter().map(|l| l.text.clone()).collect();
+    // Where the hunk says it applies (0-based index of its first old line).
+    let stated = if hunk.old_count == 0 {
+        hunk.old_start
+    } else {
+        hunk.old_start.saturating_sub(1)
+    };
+    let mut spec = ChangeSpec {
+        description: Some(description),
+        key: None,
+        range: Some(LineRange {
+            start: stated + 1,
+            count: hunk.old.len(),
+        }),
+        expected: (!hunk.old.is_empty()).then(|| old_texts.clone()),
+        new_lines: new_texts,
+        new_eols: Some(hunk.new.iter().map(|l| l.eol).collect()),
+        ..ChangeSpec::default()
+    };
+    let Some(lines) = lines else {
+        // A missing or unusable file: verify reports it.
+        return spec;
+    };
+    let all = lines.all();
+    let matches_at = |at: usize| -> bool {
+        at + hunk.old.len() <= all.len()
+            && all[at..at + hunk.old.len()]
+                .iter()
+                .zip(&hunk.old)
+                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
+    };
+    let match_beginning = hunk.old_start <= 1;
+    let match_end = hunk.trailing_context == 0;
+    let allowed = |at: usize| -> bool {
+        (!match_beginning || at == 0) && (!match_end || at + hunk.old.len() == all.len())
+    };
+    let at = if matches_at(stated) && allowed(stated) {
+        Some(stated)
+    } else {
+        let places: Vec<usize> = (0..=all.len().saturating_sub(hunk.old.len()))
+            .filter(|&at| matches_at(at) && allowed(at))
+            .collect();
+        match places.as_slice() {
+            [one] => Some(*one),
+            [] => {
+                let why = if match_end && !hunk.old.is_empty() && (0..all.len()).any(matches_at) {
+                    "; a hunk without trailing context must match at the end of the file (as git apply requires)"
+                } else if match_beginning && (0..all.len()).any(matches_at) {
+                    "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
+                } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
+                    && all.iter().any(|l| l.eol == Eol::CrLf)
+                    || hunk.old.iter().any(|l| l.eol == Eol::CrLf)
+                        && all.iter().any(|l| l.eol == Eol::Lf)
+                {
+                    "; the line endings differ (LF against CRLF), and git apply compares them too"
+                } else {
+                    ""
+                };
+                spec.problems.push(LoadProblem::conflict(
+                    "not_found",
+                    format!(
+                        "hunk {}: its context and removed lines are not at line {} nor anywhere else in the file{why}",
+                        hunk.header,
+                        stated + 1
+                    ),
+                ));
+                None
+            }
+            many => {
+                let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
+                spec.problems.push(LoadProblem::conflict(
+                    "ambiguous",
+                    format!(
+                        "hunk {}: not at line {}; its lines occur {} times, at lines {} (git apply would take the nearest; patchdeck does not guess)",
+                        hunk.header,
+                        stated + 1,
+                        many.len(),
+                        list.join(", ")
+                    ),
+                ));
+                None
+            }
+        }
+    };
+    let Some(at) = at else { return spec };
+    spec.range = Some(LineRange {
+        start: at + 1,
+        count: hunk.old.len(),
+    });
+    if at != stated {
+        spec.tier = MatchTier::Offset;
+        let offset = at as i64 - stated as i64;
+        spec.problems.push(LoadProblem::note(
+            "offset",
+            format!(
+                "hunk {} applies at line {} instead of line {} (offset {offset:+} lines)",
+                hunk.header,
+                at + 1,
+                stated + 1
+            ),
+        ));
+    }
+    if at + hunk.old.len() == all.len() {
+        if let Some(last) = hunk.new.last() {
+            spec.eof_newline = Some(last.eol != Eol::None);
+        }
+    }
+    spec
+}

@@ -1,0 +1,208 @@
+//! Every format on real commits: each case of this repository's history (built by
+//! `make_corpus.py`) expressed as a unified diff, a bundle, a structured patch and patch-tool
+//! calls (written by the script), and as a directive, a Codex patch, Aider blocks and a chat
+//! answer (written here from `diff.patch`), must turn base/ into expected/ byte for byte.
+
+mod common;
+
+#[path = "common/corpus.rs"]
+#[allow(dead_code)]
+mod corpus;
+
+use common::{copy_tree, user_tree};
+use patchdeck::commit::{commit, CommitOptions};
+use patchdeck::formats::{load_with, Input, LoadOptions};
+use patchdeck::model::sha256_hex;
+use patchdeck::plan::plan;
+use patchdeck::review::Decisions;
+use patchdeck::verify::verify;
+use patchdeck::workspace::Workspace;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Applies `input` in `format` to a copy of `base`; the tree after, or what stopped it.
+fn apply(
+    base: &Path,
+    format: &str,
+    input: &[u8],
+) -> Result<BTreeMap<std::path::PathBuf, (Vec<u8>, u32)>, String> {
+    let ws = tempfile::tempdir().unwrap();
+    copy_tree(base, ws.path());
+    let workspace = Workspace::open(ws.path()).unwrap();
+    let options = LoadOptions {
+        format: Some(format.into()),
+        max_tokens: None,
+        ..LoadOptions::default()
+    };
+    let batch = load_with(
+        &Input::from_bytes("case", input.to_vec()),
+        &workspace,
+        &options,
+    )
+    .map_err(|e| e.to_string())?;
+    let verification = verify(&batch, &workspace);
+    let planned = plan(&batch, &verification, &Decisions::accept_all(&batch));
+    if planned.is_blocked() {
+        return Err(planned
+            .blockers
+            .iter()
+            .map(|b| b.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    commit(&workspace, &planned, &CommitOptions::default()).map_err(|e| e.to_string())?;
+    Ok(user_tree(ws.path()))
+}
+
+/// One file section of a git diff: its path, whether created or deleted, and its hunks as
+/// (old lines, new lines), each line with its tag.
+struct Section {
+    path: String,
+    created: bool,
+    deleted: bool,
+    hunks: Vec<Vec<String>>,
+}
+
+fn sections(diff: &str) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    for line in diff.lines() {
+        if let Some(rest) = line.strip_prefix("diff --git a/") {
+            let path = rest.split(" b/").next().unwrap().to_owned();
+            out.push(Section {
+                path,
+                created: false,
+                deleted: false,
+                hunks: Vec::new(),
+            });
+        } else if line.starts_with("new file mode") {
+            out.last_mut().unwrap().created = true;
+        } else if line.starts_with("deleted file mode") {
+            out.last_mut().unwrap().deleted = true;
+        } else if line.starts_with("@@ ") {
+            out.last_mut().unwrap().hunks.push(Vec::new());
+        } else if let Some(hunk) = out.last_mut().and_then(|s| s.hunks.last_mut()) {
+            if !line.starts_with("--- ") && !line.starts_with("+++ ") {
+                hunk.push(line.to_owned());
+            }
+        }
+    }
+    out
+}
+
+fn codex(diff: &str) -> String {
+    let mut out = String::from("*** Begin Patch\n");
+    for s in sections(diff) {
+        if s.created {
+            out.push_str(&format!("*** Add File: {}\n", s.path));
+            for l in s.hunks.concat() {
+                out.push_str(&format!("{l}\n"));
+            }
+        } else if s.deleted {
+            out.push_str(&format!("*** Delete File: {}\n", s.path));
+        } else {
+            out.push_str(&format!("*** Update File: {}\n", s.path));
+            for hunk in s.hunks {
+                out.push_str("@@\n");
+                for l in hunk {
+                    out.push_str(&format!("{l}\n"));
+                }
+            }
+        }
+    }
+    out.push_str("*** End Patch\n");
+    out
+}
+
+/// Aider blocks, or `None` when the diff deletes a file (Aider cannot say that).
+fn aider(diff: &str) -> Option<String> {
+    let mut out = String::from("Here are the changes.\n\n");
+    for s in sections(diff) {
+        if s.deleted {
+            return None;
+        }
+        for hunk in s.hunks {
+            let side = |keep: char| -> String {
+                hunk.iter()
+                    .filter(|l| l.starts_with(' ') || l.starts_with(keep) || l.is_empty())
+                    .map(|l| format!("{}\n", l.get(1..).unwrap_or("")))
+                    .collect()
+            };
+            let search = if s.created { String::new() } else { side('-') };
+            out.push_str(&format!(
+                "{}\n```\n<<<<<<< SEARCH\n{search}=======\n{}>>>>>>> REPLACE\n```\n\n",
+                s.path,
+                side('+')
+            ));
+        }
+    }
+    Some(out)
+}
+
+#[test]
+fn every_format_of_every_real_commit_gives_the_expected_bytes() {
+    let cases = corpus::cases();
+    assert!(!cases.is_empty(), "the corpus is empty");
+    let mut applied: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut declined: Vec<String> = Vec::new();
+    for case in cases {
+        let base = case.dir.join("base");
+        let expected = user_tree(&case.dir.join("expected"));
+        let diff = std::fs::read_to_string(case.dir.join("diff.patch")).unwrap();
+        let no_eof_marker = !diff.contains("\\ No newline at end of file");
+        let mut inputs: Vec<(&str, Vec<u8>)> = vec![("unified", diff.clone().into_bytes())];
+        for (format, file) in [
+            ("bundle", "bundle.json"),
+            ("structured", "structured.json"),
+            ("edits", "edits.json"),
+        ] {
+            if let Ok(bytes) = std::fs::read(case.dir.join(file)) {
+                inputs.push((format, bytes));
+            }
+        }
+        inputs.push((
+            "markdown",
+            format!("Sure, here is the patch:\n\n```diff\n{diff}```\n\nLet me know.\n")
+                .into_bytes(),
+        ));
+        let secs = sections(&diff);
+        if secs.len() == 1 && !secs[0].created {
+            let before = std::fs::read(base.join(&secs[0].path)).unwrap();
+            let directive = serde_json::json!({"action": "patch", "diff": diff, "document_version": sha256_hex(&before), "rationale": case.meta["subject"]});
+            inputs.push(("directive", serde_json::to_vec(&directive).unwrap()));
+        }
+        if no_eof_marker {
+            inputs.push(("codex", codex(&diff).into_bytes()));
+            if let Some(text) = aider(&diff) {
+                inputs.push(("aider", text.into_bytes()));
+            }
+        }
+        for (format, input) in inputs {
+            match apply(&base, format, &input) {
+                Ok(tree) => {
+                    assert!(
+                        tree == expected,
+                        "{}: {format} did not give expected/",
+                        case.name()
+                    );
+                    *applied.entry(format).or_default() += 1;
+                }
+                // Text-locating formats must refuse a find that is not unique; that is the
+                // only failure allowed, and only for them.
+                Err(why) if matches!(format, "codex" | "aider") && why.contains("occurs") => {
+                    declined.push(format!("{}: {format}: {why}", case.name()));
+                }
+                Err(why) => panic!("{}: {format} failed: {why}", case.name()),
+            }
+        }
+    }
+    eprintln!(
+        "applied exactly: {applied:?}; declined as ambiguous: {}",
+        declined.len()
+    );
+    for format in ["unified", "bundle", "markdown", "codex", "aider"] {
+        assert!(
+            applied.get(format).copied().unwrap_or(0) > 0,
+            "no case applied as {format}: {applied:?} {declined:?}"
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! The model extensions formats rely on, at the library level: load-time problems become
+//! verification problems, a copy reads its source, gained and lost final newlines and given
+//! line endings are written, and two file patches never write one file.
+
+use patchdeck::lines::{splice, Eol, Splice};
+use patchdeck::model::{
+    Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, LineRange, LoadProblem,
+    MatchTier, Operation,
+};
+use patchdeck::plan::{plan, WriteKind};
+use patchdeck::review::Decisions;
+use patchdeck::verify::{verify, Status};
+use patchdeck::workspace::Workspace;
+
+fn change(id: &str, range: LineRange, expected: Option<&[&str]>, new: &[&str]) -> Change {
+    Change {
+        id: ChangeId(id.into()),
+        key: None,
+        description: None,
+        operation: if range.count == 0 {
+            Operation::Insert
+        } else {
+            Operation::Replace
+        },
+        range,
+        expected: expected.map(|e| e.iter().map(|s| s.to_string()).collect()),
+        new_lines: new.iter().map(|s| s.to_string()).collect(),
+        match_tier: MatchTier::Exact,
+        eof_newline: None,
+        new_eols: None,
+        load_problems: Vec::new(),
+    }
+}
+
+fn file(id: &str, doc_path: &str, action: FileAction, changes: Vec<Change>) -> FilePatch {
+    FilePatch {
+        id: FilePatchId(id.into()),
+        key: None,
+        doc_path: doc_path.into(),
+        label: None,
+        action,
+        expected_sha256: None,
+        changes,
+        copy_from: None,
+        new_file_eol: None,
+        load_problems: Vec::new(),
+    }
+}
+
+fn batch(files: Vec<FilePatch>) -> Batch {
+    Batch {
+        id: BatchId("b".into()),
+        key: None,
+        label: None,
+        format: "test".into(),
+        source: "-".into(),
+        content_sha256: String::new(),
+        files,
+        warnings: Vec::new(),
+    }
+}
+
+#[test]
+fn a_blocking_load_problem_is_a_conflict_and_a_note_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let mut placed_nowhere = change("c1", LineRange::after(0), None, &[]);
+    placed_nowhere
+        .load_problems
+        .push(LoadProblem::conflict("ambiguous", "found twice"));
+    let mut noted = change("c2", LineRange::inclusive(2, 2), Some(&["two"]), &["TWO"]);
+    noted
+        .load_problems
+        .push(LoadProblem::note("offset", "moved by 1"));
+    let b = batch(vec![file(
+        "f",
+        "a.txt",
+        FileAction::Modify,
+        vec![placed_nowhere, noted],
+    )]);
+    let v = verify(&b, &Workspace::open(dir.path()).unwrap());
+    assert_eq!(v.files[0].changes[0].status, Status::Conflict);
+    assert_eq!(v.files[0].changes[0].problems[0].kind, "ambiguous");
+    assert_eq!(v.files[0].changes[1].status, Status::Ok);
+    assert!(!v.files[0].changes[1].problems[0].blocking);
+    // Rejecting the unplaced change lets the other one through.
+    let mut d = Decisions::accept_all(&b);
+    d.set(ChangeId("c1".into()), patchdeck::review::Decision::Reject);
+    let p = plan(&b, &v, &d);
+    assert!(!p.is_blocked(), "{:?}", p.blockers);
+    assert_eq!(p.writes[0].after, b"one\nTWO\n");
+}
+
+#[test]
+fn a_copy_reads_its_source_and_a_missing_source_is_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("src.txt"), "a\nb\n").unwrap();
+    let mut copy = file(
+        "f",
+        "dst.txt",
+        FileAction::Create,
+        vec![change(
+            "c",
+            LineRange::inclusive(2, 2),
+            Some(&["b"]),
+            &["B"],
+        )],
+    );
+    copy.copy_from = Some("src.txt".into());
+    let mut orphan = file(
+        "g",
+        "other.txt",
+        FileAction::Create,
+        vec![change("d", LineRange::after(0), None, &[])],
+    );
+    orphan.copy_from = Some("nowhere.txt".into());
+    let b = batch(vec![copy, orphan]);
+    let v = verify(&b, &Workspace::open(dir.path()).unwrap());
+    assert_eq!(v.files[0].status, Status::Ok);
+    assert_eq!(v.files[1].problems[0].kind, "missing_file");
+    let mut d = Decisions::accept_all(&b);
+    d.set(ChangeId("d".into()), patchdeck::review::Decision::Reject);
+    let p = plan(&b, &v, &d);
+    assert_eq!(p.writes[0].kind, WriteKind::Create);
+    assert!(
+        p.writes[0].before.is_none(),
+        "the commit checks the target does not exist"
+    );
+    assert_eq!(p.writes[0].after, b"a\nB\n");
+}
+
+#[test]
+fn two_file_patches_writing_one_file_block_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    let b = batch(vec![
+        file(
+            "f1",
+            "a.txt",
+            FileAction::Modify,
+            vec![change(
+                "c1",
+                LineRange::inclusive(1, 1),
+                Some(&["x"]),
+                &["y"],
+            )],
+        ),
+        file(
+            "f2",
+            "A.txt",
+            FileAction::Modify,
+            vec![change(
+                "c2",
+                LineRange::inclusive(1, 1),
+                Some(&["x"]),
+                &["z"],
+            )],
+        ),
+    ]);
+    let v = verify(&b, &Workspace::open(dir.path()).unwrap());
+    let p = plan(&b, &v, &Decisions::accept_all(&b));
+    assert!(p.is_blocked());
+    assert!(
+        p.blockers[0].message.contains("file patches 1 and 2"),
+        "{:?}",
+        p.blockers
+    );
+}
+
+#[test]
+fn splices_gain_or_lose_the_final_newline_and_keep_given_endings() {
+    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let b = lines(&["b"]);
+    let gain = Splice {
+        final_newline: Some(true),
+        ..Splice::new(LineRange::inclusive(2, 2), &b)
+    };
+    assert_eq!(splice(b"a\nb", &[gain]), b"a\nb\n");
+    let lose = Splice {
+        final_newline: Some(false),
+        ..Splice::new(LineRange::inclusive(2, 2), &b)
+    };
+    assert_eq!(splice(b"a\nb\n", &[lose]), b"a\nb");
+    let new = lines(&["x", "y"]);
+    let eols = [Eol::CrLf, Eol::Lf];
+    let given = Splice {
+        new_eols: Some(&eols),
+        ..Splice::new(LineRange::inclusive(1, 1), &new)
+    };
+    assert_eq!(splice(b"a\nb\n", &[given]), b"x\r\ny\nb\n");
+    // Unchanged context lines at the edges keep their own endings in a mixed file.
+    let ctx = lines(&["a", "B", "c"]);
+    assert_eq!(
+        splice(
+            b"a\r\nb\nc\r\n",
+            &[Splice::new(LineRange::inclusive(1, 3), &ctx)]
+        ),
+        b"a\r\nB\r\nc\r\n"
+    );
+}

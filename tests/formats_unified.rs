@@ -1,0 +1,466 @@
+//! Unified diffs and git patches, held against real `git apply` on the same inputs: where git
+//! applies a patch, patchdeck writes the same bytes; where git refuses it, patchdeck writes
+//! nothing and reports a conflict (or an invalid input).
+
+mod common;
+
+use common::{
+    json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree, workspace_with,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+type Tree = BTreeMap<PathBuf, (Vec<u8>, u32)>;
+
+/// Runs `git apply` (outside any repository) in a copy of `files`; the tree after, or `None`
+/// when git refused.
+fn git_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> Option<Tree> {
+    use std::io::Write;
+    let ws = workspace_with(files);
+    let mut child = Command::new("git")
+        .arg("apply")
+        .args(args)
+        .arg("-")
+        .current_dir(ws.path())
+        .env("GIT_CEILING_DIRECTORIES", ws.path().parent().unwrap())
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(patch).unwrap();
+    let ok = child.wait_with_output().unwrap().status.success();
+    ok.then(|| without_modes(user_tree(ws.path())))
+}
+
+/// Runs `patchdeck apply` on a copy of `files`: its exit status and the tree after.
+fn patchdeck_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> (i32, Tree, String) {
+    let ws = workspace_with(files);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.patch");
+    std::fs::write(&input, patch).unwrap();
+    let mut all = vec![
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        "--format",
+        "unified",
+    ];
+    all.extend_from_slice(args);
+    all.push(input.to_str().unwrap());
+    let out = patchdeck(&all);
+    (
+        out.status.code().unwrap(),
+        without_modes(user_tree(ws.path())),
+        format!("{}{}", stdout(&out), stderr(&out)),
+    )
+}
+
+/// Permission bits differ by umask and are not what these tests compare.
+fn without_modes(tree: Tree) -> Tree {
+    tree.into_iter().map(|(k, (b, _))| (k, (b, 0))).collect()
+}
+
+/// Asserts that patchdeck and git agree: both apply with the same bytes, or both refuse and
+/// patchdeck leaves the files as they were. Returns whether they applied.
+fn same_as_git(files: &[(&str, &[u8])], patch: &str, args: &[&str]) -> bool {
+    let by_git = git_apply(files, patch.as_bytes(), args);
+    let (code, ours, output) = patchdeck_apply(files, patch.as_bytes(), args);
+    match by_git {
+        Some(expected) => {
+            assert_eq!(code, 0, "git applied it, patchdeck did not:\n{output}");
+            assert_eq!(ours, expected, "different bytes from git apply:\n{output}");
+            true
+        }
+        None => {
+            assert_ne!(code, 0, "git refused it, patchdeck applied it:\n{output}");
+            let before = without_modes(user_tree(workspace_with(files).path()));
+            assert_eq!(
+                ours, before,
+                "patchdeck wrote something although it refused"
+            );
+            false
+        }
+    }
+}
+
+/// A git diff between two versions of some files, made by git itself.
+fn git_diff(old: &[(&str, &[u8])], new: &[(&str, &[u8])], extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    git(&["init", "-q"]);
+    git(&["config", "core.autocrlf", "false"]);
+    git(&["config", "core.quotepath", "true"]);
+    for (path, bytes) in old {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "old",
+        "--allow-empty",
+    ]);
+    for (path, _) in old {
+        let _ = std::fs::remove_file(dir.path().join(path));
+    }
+    for (path, bytes) in new {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    git(&["add", "-A"]);
+    let mut args = vec!["diff", "--cached", "-M"];
+    args.extend_from_slice(extra);
+    String::from_utf8(git(&args)).unwrap()
+}
+
+const APP: &[u8] = b"import os\n\ndef one():\n    return 1\n\ndef two():\n    return 2\n\ndef three():\n    return 3\n";
+
+#[test]
+fn a_two_hunk_modification_gives_git_apply_bytes() {
+    let new = b"import os\nimport sys\n\ndef one():\n    return 1\n\ndef two():\n    return 2\n\ndef three():\n    return 33\n";
+    let patch = git_diff(&[("app.py", APP)], &[("app.py", new)], &["-U1"]);
+    assert_eq!(patch.matches("@@ -").count(), 2, "{patch}");
+    assert!(same_as_git(&[("app.py", APP)], &patch, &[]));
+}
+
+#[test]
+fn a_hunk_whose_context_moved_applies_at_the_offset_as_git_does_and_says_so() {
+    let new = b"import os\n\ndef one():\n    return 1\n\ndef two():\n    return 22\n\ndef three():\n    return 3\n";
+    let patch = git_diff(&[("app.py", APP)], &[("app.py", new)], &[]);
+    let mut moved = b"# header\n# more\n".to_vec();
+    moved.extend_from_slice(APP);
+    assert!(same_as_git(&[("app.py", &moved)], &patch, &[]));
+    // The offset is reported, and the change is marked as not placed where it said.
+    let ws = workspace_with(&[("app.py", &moved)]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("p.diff");
+    std::fs::write(&input, &patch).unwrap();
+    let report = json_out(&patchdeck(&[
+        "check",
+        "--json",
+        "--root",
+        ws.path().to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]));
+    assert_eq!(report["format"], "unified");
+    let change = &report["files"][0]["changes"][0];
+    assert_eq!(change["match"], "offset");
+    assert_eq!(change["problems"][0]["kind"], "offset");
+    assert!(
+        change["problems"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("+2 lines"),
+        "{change}"
+    );
+}
+
+#[test]
+fn context_that_is_not_in_the_file_fails_like_git_apply() {
+    let new = b"import os\n\ndef one():\n    return 11\n\ndef two():\n    return 2\n\ndef three():\n    return 3\n";
+    let patch = git_diff(&[("app.py", APP)], &[("app.py", new)], &[]);
+    let edited = String::from_utf8(APP.to_vec())
+        .unwrap()
+        .replace("def one():", "def uno():");
+    assert!(!same_as_git(&[("app.py", edited.as_bytes())], &patch, &[]));
+    let (code, _, output) =
+        patchdeck_apply(&[("app.py", edited.as_bytes())], patch.as_bytes(), &[]);
+    assert_eq!(code, 1, "a conflict, not an invalid input: {output}");
+    assert!(output.contains("not_found"), "{output}");
+}
+
+#[test]
+fn new_deleted_and_renamed_files_match_git() {
+    let old: &[(&str, &[u8])] = &[
+        ("gone.txt", b"bye\n"),
+        ("old/name.txt", b"a\nb\nc\nd\ne\nf\n"),
+        ("keep.txt", b"k\n"),
+    ];
+    let new: &[(&str, &[u8])] = &[
+        ("fresh/new.txt", b"hello\n"),
+        ("new/name.txt", b"a\nb\nc\nd\ne\nF\n"),
+        ("keep.txt", b"k\n"),
+    ];
+    let patch = git_diff(old, new, &[]);
+    assert!(patch.contains("rename from old/name.txt"), "{patch}");
+    assert!(
+        patch.contains("new file mode") && patch.contains("deleted file mode"),
+        "{patch}"
+    );
+    assert!(same_as_git(old, &patch, &[]));
+}
+
+#[test]
+fn a_pure_rename_moves_the_file() {
+    let old: &[(&str, &[u8])] = &[("a.txt", b"same\ncontent\n")];
+    let new: &[(&str, &[u8])] = &[("b.txt", b"same\ncontent\n")];
+    let patch = git_diff(old, new, &[]);
+    assert!(patch.contains("similarity index 100%"), "{patch}");
+    assert!(same_as_git(old, &patch, &[]));
+}
+
+#[test]
+fn creating_a_file_that_exists_fails_like_git() {
+    let patch = git_diff(&[], &[("x.txt", b"new\n")], &[]);
+    assert!(!same_as_git(&[("x.txt", b"already here\n")], &patch, &[]));
+}
+
+#[test]
+fn final_newline_gained_and_lost_match_git() {
+    for (old, new) in [
+        (&b"a\nb"[..], &b"a\nb\n"[..]),
+        (b"a\nb\n", b"a\nb"),
+        (b"a\nb", b"a\nc"),
+        (b"a\nb", b"a\nb\nc"),
+        (b"x\n", b""),
+    ] {
+        let patch = git_diff(&[("f.txt", old)], &[("f.txt", new)], &[]);
+        assert!(same_as_git(&[("f.txt", old)], &patch, &[]), "{patch}");
+    }
+}
+
+#[test]
+fn crlf_content_applies_to_a_crlf_file_and_an_lf_patch_does_not_as_with_git() {
+    let old = b"one\r\ntwo\r\nthree\r\n";
+    let new = b"one\r\nTWO\r\nthree\r\n";
+    let patch = git_diff(&[("w.bat", old)], &[("w.bat", new)], &[]);
+    assert!(patch.contains("-two\r\n"), "{patch:?}");
+    assert!(same_as_git(&[("w.bat", old)], &patch, &[]));
+    // The same change written with LF lines: git compares endings too.
+    let lf_patch = patch.replace("\r\n", "\n");
+    assert!(!same_as_git(&[("w.bat", old)], &lf_patch, &[]));
+}
+
+#[test]
+fn quoted_paths_with_escapes_and_paths_with_spaces_match_git() {
+    // (A tab in a name is C-escaped too, but patchdeck refuses control characters in paths.)
+    let old: &[(&str, &[u8])] = &[
+        ("sp ace.txt", b"a\n"),
+        ("say \"hi\".txt", b"x\n"),
+        ("caf\u{e9}.txt", b"c\n"),
+    ];
+    let new: &[(&str, &[u8])] = &[
+        ("sp ace.txt", b"b\n"),
+        ("say \"hi\".txt", b"y\n"),
+        ("caf\u{e9}.txt", b"C\n"),
+    ];
+    let patch = git_diff(old, new, &[]);
+    assert!(
+        patch.contains("\"a/say \\\"hi\\\".txt\"") && patch.contains("\\303\\251"),
+        "{patch}"
+    );
+    assert!(same_as_git(old, &patch, &[]));
+}
+
+#[test]
+fn strip_option_follows_git_apply_p() {
+    let patch = "--- x/y/f.txt\n+++ x/y/f.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    let files: &[(&str, &[u8])] = &[("y/f.txt", b"a\n"), ("f.txt", b"a\n")];
+    assert!(same_as_git(files, patch, &[]));
+    assert!(same_as_git(files, patch, &["-p2"]));
+}
+
+#[test]
+fn zero_context_hunks_in_the_middle_fail_as_in_git() {
+    let new = b"import os\n\ndef one():\n    return 111\n\ndef two():\n    return 2\n\ndef three():\n    return 3\n";
+    let patch = git_diff(&[("app.py", APP)], &[("app.py", new)], &["-U0"]);
+    assert!(!same_as_git(&[("app.py", APP)], &patch, &[]));
+}
+
+#[test]
+fn junk_between_files_and_mail_headers_are_ignored() {
+    let mbox = std::fs::read_to_string(samples().join("unified-mbox.patch")).unwrap();
+    let ws = sample_workspace();
+    let files: Vec<(String, Vec<u8>)> = user_tree(ws.path())
+        .into_iter()
+        .filter(|(p, _)| !p.to_string_lossy().ends_with('/'))
+        .map(|(p, (b, _))| (p.to_string_lossy().into_owned(), b))
+        .collect();
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    assert!(mbox.contains("\n-- \n"), "the sample has a signature");
+    assert!(same_as_git(&borrowed, &mbox, &[]));
+    let mut junk = String::from("Here is my patch.\n\n");
+    junk.push_str(
+        &std::fs::read_to_string(samples().join("unified-clean.patch"))
+            .unwrap()
+            .replace(
+                "diff --git a/notes.txt",
+                "Some words in between.\ndiff --git a/notes.txt",
+            ),
+    );
+    junk.push_str("\nThanks!\n");
+    assert!(same_as_git(&borrowed, &junk, &[]));
+}
+
+#[test]
+fn the_clean_sample_applies_as_git_does_and_the_conflicting_one_does_not() {
+    let ws = sample_workspace();
+    let files: Vec<(String, Vec<u8>)> = user_tree(ws.path())
+        .into_iter()
+        .filter(|(p, _)| !p.to_string_lossy().ends_with('/'))
+        .map(|(p, (b, _))| (p.to_string_lossy().into_owned(), b))
+        .collect();
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    let clean = std::fs::read_to_string(samples().join("unified-clean.patch")).unwrap();
+    assert!(same_as_git(&borrowed, &clean, &[]));
+    let conflicting = std::fs::read_to_string(samples().join("unified-conflicting.patch")).unwrap();
+    assert!(!same_as_git(&borrowed, &conflicting, &[]));
+}
+
+#[test]
+fn detection_picks_unified_and_descriptions_come_from_hunk_headers() {
+    let ws = sample_workspace();
+    let report = json_out(&patchdeck(&[
+        "check",
+        "--json",
+        "--root",
+        ws.path().to_str().unwrap(),
+        samples().join("unified-clean.patch").to_str().unwrap(),
+    ]));
+    assert_eq!(report["format"], "unified");
+    assert_eq!(report["summary"]["conflicts"], 0, "{report}");
+    let utils = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "src/Utils.py")
+        .unwrap();
+    assert_eq!(utils["changes"][0]["description"], "def load_config(path):");
+    let created = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "docs/changelog.md")
+        .unwrap();
+    assert_eq!(created["action"], "create");
+}
+
+#[test]
+fn malformed_diffs_are_refused_with_the_line() {
+    let ws = sample_workspace();
+    let out = patchdeck(&[
+        "check",
+        "--root",
+        ws.path().to_str().unwrap(),
+        samples().join("unified-malformed.patch").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 3: hunk @@ -1,3 +1,3 @@ ends early"),
+        "{err}"
+    );
+}
+
+#[test]
+fn binary_patches_are_refused_clearly() {
+    let patch = "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\nBinary files a/logo.png and b/logo.png differ\n";
+    let (code, _, output) = patchdeck_apply(&[("logo.png", b"\x89PNG")], patch.as_bytes(), &[]);
+    assert_eq!(code, 2);
+    assert!(
+        output.contains("binary patch") && output.contains("line 3"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_hunk_whose_context_occurs_twice_elsewhere_is_ambiguous_not_guessed() {
+    let file = b"x\nsame\nctx\nend\nx\nsame\nctx\nend\n";
+    let patch = "--- a/f\n+++ b/f\n@@ -20,3 +20,3 @@\n same\n-ctx\n+CTX\n end\n";
+    let (code, tree, output) = patchdeck_apply(&[("f", file)], patch.as_bytes(), &[]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.contains("ambiguous") && output.contains("lines 2, 6"),
+        "{output}"
+    );
+    assert_eq!(tree[Path::new("f")].0, file.to_vec());
+}
+
+#[test]
+fn a_rename_is_a_creation_from_the_old_content_plus_a_deletion_each_decided_alone() {
+    let old: &[(&str, &[u8])] = &[("old.txt", b"1\n2\n3\n4\n5\n6\n7\n")];
+    let new: &[(&str, &[u8])] = &[("new.txt", b"1\n2\n3\n4\n5\n6\nseven\n")];
+    let patch = git_diff(old, new, &[]);
+    assert!(patch.contains("rename from old.txt"), "{patch}");
+    let ws = workspace_with(old);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("r.diff");
+    std::fs::write(&input, &patch).unwrap();
+    let root = ws.path().to_str().unwrap();
+    let report = json_out(&patchdeck(&[
+        "check",
+        "--json",
+        "--root",
+        root,
+        input.to_str().unwrap(),
+    ]));
+    assert_eq!(report["files"][0]["action"], "create");
+    assert_eq!(report["files"][0]["label"], "renamed from old.txt");
+    assert_eq!(report["files"][1]["action"], "delete");
+    // Rejecting the deletion keeps the old file: the rename became a copy with the edit.
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        root,
+        "--reject",
+        "old.txt",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(ws.path().join("old.txt")).unwrap(),
+        b"1\n2\n3\n4\n5\n6\n7\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.path().join("new.txt")).unwrap(),
+        b"1\n2\n3\n4\n5\n6\nseven\n"
+    );
+    // A rename onto an existing file is a conflict, as in git.
+    let taken = workspace_with(&[
+        ("old.txt", b"1\n2\n3\n4\n5\n6\n7\n"),
+        ("new.txt", b"mine\n"),
+    ]);
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        taken.path().to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("file_exists"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_hunk_at_the_top_of_a_file_with_a_byte_order_mark_applies_as_in_git() {
+    let old: &[u8] = b"\xEF\xBB\xBFfirst\nsecond\nthird\n";
+    let new: &[u8] = b"\xEF\xBB\xBFFIRST\nsecond\nthird\n";
+    let patch = git_diff(&[("bom.txt", old)], &[("bom.txt", new)], &[]);
+    assert!(same_as_git(&[("bom.txt", old)], &patch, &[]));
+}
