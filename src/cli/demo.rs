@@ -20,10 +20,22 @@ pub struct DemoArgs {
 
 /// The bundled sample: (path under the demo folder, bytes).
 const FILES: &[(&str, &[u8])] = &[
-    ("demo.json", include_bytes!("../../sample-batches/demo.json")),
-    ("workspace/notes.txt", include_bytes!("../../sample-batches/workspace/notes.txt")),
-    ("workspace/src/app.py", include_bytes!("../../sample-batches/workspace/src/app.py")),
-    ("workspace/src/Utils.py", include_bytes!("../../sample-batches/workspace/src/Utils.py")),
+    (
+        "demo.json",
+        include_bytes!("../../sample-batches/demo.json"),
+    ),
+    (
+        "workspace/notes.txt",
+        include_bytes!("../../sample-batches/workspace/notes.txt"),
+    ),
+    (
+        "workspace/src/app.py",
+        include_bytes!("../../sample-batches/workspace/src/app.py"),
+    ),
+    (
+        "workspace/src/Utils.py",
+        include_bytes!("../../sample-batches/workspace/src/Utils.py"),
+    ),
     (
         "workspace/src/inventory.toml",
         include_bytes!("../../sample-batches/workspace/src/inventory.toml"),
@@ -65,6 +77,9 @@ pub fn run(args: DemoArgs) -> Result<i32, Error> {
         report: None,
         fresh: true,
     })?;
-    eprintln!("patchdeck: the demo's workspace is {}", dir.join("workspace").display());
+    eprintln!(
+        "patchdeck: the demo's workspace is {}",
+        dir.join("workspace").display()
+    );
     Ok(code)
 }

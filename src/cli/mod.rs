@@ -33,7 +33,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Review a batch in the terminal: accept, reject or edit each change, then commit (the default)
-    #[command(after_help = "Example:\n  patchdeck review --root ~/src/app batch.json\n  patchdeck batch.json")]
+    #[command(
+        after_help = "Example:\n  patchdeck review --root ~/src/app batch.json\n  patchdeck batch.json"
+    )]
     Review(review::ReviewArgs),
     /// Open the reviewer on a bundled sample batch, in a temporary copy of a sample workspace
     #[command(after_help = "Example:\n  patchdeck demo --theme light")]

@@ -63,8 +63,7 @@ pub fn run(args: ReviewArgs) -> Result<i32, Error> {
         session,
         args.fresh,
     );
-    patchdeck::tui::run(&mut app)
-        .map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
+    patchdeck::tui::run(&mut app).map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
     farewell(&app);
     Ok(exit::OK)
 }
@@ -74,11 +73,7 @@ fn farewell(app: &App) {
     match &app.outcome {
         Some(Outcome::Written { committed, .. }) => {
             for written in &committed.written {
-                eprintln!(
-                    "patchdeck: {:?} {}",
-                    written.kind,
-                    written.rel.display()
-                );
+                eprintln!("patchdeck: {:?} {}", written.kind, written.rel.display());
             }
         }
         _ => {

@@ -40,7 +40,10 @@ pub enum Effect {
     None,
     Quit,
     /// Suspend the screen and run the editor on this buffer for the change at `pos`.
-    RunEditor { pos: usize, buffer: String },
+    RunEditor {
+        pos: usize,
+        buffer: String,
+    },
 }
 
 /// How a message in the status line reads.
@@ -167,7 +170,9 @@ impl App {
         } else if restored > 0 {
             app.say(
                 Tone::Info,
-                format!("resumed {restored} decision(s) from the saved session (--fresh starts over)"),
+                format!(
+                    "resumed {restored} decision(s) from the saved session (--fresh starts over)"
+                ),
             );
             app.pos = app.next_undecided_from(0).unwrap_or(0);
         }
@@ -251,8 +256,21 @@ impl App {
 
     /// Where each part of the screen is, at the current terminal size.
     pub fn areas(&self) -> super::draw::Areas {
-        let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
-        super::draw::areas(screen, self.checked.batch.files.len())
+        self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// Where each part of a screen of `screen` is: the status line takes two rows when the
+    /// message needs them.
+    pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
+        let long = self
+            .message
+            .as_ref()
+            .is_some_and(|m| m.text.chars().count() + 3 > screen.width as usize);
+        super::draw::areas(
+            screen,
+            self.checked.batch.files.len(),
+            if long { 2 } else { 1 },
+        )
     }
 
     /// Rows of content the main pane shows at once.

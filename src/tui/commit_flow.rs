@@ -54,7 +54,10 @@ impl App {
                 .iter()
                 .filter(|id| matches!(self.decisions.get(id), Decision::Edit(_)))
                 .count();
-            let (added, removed) = line_counts(write.before.as_ref().map_or(&[][..], |b| &b.bytes), &write.after);
+            let (added, removed) = line_counts(
+                write.before.as_ref().map_or(&[][..], |b| &b.bytes),
+                &write.after,
+            );
             let verb = match write.kind {
                 WriteKind::Modify => "write ",
                 WriteKind::Create => "create",
@@ -67,12 +70,19 @@ impl App {
                     write.rel.display(),
                     write.changes.len(),
                     file.changes.len(),
-                    if edited > 0 { format!(" ({edited} edited)") } else { String::new() }
+                    if edited > 0 {
+                        format!(" ({edited} edited)")
+                    } else {
+                        String::new()
+                    }
                 ),
             ));
         }
         if plan.writes.is_empty() {
-            out.push(line(false, "nothing to write: no change is accepted".into()));
+            out.push(line(
+                false,
+                "nothing to write: no change is accepted".into(),
+            ));
         }
         let report = Report::build(
             &self.checked.batch,
@@ -145,7 +155,12 @@ impl App {
                         plan: &plan,
                         committed: Some(&committed),
                     };
-                    let json = Report::build(&self.checked.batch, &self.checked.verification, Some(&applied)).to_json();
+                    let json = Report::build(
+                        &self.checked.batch,
+                        &self.checked.verification,
+                        Some(&applied),
+                    )
+                    .to_json();
                     std::fs::write(&path, json + "\n")
                         .map(|()| path.clone())
                         .map_err(|e| format!("cannot write the report {}: {e}", path.display()))

@@ -181,7 +181,9 @@ impl App {
             Status::Conflict => {
                 let mut ways = vec!["e edits it over the lines on disk".to_owned()];
                 if let Some(at) = check.found_at() {
-                    ways.push(format!("m moves it to line {at}, where its expected lines are"));
+                    ways.push(format!(
+                        "m moves it to line {at}, where its expected lines are"
+                    ));
                 }
                 let _ = file;
                 Some(format!(
@@ -250,10 +252,20 @@ impl App {
             if skipped.is_empty() {
                 String::new()
             } else {
-                format!("; {} conflicting change(s) left for you to resolve", skipped.len())
+                format!(
+                    "; {} conflicting change(s) left for you to resolve",
+                    skipped.len()
+                )
             }
         );
-        self.say(if skipped.is_empty() { Tone::Info } else { Tone::Warning }, text);
+        self.say(
+            if skipped.is_empty() {
+                Tone::Info
+            } else {
+                Tone::Warning
+            },
+            text,
+        );
     }
 
     pub(super) fn reject_file(&mut self) {
@@ -264,14 +276,20 @@ impl App {
             .map(|c| c.id.clone())
             .collect();
         self.step(|tx| ids.iter().for_each(|id| tx.decide(id, Decision::Reject)));
-        self.say(Tone::Info, format!("rejected {} change(s) of this file", ids.len()));
+        self.say(
+            Tone::Info,
+            format!("rejected {} change(s) of this file", ids.len()),
+        );
     }
 
     /// Toggles moving a conflicting change to where its expected lines were found.
     pub(super) fn relocate(&mut self) {
         let (_, change, _, check) = self.change(self.pos);
         let id = change.id.clone();
-        let Some(at) = check.found_at().filter(|_| check.status == Status::Conflict) else {
+        let Some(at) = check
+            .found_at()
+            .filter(|_| check.status == Status::Conflict)
+        else {
             self.say(
                 Tone::Error,
                 "m moves a conflicting change whose expected lines were found once elsewhere; this one has no such place",
@@ -298,7 +316,10 @@ impl App {
         let (file, check) = self.file(self.file_index());
         let id = file.id.clone();
         if !check.sha_mismatch() {
-            self.say(Tone::Error, "o overrides a SHA-256 mismatch; this file's hash matches");
+            self.say(
+                Tone::Error,
+                "o overrides a SHA-256 mismatch; this file's hash matches",
+            );
             return;
         }
         if check.changes.iter().any(|c| c.status != Status::Ok) {

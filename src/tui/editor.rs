@@ -53,7 +53,9 @@ pub fn buffer(app: &App, pos: usize) -> String {
         change.operation.as_str(),
         range.describe()
     );
-    out.push_str("# Lines starting with '-' are what the change replaces, as on disk now: keep them.\n");
+    out.push_str(
+        "# Lines starting with '-' are what the change replaces, as on disk now: keep them.\n",
+    );
     out.push_str("# Lines starting with '+' are written instead: change, add or remove them\n");
     out.push_str("# ('+' alone is an empty line). Lines starting with '#' are ignored.\n");
     if check.status == Status::Conflict && !app.decisions.relocate.contains(&change.id) {
@@ -122,7 +124,9 @@ pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
     let _ = std::fs::remove_file(&path);
     let status = status?;
     if !status.success() {
-        return Err(io::Error::other(format!("the editor ({editor}) exited with {status}")));
+        return Err(io::Error::other(format!(
+            "the editor ({editor}) exited with {status}"
+        )));
     }
     text
 }
@@ -130,18 +134,26 @@ pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
 impl App {
     pub(super) fn start_edit(&mut self) -> Effect {
         let (file, change, file_check, check) = self.change(self.pos);
-        let refusal = if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
-            Some("a file deletion is accepted or rejected as a whole; it has no lines to edit".to_owned())
-        } else if let Some(p) = file_check.problems.iter().find(|p| p.blocking && p.kind != "sha_mismatch") {
-            Some(format!("cannot edit: {}", p.message))
-        } else if check.status == Status::Invalid
-            || (check.problems.iter().any(|p| p.kind == "out_of_range")
-                && !self.decisions.relocate.contains(&change.id))
-        {
-            Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
-        } else {
-            None
-        };
+        let refusal =
+            if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
+                Some(
+                    "a file deletion is accepted or rejected as a whole; it has no lines to edit"
+                        .to_owned(),
+                )
+            } else if let Some(p) = file_check
+                .problems
+                .iter()
+                .find(|p| p.blocking && p.kind != "sha_mismatch")
+            {
+                Some(format!("cannot edit: {}", p.message))
+            } else if check.status == Status::Invalid
+                || (check.problems.iter().any(|p| p.kind == "out_of_range")
+                    && !self.decisions.relocate.contains(&change.id))
+            {
+                Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
+            } else {
+                None
+            };
         if let Some(refusal) = refusal {
             self.say(Tone::Error, refusal);
             return Effect::None;

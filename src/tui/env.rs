@@ -68,8 +68,14 @@ mod tests {
         assert_eq!(env.colors, ColorDepth::None);
         assert_eq!(env.editor, "code -w");
         let env = Env::from_vars(None, s("24bit"), None, s("nano"));
-        assert_eq!((env.colors, env.editor.as_str()), (ColorDepth::TrueColor, "nano"));
+        assert_eq!(
+            (env.colors, env.editor.as_str()),
+            (ColorDepth::TrueColor, "nano")
+        );
         let env = Env::from_vars(None, None, None, None);
-        assert_eq!((env.colors, env.editor.as_str()), (ColorDepth::Indexed, "vi"));
+        assert_eq!(
+            (env.colors, env.editor.as_str()),
+            (ColorDepth::Indexed, "vi")
+        );
     }
 }

@@ -11,7 +11,9 @@ use crate::preview::{Row, RowKind};
 use ratatui::style::Style;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use syntect::highlighting::{HighlightIterator, HighlightState, Highlighter as Styler, Theme, ThemeSet};
+use syntect::highlighting::{
+    HighlightIterator, HighlightState, Highlighter as Styler, Theme, ThemeSet,
+};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 /// Lines between cached parse states.
@@ -75,11 +77,19 @@ impl Highlighter {
         old_len: usize,
         rows: &[Row],
     ) -> Vec<Vec<Piece>> {
-        let plain = || rows.iter().map(|r| vec![(Style::default(), r.text.clone())]).collect();
+        let plain = || {
+            rows.iter()
+                .map(|r| vec![(Style::default(), r.text.clone())])
+                .collect()
+        };
         let Some(theme) = &self.theme else {
             return plain();
         };
-        let first = if old_len > 0 { old_line(1) } else { String::new() };
+        let first = if old_len > 0 {
+            old_line(1)
+        } else {
+            String::new()
+        };
         let Some(syntax) = self.syntax_for(path, &first) else {
             return plain();
         };

@@ -143,46 +143,274 @@ const fn bind(
 
 /// The key map, in the order the footer and the help show it.
 pub static BINDINGS: &[Binding] = &[
-    bind(M::Browse, &[K::Char('a')], A::Accept, "accept", "accept the change, go to the next undecided one"),
-    bind(M::Browse, &[K::Char('r')], A::Reject, "reject", "reject the change, go to the next undecided one"),
-    bind(M::Browse, &[K::Char('e')], A::Edit, "edit", "edit the change's lines in $VISUAL/$EDITOR (accepts it)"),
-    bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "apply a conflicting change where its expected lines were found"),
-    bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override sha", "write this file although its SHA-256 differs (every change verifies)"),
-    bind(M::Browse, &[K::Char('j'), K::Down], A::NextChange, "next", "next change (into the next file)"),
-    bind(M::Browse, &[K::Char('k'), K::Up], A::PrevChange, "prev", "previous change (into the previous file)"),
-    bind(M::Browse, &[K::Char('c')], A::CommitSummary, "commit", "review what will be written, then commit"),
-    bind(M::Browse, &[K::Char('u')], A::Undo, "undo", "undo the last decision"),
-    bind(M::Browse, &[K::Ctrl('r'), K::Char('U')], A::Redo, "redo", "redo what was undone"),
-    bind(M::Browse, &[K::Char('!')], A::NextConflict, "next conflict", "next conflicting change"),
-    bind(M::Browse, &[K::Char(']'), K::Char('J')], A::NextFile, "next file", "first change of the next file"),
-    bind(M::Browse, &[K::Char('['), K::Char('K')], A::PrevFile, "prev file", "first change of the previous file"),
-    bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
-    bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
-    bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
-    bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, descriptions and lines"),
-    bind(M::Browse, &[K::Char('n')], A::SearchNext, "next match", "next search match"),
-    bind(M::Browse, &[K::Char('N')], A::SearchPrev, "prev match", "previous search match"),
-    bind(M::Browse, &[K::Char('g'), K::Home], A::FirstChange, "first", "first change"),
-    bind(M::Browse, &[K::Char('G'), K::End], A::LastChange, "last", "last change"),
-    bind(M::Browse, &[K::PageDown, K::Ctrl('d'), K::Char(' ')], A::PageDown, "page down", "scroll the diff down a page"),
-    bind(M::Browse, &[K::PageUp, K::Ctrl('u')], A::PageUp, "page up", "scroll the diff up a page"),
-    bind(M::Browse, &[K::Char('?')], A::Help, "help", "show every key"),
-    bind(M::Browse, &[K::Char('q'), K::Ctrl('c')], A::Quit, "quit", "quit (asks first when decisions would be lost)"),
-    bind(M::Help, &[K::Esc, K::Char('?'), K::Char('q')], A::Cancel, "close", "close the help"),
-    bind(M::Search, &[K::Enter], A::Confirm, "find", "go to the first match"),
+    bind(
+        M::Browse,
+        &[K::Char('a')],
+        A::Accept,
+        "accept",
+        "accept the change, go to the next undecided one",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('r')],
+        A::Reject,
+        "reject",
+        "reject the change, go to the next undecided one",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('e')],
+        A::Edit,
+        "edit",
+        "edit the change's lines in $VISUAL/$EDITOR (accepts it)",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('m')],
+        A::Relocate,
+        "move",
+        "apply a conflicting change where its expected lines were found",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('o')],
+        A::OverrideSha,
+        "override sha",
+        "write this file although its SHA-256 differs (every change verifies)",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('j'), K::Down],
+        A::NextChange,
+        "next",
+        "next change (into the next file)",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('k'), K::Up],
+        A::PrevChange,
+        "prev",
+        "previous change (into the previous file)",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('c')],
+        A::CommitSummary,
+        "commit",
+        "review what will be written, then commit",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('u')],
+        A::Undo,
+        "undo",
+        "undo the last decision",
+    ),
+    bind(
+        M::Browse,
+        &[K::Ctrl('r'), K::Char('U')],
+        A::Redo,
+        "redo",
+        "redo what was undone",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('!')],
+        A::NextConflict,
+        "next conflict",
+        "next conflicting change",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char(']'), K::Char('J')],
+        A::NextFile,
+        "next file",
+        "first change of the next file",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('['), K::Char('K')],
+        A::PrevFile,
+        "prev file",
+        "first change of the previous file",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('A')],
+        A::AcceptFile,
+        "accept file",
+        "accept every change of this file that verifies",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('R')],
+        A::RejectFile,
+        "reject file",
+        "reject every change of this file",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('w')],
+        A::ToggleWholeFile,
+        "whole file",
+        "toggle: this change, or the whole file with all changes in place",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('/')],
+        A::Search,
+        "search",
+        "search paths, keys, descriptions and lines",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('n')],
+        A::SearchNext,
+        "next match",
+        "next search match",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('N')],
+        A::SearchPrev,
+        "prev match",
+        "previous search match",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('g'), K::Home],
+        A::FirstChange,
+        "first",
+        "first change",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('G'), K::End],
+        A::LastChange,
+        "last",
+        "last change",
+    ),
+    bind(
+        M::Browse,
+        &[K::PageDown, K::Ctrl('d'), K::Char(' ')],
+        A::PageDown,
+        "page down",
+        "scroll the diff down a page",
+    ),
+    bind(
+        M::Browse,
+        &[K::PageUp, K::Ctrl('u')],
+        A::PageUp,
+        "page up",
+        "scroll the diff up a page",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('?')],
+        A::Help,
+        "help",
+        "show every key",
+    ),
+    bind(
+        M::Browse,
+        &[K::Char('q'), K::Ctrl('c')],
+        A::Quit,
+        "quit",
+        "quit (asks first when decisions would be lost)",
+    ),
+    bind(
+        M::Help,
+        &[K::Esc, K::Char('?'), K::Char('q')],
+        A::Cancel,
+        "close",
+        "close the help",
+    ),
+    bind(
+        M::Search,
+        &[K::Enter],
+        A::Confirm,
+        "find",
+        "go to the first match",
+    ),
     bind(M::Search, &[K::Esc], A::Cancel, "cancel", "stop searching"),
-    bind(M::CommitSummary, &[K::Char('y')], A::Confirm, "commit", "write every accepted change atomically"),
-    bind(M::CommitSummary, &[K::Char('n'), K::Esc], A::Cancel, "back", "back to the review"),
-    bind(M::CommitSummary, &[K::Char('j'), K::Down], A::NextChange, "scroll", "scroll the summary"),
-    bind(M::CommitSummary, &[K::Char('k'), K::Up], A::PrevChange, "scroll up", "scroll the summary up"),
+    bind(
+        M::CommitSummary,
+        &[K::Char('y')],
+        A::Confirm,
+        "commit",
+        "write every accepted change atomically",
+    ),
+    bind(
+        M::CommitSummary,
+        &[K::Char('n'), K::Esc],
+        A::Cancel,
+        "back",
+        "back to the review",
+    ),
+    bind(
+        M::CommitSummary,
+        &[K::Char('j'), K::Down],
+        A::NextChange,
+        "scroll",
+        "scroll the summary",
+    ),
+    bind(
+        M::CommitSummary,
+        &[K::Char('k'), K::Up],
+        A::PrevChange,
+        "scroll up",
+        "scroll the summary up",
+    ),
     bind(M::Committed, &[K::Char('q')], A::Quit, "quit", "quit"),
-    bind(M::Committed, &[K::Esc], A::Cancel, "back", "back to the review"),
-    bind(M::ConfirmQuit, &[K::Char('y')], A::Confirm, "quit", "quit now"),
-    bind(M::ConfirmQuit, &[K::Char('n'), K::Esc], A::Cancel, "stay", "keep reviewing"),
-    bind(M::EditFailed, &[K::Char('e')], A::EditAgain, "edit again", "open the editor again on what you wrote"),
-    bind(M::EditFailed, &[K::Char('d'), K::Esc], A::Discard, "discard", "throw the edit away"),
-    bind(M::Reload, &[K::Char('y')], A::Confirm, "reload", "verify again against the files as they are now"),
-    bind(M::Reload, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
+    bind(
+        M::Committed,
+        &[K::Esc],
+        A::Cancel,
+        "back",
+        "back to the review",
+    ),
+    bind(
+        M::ConfirmQuit,
+        &[K::Char('y')],
+        A::Confirm,
+        "quit",
+        "quit now",
+    ),
+    bind(
+        M::ConfirmQuit,
+        &[K::Char('n'), K::Esc],
+        A::Cancel,
+        "stay",
+        "keep reviewing",
+    ),
+    bind(
+        M::EditFailed,
+        &[K::Char('e')],
+        A::EditAgain,
+        "edit again",
+        "open the editor again on what you wrote",
+    ),
+    bind(
+        M::EditFailed,
+        &[K::Char('d'), K::Esc],
+        A::Discard,
+        "discard",
+        "throw the edit away",
+    ),
+    bind(
+        M::Reload,
+        &[K::Char('y')],
+        A::Confirm,
+        "reload",
+        "verify again against the files as they are now",
+    ),
+    bind(
+        M::Reload,
+        &[K::Char('n'), K::Esc],
+        A::Cancel,
+        "not now",
+        "back to the review",
+    ),
 ];
 
 /// The action a key means in a mode.
@@ -234,7 +462,11 @@ mod tests {
                     continue;
                 }
                 for key in a.keys {
-                    assert!(!b.keys.contains(key), "{key:?} is bound twice in {:?}", a.mode);
+                    assert!(
+                        !b.keys.contains(key),
+                        "{key:?} is bound twice in {:?}",
+                        a.mode
+                    );
                 }
             }
         }
@@ -242,16 +474,31 @@ mod tests {
 
     #[test]
     fn the_fixed_keys_mean_what_users_rely_on() {
-        assert_eq!(lookup(Mode::Browse, Key::Char('j')), Some(Action::NextChange));
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('j')),
+            Some(Action::NextChange)
+        );
         assert_eq!(lookup(Mode::Browse, Key::Down), Some(Action::NextChange));
-        assert_eq!(lookup(Mode::Browse, Key::Char('k')), Some(Action::PrevChange));
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('k')),
+            Some(Action::PrevChange)
+        );
         assert_eq!(lookup(Mode::Browse, Key::Up), Some(Action::PrevChange));
         assert_eq!(lookup(Mode::Browse, Key::Char('a')), Some(Action::Accept));
         assert_eq!(lookup(Mode::Browse, Key::Char('r')), Some(Action::Reject));
-        assert_eq!(lookup(Mode::Browse, Key::Char('c')), Some(Action::CommitSummary));
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('c')),
+            Some(Action::CommitSummary)
+        );
         assert_eq!(lookup(Mode::Browse, Key::Char('q')), Some(Action::Quit));
-        assert_eq!(lookup(Mode::CommitSummary, Key::Char('y')), Some(Action::Confirm));
-        assert_eq!(lookup(Mode::CommitSummary, Key::Char('n')), Some(Action::Cancel));
+        assert_eq!(
+            lookup(Mode::CommitSummary, Key::Char('y')),
+            Some(Action::Confirm)
+        );
+        assert_eq!(
+            lookup(Mode::CommitSummary, Key::Char('n')),
+            Some(Action::Cancel)
+        );
         assert_eq!(lookup(Mode::CommitSummary, Key::Esc), Some(Action::Cancel));
     }
 }

@@ -20,7 +20,7 @@ pub mod search;
 pub mod theme;
 
 use app::{App, Effect};
-use draw::{areas, list_window};
+use draw::list_window;
 use keys::{Action, Key, Mode};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEvent,
@@ -84,8 +84,7 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
     if app.mode != Mode::Browse {
         return;
     }
-    let screen = Rect::new(0, 0, app.size.0, app.size.1);
-    let areas = areas(screen, app.checked.batch.files.len());
+    let areas = app.areas();
     let at = Position::new(event.column, event.row);
     let over_lists = areas.files.contains(at) || areas.changes.contains(at);
     match event.kind {
@@ -102,7 +101,12 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
                 (at.y > area.y && at.y < area.y + area.height - 1)
                     .then(|| (at.y - area.y - 1) as usize)
             };
-            if let Some(row) = areas.files.contains(at).then(|| row_in(areas.files)).flatten() {
+            if let Some(row) = areas
+                .files
+                .contains(at)
+                .then(|| row_in(areas.files))
+                .flatten()
+            {
                 let files = app.checked.batch.files.len();
                 let height = areas.files.height.saturating_sub(2) as usize;
                 let file = list_window(files, app.file_index(), height) + row;

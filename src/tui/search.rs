@@ -58,7 +58,11 @@ impl App {
         }
         let matches = &self.search.matches;
         let next = if forward {
-            matches.iter().copied().find(|&p| p > self.pos).unwrap_or(matches[0])
+            matches
+                .iter()
+                .copied()
+                .find(|&p| p > self.pos)
+                .unwrap_or(matches[0])
         } else {
             matches
                 .iter()

@@ -14,7 +14,10 @@ use std::collections::BTreeMap;
 pub const BUNDLED: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
 ];
 
 /// The semantic names a theme sets, besides `syntax` and `base`.
@@ -85,7 +88,11 @@ impl Palette {
         Palette::build(spec, &merged, depth)
     }
 
-    fn build(name: &str, entries: &BTreeMap<String, String>, depth: ColorDepth) -> Result<Palette, String> {
+    fn build(
+        name: &str,
+        entries: &BTreeMap<String, String>,
+        depth: ColorDepth,
+    ) -> Result<Palette, String> {
         let mut styles = BTreeMap::new();
         for &key in NAMES {
             let spec = entries.get(key).map_or("", String::as_str);
@@ -246,7 +253,10 @@ mod tests {
         std::fs::write(&path, "base = \"light\"\nconflict = \"#ff00ff bold\"\n").unwrap();
         let palette = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap();
         assert_eq!(palette.get("conflict").fg, Some(Color::Rgb(255, 0, 255)));
-        assert_eq!(palette.get("accepted").fg, Some(Color::Rgb(0x22, 0x86, 0x3a)));
+        assert_eq!(
+            palette.get("accepted").fg,
+            Some(Color::Rgb(0x22, 0x86, 0x3a))
+        );
         std::fs::write(&path, "conflit = \"red\"\n").unwrap();
         let error = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap_err();
         assert!(error.contains("unknown name \"conflit\""), "{error}");
@@ -255,10 +265,16 @@ mod tests {
     #[test]
     fn colours_follow_the_terminal_depth() {
         let indexed = Palette::load("dark", ColorDepth::Indexed).unwrap();
-        assert!(matches!(indexed.get("accepted").fg, Some(Color::Indexed(_))));
+        assert!(matches!(
+            indexed.get("accepted").fg,
+            Some(Color::Indexed(_))
+        ));
         let mono = Palette::load("dark", ColorDepth::None).unwrap();
         assert_eq!(mono.get("conflict").fg, None);
-        assert!(mono.get("conflict").add_modifier.contains(Modifier::REVERSED));
+        assert!(mono
+            .get("conflict")
+            .add_modifier
+            .contains(Modifier::REVERSED));
         assert!(mono.syntax.is_none());
         assert_eq!(to_ansi256(255, 0, 0), 196);
         assert_eq!(to_ansi256(0x30, 0x30, 0x30), 236);

@@ -26,7 +26,11 @@ pub fn list_window(len: usize, selected: usize, height: usize) -> usize {
 fn block<'a>(app: &App, title: String, focused: bool) -> Block<'a> {
     let p = &app.palette;
     Block::bordered()
-        .border_style(if focused { p.get("title") } else { p.get("border") })
+        .border_style(if focused {
+            p.get("title")
+        } else {
+            p.get("border")
+        })
         .title(Span::styled(title, p.get("title")))
 }
 
@@ -133,8 +137,12 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
     let mut lines = Vec::with_capacity(height);
     for ci in first..(first + height).min(patch.changes.len()) {
         let change = &patch.changes[ci];
-        let (decision, status) =
-            change_glyphs(&app.decisions, &change.id, change.match_tier, &check.changes[ci]);
+        let (decision, status) = change_glyphs(
+            &app.decisions,
+            &change.id,
+            change.match_tier,
+            &check.changes[ci],
+        );
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
         let mut line = Line::from(vec![
             Span::styled(if ci == selected { "▸" } else { " " }, p.get("key")),

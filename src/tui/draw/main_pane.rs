@@ -121,7 +121,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     lines.extend(content.head.iter().skip(first).take(height).cloned());
     let row_first = first.saturating_sub(content.head.len());
-    let row_count = height.saturating_sub(lines.len()).min(content.rows.len().saturating_sub(row_first));
+    let row_count = height
+        .saturating_sub(lines.len())
+        .min(content.rows.len().saturating_sub(row_first));
     let index = app.line_index(fi);
     let bytes = file_check.base_bytes();
     let rows: Vec<Row> = match &content.rows {
@@ -138,12 +140,26 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let pieces = app
         .highlighter
         .rows(p, fi, &path, &old_line, index.len(), &rows);
-    let number_width = (index.len() + change.new_lines.len() + 1).to_string().len().max(3);
+    let number_width = (index.len() + change.new_lines.len() + 1)
+        .to_string()
+        .len()
+        .max(3);
     for (row, pieces) in rows.iter().zip(pieces) {
         lines.push(row_line(app, row, &pieces, number_width, ci));
     }
     let (decision, status) = change_glyphs(&app.decisions, &change.id, change.match_tier, check);
-    let mut title = vec![Span::styled(
+    let mut title = Vec::new();
+    if status != Glyph::Ok {
+        title.push(Span::styled(
+            format!(" {} {} ", status.symbol(), status.word()),
+            p.get(status.style_name()),
+        ));
+    }
+    title.push(Span::styled(
+        format!(" {} {} ", decision.symbol(), decision.word()),
+        p.get(decision.style_name()),
+    ));
+    title.push(Span::styled(
         format!(
             " {path} · {}/{} {} · {} {} ",
             ci + 1,
@@ -153,17 +169,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             change.range.describe()
         ),
         p.get("title"),
-    )];
-    title.push(Span::styled(
-        format!(" {} {} ", decision.symbol(), decision.word()),
-        p.get(decision.style_name()),
     ));
-    if status != Glyph::Ok {
-        title.push(Span::styled(
-            format!(" {} {} ", status.symbol(), status.word()),
-            p.get(status.style_name()),
-        ));
-    }
     if app.whole_file {
         title.push(Span::styled(" whole file ", p.get("dim")));
     }
@@ -172,12 +178,20 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         p.get("border")
     };
-    let block = Block::bordered().border_style(border).title(Line::from(title));
+    let block = Block::bordered()
+        .border_style(border)
+        .title(Line::from(title));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 /// One diff row: line numbers, sign, and the text with syntax colours and changed words.
-fn row_line(app: &App, row: &Row, pieces: &[Piece], width: usize, selected: usize) -> Line<'static> {
+fn row_line(
+    app: &App,
+    row: &Row,
+    pieces: &[Piece],
+    width: usize,
+    selected: usize,
+) -> Line<'static> {
     let p = &app.palette;
     let number = |n: Option<usize>| n.map_or_else(|| " ".repeat(width), |n| format!("{n:>width$}"));
     let rejected = row.change.is_some_and(|c| {
@@ -205,10 +219,18 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], width: usize, selected: usiz
     };
     let mut spans = vec![
         marker,
-        Span::styled(format!("{} {} ", number(row.old), number(row.new)), p.get("line_number")),
+        Span::styled(
+            format!("{} {} ", number(row.old), number(row.new)),
+            p.get("line_number"),
+        ),
         Span::styled(format!("{sign} "), base.patch(p.get("key")).patch(base)),
     ];
-    spans.extend(styled_text(pieces, &row.emphasis, p.get("text").patch(base), emphasis));
+    spans.extend(styled_text(
+        pieces,
+        &row.emphasis,
+        p.get("text").patch(base),
+        emphasis,
+    ));
     Line::from(spans).style(base)
 }
 
@@ -258,31 +280,58 @@ fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         out.push(Line::from(Span::styled(description.clone(), p.get("text"))));
     }
     if let Some(label) = &file.label {
-        out.push(Line::from(Span::styled(format!("file: {label}"), p.get("dim"))));
+        out.push(Line::from(Span::styled(
+            format!("file: {label}"),
+            p.get("dim"),
+        )));
     }
     if let Some(marker) = crate::preview::generated_marker(file_check.base_bytes()) {
         out.push(Line::from(Span::styled(
-            format!("{} this file looks generated (\"{marker}\"): edits to it may be overwritten", Glyph::Conflict.symbol()),
+            format!(
+                "{} this file looks generated (\"{marker}\"): edits to it may be overwritten",
+                Glyph::Conflict.symbol()
+            ),
             p.get("warning"),
         )));
     }
     for problem in &file_check.problems {
         if problem.kind == "sha_mismatch" {
-            sha_lines(app, &mut out);
+            sha_lines(app, &mut out, width);
         } else {
-            let glyph = if problem.blocking { Glyph::Invalid } else { Glyph::Tolerant };
+            let glyph = if problem.blocking {
+                Glyph::Invalid
+            } else {
+                Glyph::Tolerant
+            };
             out.push(Line::from(Span::styled(
                 format!("{} {}: {}", glyph.symbol(), problem.kind, problem.message),
-                p.get(if problem.blocking { "conflict" } else { "warning" }),
+                p.get(if problem.blocking {
+                    "conflict"
+                } else {
+                    "warning"
+                }),
             )));
         }
     }
     for problem in &check.problems {
-        let glyph = if problem.blocking { Glyph::Conflict } else { Glyph::Tolerant };
-        let style = if problem.blocking { p.get("conflict") } else { p.get("warning") };
+        let glyph = if problem.blocking {
+            Glyph::Conflict
+        } else {
+            Glyph::Tolerant
+        };
+        let style = if problem.blocking {
+            p.get("conflict")
+        } else {
+            p.get("warning")
+        };
         let label = if problem.blocking { "CONFLICT" } else { "note" };
         out.push(Line::from(Span::styled(
-            format!("{} {label} {}: {}", glyph.symbol(), problem.kind, problem.message),
+            format!(
+                "{} {label} {}: {}",
+                glyph.symbol(),
+                problem.kind,
+                problem.message
+            ),
             style,
         )));
         if let Some(mismatch) = &problem.mismatch {
@@ -290,67 +339,162 @@ fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         }
         if let Some(at) = problem.found_at {
             let text = if app.decisions.relocate.contains(&change.id) {
-                format!("{} moved to line {at}, where the expected lines are (m undoes)", Glyph::Relocated.symbol())
+                format!(
+                    "{} moved to line {at}, where the expected lines are (m undoes)",
+                    Glyph::Relocated.symbol()
+                )
             } else {
-                format!("  m moves the change to line {at}; e edits it over the lines at {}", change.range.start)
+                format!(
+                    "  m moves the change to line {at}; e edits it over the lines at {}",
+                    change.range.start
+                )
             };
             out.push(Line::from(Span::styled(text, p.get("warning"))));
         }
     }
     if change.match_tier != crate::model::MatchTier::Exact {
         out.push(Line::from(Span::styled(
-            format!("{} found with a tolerant match: {:?}", Glyph::Tolerant.symbol(), change.match_tier),
+            format!(
+                "{} found with a tolerant match: {:?}",
+                Glyph::Tolerant.symbol(),
+                change.match_tier
+            ),
             p.get("warning"),
         )));
     }
     if app.decisions.replaces.contains_key(&change.id) {
         out.push(Line::from(Span::styled(
-            format!("{} edited over the lines on disk: the conflict is resolved by your edit", Glyph::Edited.symbol()),
+            format!(
+                "{} edited over the lines on disk: the conflict is resolved by your edit",
+                Glyph::Edited.symbol()
+            ),
             p.get("edited"),
         )));
     } else if matches!(app.decisions.get(&change.id), Decision::Edit(_)) {
         out.push(Line::from(Span::styled(
-            format!("{} edited: the diff shows the lines you wrote", Glyph::Edited.symbol()),
+            format!(
+                "{} edited: the diff shows the lines you wrote",
+                Glyph::Edited.symbol()
+            ),
             p.get("edited"),
         )));
     }
     out.push(Line::default());
+    wrap_lines(out, width as usize)
+}
+
+/// Wraps lines of one span at spaces to `width` columns; other lines are kept as they are.
+fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.spans.len() != 1 || line.width() <= width || width < 10 {
+            out.push(line);
+            continue;
+        }
+        let style = line.spans[0].style;
+        for piece in wrap(&line.spans[0].content, width) {
+            out.push(Line::from(Span::styled(piece, style)));
+        }
+    }
     out
 }
 
-fn sha_lines(app: &App, out: &mut Vec<Line<'static>>) {
+/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
+/// the first are indented by two.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let len = current.chars().count();
+        if len == 0 {
+            current.push_str(word);
+        } else if len + 1 + word.chars().count() > width {
+            pieces.push(std::mem::replace(&mut current, format!("  {word}")));
+        } else {
+            current.push(' ');
+            current.push_str(word);
+        }
+        while current.chars().count() > width {
+            let head: String = current.chars().take(width).collect();
+            let tail: String = current.chars().skip(width).collect();
+            pieces.push(head);
+            current = format!("  {tail}");
+        }
+    }
+    pieces.push(current);
+    pieces
+}
+
+fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
     let p = &app.palette;
     let (file, check) = app.file(app.file_index());
     out.push(Line::from(Span::styled(
-        format!("{} SHA-256 MISMATCH: this file changed since the batch was written", Glyph::Conflict.symbol()),
+        format!(
+            "{} SHA-256 MISMATCH: this file changed since the batch was written",
+            Glyph::Conflict.symbol()
+        ),
         p.get("conflict"),
     )));
     let expected = file.expected_sha256.clone().unwrap_or_default();
     let actual = check.actual_sha256().unwrap_or("").to_owned();
-    out.push(Line::from(vec![
-        Span::styled("  expected ", p.get("dim")),
-        Span::styled(expected, p.get("text")),
-    ]));
-    out.push(Line::from(vec![
-        Span::styled("  on disk  ", p.get("dim")),
-        Span::styled(actual, p.get("differs")),
-    ]));
+    let one_line = width >= 11 + 64;
+    for (label, hash, style) in [
+        ("  expected ", expected, p.get("text")),
+        ("  on disk  ", actual, p.get("differs")),
+    ] {
+        if one_line {
+            out.push(Line::from(vec![
+                Span::styled(label, p.get("dim")),
+                Span::styled(hash, style),
+            ]));
+        } else {
+            out.push(Line::from(Span::styled(label, p.get("dim"))));
+            out.push(Line::from(vec![
+                Span::raw("    "),
+                Span::styled(hash, style),
+            ]));
+        }
+    }
     let all_verify = check.changes.iter().all(|c| c.status == Status::Ok);
     let (text, style) = if app.decisions.sha_overrides.contains(&file.id) {
-        (format!("  {} overridden: it will be written anyway (o undoes)", Glyph::Accepted.symbol()), p.get("warning"))
+        (
+            format!(
+                "  {} overridden: it will be written anyway (o undoes)",
+                Glyph::Accepted.symbol()
+            ),
+            p.get("warning"),
+        )
     } else if all_verify {
-        ("  every change still verifies: o overrides the mismatch for this file".to_owned(), p.get("warning"))
+        (
+            "  every change still verifies: o overrides the mismatch for this file".to_owned(),
+            p.get("warning"),
+        )
     } else {
-        ("  not every change verifies, so the mismatch cannot be overridden".to_owned(), p.get("dim"))
+        (
+            "  not every change verifies, so the mismatch cannot be overridden".to_owned(),
+            p.get("dim"),
+        )
     };
     out.push(Line::from(Span::styled(text, style)));
 }
 
-fn mismatch_lines(app: &App, out: &mut Vec<Line<'static>>, m: &crate::verify::LineMismatch, width: u16) {
+fn mismatch_lines(
+    app: &App,
+    out: &mut Vec<Line<'static>>,
+    m: &crate::verify::LineMismatch,
+    width: u16,
+) {
     let p = &app.palette;
     let rows = m.expected.len().max(m.actual.len());
-    let side_by_side = width >= 70;
     let column = (width as usize).saturating_sub(3) / 2;
+    let longest = m
+        .expected
+        .iter()
+        .chain(&m.actual)
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let side_by_side = longest < column;
     let label = format!("on disk at line {}", m.at);
     if side_by_side {
         out.push(Line::from(vec![
@@ -363,9 +507,19 @@ fn mismatch_lines(app: &App, out: &mut Vec<Line<'static>>, m: &crate::verify::Li
         let expected = m.expected.get(i).map_or("", String::as_str);
         let actual = m.actual.get(i).map(String::as_str);
         let (left_spans, right_spans) = char_spans(expected, actual.unwrap_or(""));
-        let left = styled_text(&[(Style::default(), expected.to_owned())], &left_spans, p.get("removed"), p.get("differs"));
+        let left = styled_text(
+            &[(Style::default(), expected.to_owned())],
+            &left_spans,
+            p.get("removed"),
+            p.get("differs"),
+        );
         let right = match actual {
-            Some(actual) => styled_text(&[(Style::default(), actual.to_owned())], &right_spans, p.get("added"), p.get("differs")),
+            Some(actual) => styled_text(
+                &[(Style::default(), actual.to_owned())],
+                &right_spans,
+                p.get("added"),
+                p.get("differs"),
+            ),
             None => vec![Span::styled("(end of file)", p.get("differs"))],
         };
         if side_by_side {

@@ -33,12 +33,13 @@ pub struct Areas {
     pub footer: Rect,
 }
 
-/// The layout of a screen of `size` for a batch of `file_count` files.
-pub fn areas(size: Rect, file_count: usize) -> Areas {
+/// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
+/// `status_height` rows.
+pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
     let [header, body, status, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(status_height),
         Constraint::Length(1),
     ])
     .areas(size);
@@ -60,7 +61,7 @@ pub fn areas(size: Rect, file_count: usize) -> Areas {
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let areas = areas(frame.area(), app.checked.batch.files.len());
+    let areas = app.areas_in(frame.area());
     header(frame, app, areas.header);
     lists::files(frame, app, areas.files);
     lists::changes(frame, app, areas.changes);
@@ -97,13 +98,30 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             ),
             p.get("text"),
         ),
-        Span::styled(format!("{} {} ", Glyph::Accepted.symbol(), counts.accepted), p.get("accepted")),
-        Span::styled(format!("{} {} ", Glyph::Edited.symbol(), counts.edited), p.get("edited")),
-        Span::styled(format!("{} {} ", Glyph::Rejected.symbol(), counts.rejected), p.get("rejected")),
+        Span::styled(
+            format!("{} {} ", Glyph::Accepted.symbol(), counts.accepted),
+            p.get("accepted"),
+        ),
+        Span::styled(
+            format!("{} {} ", Glyph::Edited.symbol(), counts.edited),
+            p.get("edited"),
+        ),
+        Span::styled(
+            format!("{} {} ", Glyph::Rejected.symbol(), counts.rejected),
+            p.get("rejected"),
+        ),
     ];
-    let conflict_style = if counts.conflicts > 0 { p.get("conflict") } else { p.get("dim") };
+    let conflict_style = if counts.conflicts > 0 {
+        p.get("conflict")
+    } else {
+        p.get("dim")
+    };
     second.push(Span::styled(
-        format!(" {} {} conflict(s) ", Glyph::Conflict.symbol(), counts.conflicts),
+        format!(
+            " {} {} conflict(s) ",
+            Glyph::Conflict.symbol(),
+            counts.conflicts
+        ),
         conflict_style,
     ));
     if !batch.warnings.is_empty() {
@@ -115,7 +133,10 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if app.config.read_only {
         second.push(Span::styled("  READ-ONLY", p.get("warning")));
     }
-    frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second)]), area);
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(first), Line::from(second)]),
+        area,
+    );
 }
 
 /// Totals shown in the header.
@@ -177,7 +198,10 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         Line::default()
     };
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(
+        Paragraph::new(line).wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
 }
 
 /// Whether an action does something right now (the footer lists only those).
@@ -187,15 +211,19 @@ pub fn available(app: &App, action: Action) -> bool {
         Action::Undo => app.history.can_undo(),
         Action::Redo => app.history.can_redo(),
         Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-        Action::Relocate => selected && {
-            let (_, _, _, check) = app.change(app.pos);
-            check.status == crate::verify::Status::Conflict && check.found_at().is_some()
-        },
+        Action::Relocate => {
+            selected && {
+                let (_, _, _, check) = app.change(app.pos);
+                check.status == crate::verify::Status::Conflict && check.found_at().is_some()
+            }
+        }
         Action::OverrideSha => selected && app.file(app.file_index()).1.sha_mismatch(),
         Action::NextConflict => app.checked.verification.worst() != crate::verify::Status::Ok,
-        Action::Accept | Action::Reject | Action::Edit | Action::AcceptFile | Action::RejectFile => {
-            selected
-        }
+        Action::Accept
+        | Action::Reject
+        | Action::Edit
+        | Action::AcceptFile
+        | Action::RejectFile => selected,
         _ => true,
     }
 }
@@ -229,5 +257,8 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
 
 fn footer(frame: &mut Frame, app: &App, area: Rect) {
     let spans = footer_spans(app, area.width);
-    frame.render_widget(Paragraph::new(Line::from(spans)).style(Style::default()), area);
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(Style::default()),
+        area,
+    );
 }

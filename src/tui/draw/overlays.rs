@@ -20,7 +20,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Mode::Committed => committed(frame, app, area),
         Mode::ConfirmQuit => prompt(frame, app, area, "Quit?", vec![app.quit_question()]),
         Mode::EditFailed => {
-            let reason = app.failed_edit.as_ref().map_or(String::new(), |f| f.reason.clone());
+            let reason = app
+                .failed_edit
+                .as_ref()
+                .map_or(String::new(), |f| f.reason.clone());
             prompt(frame, app, area, "The edit cannot apply", vec![reason])
         }
         Mode::Reload => {
@@ -57,13 +60,23 @@ fn keys_line(app: &App, mode: Mode) -> Line<'static> {
     let p = &app.palette;
     let mut spans = Vec::new();
     for binding in keys::bindings(mode) {
-        spans.push(Span::styled(format!(" {}", keys::keys_label(binding)), p.get("key")));
+        spans.push(Span::styled(
+            format!(" {}", keys::keys_label(binding)),
+            p.get("key"),
+        ));
         spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
     }
     Line::from(spans)
 }
 
-fn boxed(frame: &mut Frame, app: &App, area: Rect, title: &str, lines: Vec<Line<'static>>, scroll: u16) {
+fn boxed(
+    frame: &mut Frame,
+    app: &App,
+    area: Rect,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    scroll: u16,
+) {
     let p = &app.palette;
     frame.render_widget(Clear, area);
     let block = Block::bordered()
@@ -92,7 +105,10 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
         Mode::Reload,
     ];
     for mode in modes {
-        lines.push(Line::from(Span::styled(keys::mode_title(mode), p.get("title"))));
+        lines.push(Line::from(Span::styled(
+            keys::mode_title(mode),
+            p.get("title"),
+        )));
         for binding in keys::bindings(mode) {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {:<14}", keys::keys_label(binding)), p.get("key")),
@@ -117,7 +133,10 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(format!(" {}  ", glyph.word()), p.get("text")));
     }
     lines.push(Line::from(spans));
-    lines.push(Line::from(Span::styled("  mouse: wheel scrolls, a click selects a file or change", p.get("dim"))));
+    lines.push(Line::from(Span::styled(
+        "  mouse: wheel scrolls, a click selects a file or change",
+        p.get("dim"),
+    )));
     let rect = centered(area, 84, lines.len() as u16 + 2);
     boxed(frame, app, rect, "Keys (? or Esc closes)", lines, 0);
 }
@@ -128,8 +147,16 @@ fn summary(frame: &mut Frame, app: &App, area: Rect) {
         .summary_lines()
         .into_iter()
         .map(|l| {
-            let style = if l.warn { p.get("warning") } else { p.get("text") };
-            let glyph = if l.warn { Glyph::Conflict.symbol() } else { " " };
+            let style = if l.warn {
+                p.get("warning")
+            } else {
+                p.get("text")
+            };
+            let glyph = if l.warn {
+                Glyph::Conflict.symbol()
+            } else {
+                " "
+            };
             Line::from(Span::styled(format!("{glyph} {}", l.text), style))
         })
         .collect();
@@ -141,11 +168,25 @@ fn summary(frame: &mut Frame, app: &App, area: Rect) {
         )));
     }
     if let Some(message) = &app.message {
-        lines.push(Line::from(Span::styled(message.text.clone(), p.get("conflict"))));
+        lines.push(Line::from(Span::styled(
+            message.text.clone(),
+            p.get("conflict"),
+        )));
     }
     lines.push(keys_line(app, Mode::CommitSummary));
-    let rect = centered(area, area.width.saturating_sub(4).min(110), lines.len() as u16 + 4);
-    boxed(frame, app, rect, "Commit: all of these, or nothing", lines, app.summary_scroll as u16);
+    let rect = centered(
+        area,
+        area.width.saturating_sub(4).min(110),
+        lines.len() as u16 + 4,
+    );
+    boxed(
+        frame,
+        app,
+        rect,
+        "Commit: all of these, or nothing",
+        lines,
+        app.summary_scroll as u16,
+    );
 }
 
 fn committed(frame: &mut Frame, app: &App, area: Rect) {
@@ -160,7 +201,10 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
                     WriteKind::Delete => "deleted",
                 };
                 let mut spans = vec![
-                    Span::styled(format!("{} {verb} ", Glyph::Accepted.symbol()), p.get("accepted")),
+                    Span::styled(
+                        format!("{} {verb} ", Glyph::Accepted.symbol()),
+                        p.get("accepted"),
+                    ),
                     Span::styled(written.rel.display().to_string(), p.get("text")),
                 ];
                 if let Some(sha) = &written.sha256 {
@@ -169,10 +213,14 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
                 lines.push(Line::from(spans));
             }
             if committed.written.is_empty() {
-                lines.push(Line::from("nothing to write: every accepted change leaves its file as it is"));
+                lines.push(Line::from(
+                    "nothing to write: every accepted change leaves its file as it is",
+                ));
             }
             match report {
-                Some(Ok(path)) => lines.push(Line::from(format!("report written to {}", path.display()))),
+                Some(Ok(path)) => {
+                    lines.push(Line::from(format!("report written to {}", path.display())))
+                }
                 Some(Err(e)) => lines.push(Line::from(Span::styled(e.clone(), p.get("conflict")))),
                 None => {}
             }
@@ -189,7 +237,11 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
     };
     lines.push(Line::default());
     lines.push(keys_line(app, Mode::Committed));
-    let rect = centered(area, area.width.saturating_sub(4).min(120), lines.len() as u16 + 4);
+    let rect = centered(
+        area,
+        area.width.saturating_sub(4).min(120),
+        lines.len() as u16 + 4,
+    );
     boxed(frame, app, rect, title, lines, 0);
 }
 
@@ -200,6 +252,10 @@ fn prompt(frame: &mut Frame, app: &App, area: Rect, title: &str, text: Vec<Strin
         .collect();
     lines.push(Line::default());
     lines.push(keys_line(app, app.mode));
-    let rect = centered(area, area.width.saturating_sub(4).min(90), lines.len() as u16 + 4);
+    let rect = centered(
+        area,
+        area.width.saturating_sub(4).min(90),
+        lines.len() as u16 + 4,
+    );
     boxed(frame, app, rect, title, lines, 0);
 }
