@@ -6,8 +6,8 @@
 //! memory; [`commit`] writes them all or none; [`report`] and [`unified_diff`] say what happened.
 //! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI;
 //! [`preview`] and [`session`] give the reviewer its diffs and saved decisions as plain data.
-//! Only [`tui`], the reviewer itself, draws on a terminal; nothing else here names ratatui,
-//! crossterm or syntect (`tests/core_boundary.rs` holds this).
+//! Only [`tui`], the reviewer itself, draws on a terminal; no other module names a terminal
+//! crate (`tests/core_boundary.rs` holds this).
 
 pub mod commit;
 pub mod error;

@@ -486,15 +486,33 @@ fn mismatch_lines(
 ) {
     let p = &app.palette;
     let rows = m.expected.len().max(m.actual.len());
-    let column = (width as usize).saturating_sub(3) / 2;
-    let longest = m
+    // Indentation both sides share is not shown, so code fits side by side; any difference in
+    // indentation still shows, and is marked.
+    let indent = m
         .expected
         .iter()
         .chain(&m.actual)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .min()
+        .unwrap_or(0);
+    let cut = |l: &str| l.get(indent..).unwrap_or("").to_owned();
+    let expected_lines: Vec<String> = m.expected.iter().map(|l| cut(l)).collect();
+    let actual_lines: Vec<String> = m.actual.iter().map(|l| cut(l)).collect();
+    let column = (width as usize).saturating_sub(3) / 2;
+    let longest = expected_lines
+        .iter()
+        .chain(&actual_lines)
         .map(|l| l.chars().count())
         .max()
         .unwrap_or(0);
     let side_by_side = longest < column;
+    if indent > 0 {
+        out.push(Line::from(Span::styled(
+            format!("  (the {indent} spaces of indentation both sides share are not shown)"),
+            p.get("dim"),
+        )));
+    }
     let label = format!("on disk at line {}", m.at);
     if side_by_side {
         out.push(Line::from(vec![
@@ -504,8 +522,8 @@ fn mismatch_lines(
         ]));
     }
     for i in 0..rows {
-        let expected = m.expected.get(i).map_or("", String::as_str);
-        let actual = m.actual.get(i).map(String::as_str);
+        let expected = expected_lines.get(i).map_or("", String::as_str);
+        let actual = actual_lines.get(i).map(String::as_str);
         let (left_spans, right_spans) = char_spans(expected, actual.unwrap_or(""));
         let left = styled_text(
             &[(Style::default(), expected.to_owned())],
@@ -532,7 +550,10 @@ fn mismatch_lines(
             let mut spans = vec![Span::styled(" expected │ ", p.get("dim"))];
             spans.extend(left);
             out.push(Line::from(spans));
-            let mut spans = vec![Span::styled(" on disk  │ ", p.get("dim"))];
+            let mut spans = vec![Span::styled(
+                format!(" {:<8} │ ", format!("line {}", m.at + i)),
+                p.get("dim"),
+            )];
             spans.extend(right);
             out.push(Line::from(spans));
         }
