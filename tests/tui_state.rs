@@ -533,3 +533,41 @@ fn search_finds_keys_paths_and_lines_and_steps_with_n() {
         "Esc leaves the cursor alone"
     );
 }
+
+#[test]
+fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
+    let ws = workspace();
+    let app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.key.as_deref() == Some("clearer-error"))
+        .unwrap();
+    let id = app.change(pos).1.id.clone();
+    let mut decisions = app.decisions.clone();
+    decisions.set(id.clone(), Decision::Edit(vec!["        pass".into()]));
+    // Without the lines the person saw, the conflict still blocks.
+    assert!(app.checked.plan(&decisions).is_blocked());
+    // With lines that are not what is at line 32, it blocks too.
+    decisions
+        .replaces
+        .insert(id.clone(), vec!["        something else".into()]);
+    assert!(app.checked.plan(&decisions).is_blocked());
+    // With exactly the lines there, it applies and is listed as an override.
+    decisions
+        .replaces
+        .insert(id.clone(), vec!["        return self.items[name]".into()]);
+    let plan = app.checked.plan(&decisions);
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert!(matches!(
+        plan.overrides.as_slice(),
+        [patchdeck::plan::Override::EditedOver { at: 32, .. }]
+    ));
+    // A plain accept never uses the recorded lines.
+    decisions.set(id, Decision::Accept);
+    assert!(app.checked.plan(&decisions).is_blocked());
+}

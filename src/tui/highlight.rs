@@ -26,11 +26,19 @@ pub type Piece = (Style, String);
 
 type State = (ParseState, HighlightState);
 
+/// Highlighted rows of one screen: one list of pieces per row.
+type Screen = Vec<Vec<Piece>>;
+
+/// How many highlighted screens are remembered, so a redraw costs no parsing.
+const SCREENS_REMEMBERED: usize = 64;
+
 /// Loaded syntaxes and theme, with per-file parse caches.
 pub struct Highlighter {
     syntaxes: SyntaxSet,
     theme: Option<Theme>,
     caches: RefCell<HashMap<usize, BTreeMap<usize, State>>>,
+    /// Highlighted rows by (file, a hash of the rows shown).
+    screens: RefCell<HashMap<(usize, u64), Screen>>,
 }
 
 impl Highlighter {
@@ -50,12 +58,14 @@ impl Highlighter {
             syntaxes,
             theme,
             caches: RefCell::new(HashMap::new()),
+            screens: RefCell::new(HashMap::new()),
         }
     }
 
     /// Forgets every cached parse state (after the files were read again).
     pub fn clear(&self) {
         self.caches.borrow_mut().clear();
+        self.screens.borrow_mut().clear();
     }
 
     fn syntax_for(&self, path: &str, first_line: &str) -> Option<&SyntaxReference> {
@@ -93,6 +103,10 @@ impl Highlighter {
         let Some(syntax) = self.syntax_for(path, &first) else {
             return plain();
         };
+        let key = (file, screen_hash(rows));
+        if let Some(pieces) = self.screens.borrow().get(&key) {
+            return pieces.clone();
+        }
         let styler = Styler::new(theme);
         let mut caches = self.caches.borrow_mut();
         let cache = caches.entry(file).or_default();
@@ -119,6 +133,11 @@ impl Highlighter {
             *next = at_old.map(|l| l + 1);
             out.push(pieces);
         }
+        let mut screens = self.screens.borrow_mut();
+        if screens.len() >= SCREENS_REMEMBERED {
+            screens.clear();
+        }
+        screens.insert(key, out.clone());
         out
     }
 
@@ -158,6 +177,15 @@ impl Highlighter {
         }
         state
     }
+}
+
+fn screen_hash(rows: &[Row]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for row in rows {
+        (row.kind as u8, row.old, &row.text).hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 fn highlight_line(
