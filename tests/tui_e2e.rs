@@ -209,7 +209,7 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     let screen = tmux.wait_for("Demo: inventory cleanup");
     assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
     tmux.keys(&["?"]);
-    tmux.wait_for("Keys (? or Esc closes)");
+    tmux.wait_for("or Esc closes)");
     tmux.keys(&["Escape", "q"]);
     tmux.wait_for("exit status 0");
     assert!(dir.join("workspace/src/app.py").exists());

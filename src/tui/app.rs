@@ -93,6 +93,7 @@ pub struct App {
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
     pub summary_scroll: usize,
+    pub help_scroll: usize,
     pub search: Search,
     pub message: Option<Message>,
     pub env: Env,
@@ -150,6 +151,7 @@ impl App {
             whole_file: false,
             scroll: 0,
             summary_scroll: 0,
+            help_scroll: 0,
             search: Search::default(),
             message: None,
             env,
@@ -299,7 +301,11 @@ impl App {
         let effect = match self.mode {
             Mode::Browse => self.browse(action),
             Mode::Help => {
-                self.mode = Mode::Browse;
+                match action {
+                    Action::NextChange => self.help_scroll += 1,
+                    Action::PrevChange => self.help_scroll = self.help_scroll.saturating_sub(1),
+                    _ => self.mode = Mode::Browse,
+                }
                 Effect::None
             }
             Mode::Search => self.search_action(action),
@@ -362,7 +368,10 @@ impl App {
             Action::Search => self.start_search(),
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
-            Action::Help => self.mode = Mode::Help,
+            Action::Help => {
+                self.help_scroll = 0;
+                self.mode = Mode::Help;
+            }
             Action::CommitSummary => self.open_summary(),
             Action::Quit => return self.quit(),
             Action::Confirm | Action::Cancel | Action::EditAgain | Action::Discard => {}

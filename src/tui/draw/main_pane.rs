@@ -449,10 +449,14 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
             ]));
         } else {
             out.push(Line::from(Span::styled(label, p.get("dim"))));
-            out.push(Line::from(vec![
-                Span::raw("    "),
-                Span::styled(hash, style),
-            ]));
+            let chunk = if width >= 68 { 64 } else { 32 };
+            for part in hash.as_bytes().chunks(chunk) {
+                let part = String::from_utf8_lossy(part).into_owned();
+                out.push(Line::from(vec![
+                    Span::raw("    "),
+                    Span::styled(part, style),
+                ]));
+            }
         }
     }
     let all_verify = check.changes.iter().all(|c| c.status == Status::Ok);

@@ -138,7 +138,14 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
         p.get("dim"),
     )));
     let rect = centered(area, 84, lines.len() as u16 + 2);
-    boxed(frame, app, rect, "Keys (? or Esc closes)", lines, 0);
+    let hidden = (lines.len() as u16 + 2).saturating_sub(rect.height);
+    let scroll = (app.help_scroll as u16).min(hidden);
+    let title = if hidden > 0 {
+        "Keys (j/k scroll, ? or Esc closes)"
+    } else {
+        "Keys (? or Esc closes)"
+    };
+    boxed(frame, app, rect, title, lines, scroll);
 }
 
 fn summary(frame: &mut Frame, app: &App, area: Rect) {
