@@ -6,6 +6,7 @@
 //! here changes state; the only caches touched (line indexes, parse states) are memos.
 
 mod glyphs;
+mod head;
 mod lists;
 mod main_pane;
 mod overlays;
