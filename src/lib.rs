@@ -4,8 +4,10 @@
 //! resolves each file under the root; [`verify`] checks SHA-256 and expected lines and records
 //! conflicts as data; [`review`] holds the decisions; [`plan`] computes every new file in
 //! memory; [`commit`] writes them all or none; [`report`] and [`unified_diff`] say what happened.
-//! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI. Nothing
-//! in this library draws on a terminal.
+//! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI;
+//! [`preview`] and [`session`] give the reviewer its diffs and saved decisions as plain data.
+//! Only [`tui`], the reviewer itself, draws on a terminal; no other module names a terminal
+//! crate (`tests/core_boundary.rs` holds this).
 
 pub mod commit;
 pub mod error;
@@ -16,8 +18,11 @@ pub mod lines;
 pub mod model;
 pub mod pipeline;
 pub mod plan;
+pub mod preview;
 pub mod report;
 pub mod review;
+pub mod session;
+pub mod tui;
 pub mod unified_diff;
 pub mod verify;
 pub mod workspace;

@@ -5,7 +5,7 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
-use crate::lines::{splice_with_eol, Eol, Splice};
+use crate::lines::{splice_with_eol, Eol, Lines, Splice};
 use crate::model::{Batch, ChangeId, FileAction, LineRange};
 use crate::review::{Decision, Decisions};
 use crate::verify::{Status, Verification};
@@ -56,6 +56,13 @@ pub enum Override {
     ShaMismatch { file: usize },
     /// A file with several hard links written anyway: its other names keep the old content.
     HardLink { file: usize },
+    /// An edited change written over the lines the person saw at its range, which are not the
+    /// batch's expected lines.
+    EditedOver {
+        file: usize,
+        change: ChangeId,
+        at: usize,
+    },
     /// A change applied where its expected lines were found instead of where it said.
     Relocated {
         file: usize,
@@ -165,7 +172,23 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                     decisions.relocate.contains(&change.id)
                         && change_check.status == Status::Conflict
                 });
+                let edited_over = decisions.replaces.get(&change.id).filter(|seen| {
+                    matches!(decisions.get(&change.id), Decision::Edit(_))
+                        && change_check.status == Status::Conflict
+                        && change_check
+                            .problems
+                            .iter()
+                            .all(|p| !p.blocking || p.kind == "expected_mismatch")
+                        && Lines::split(check.base_bytes()).matches_at(range, seen)
+                });
                 match relocation {
+                    None if edited_over.is_some() => {
+                        plan.overrides.push(Override::EditedOver {
+                            file: index,
+                            change: change.id.clone(),
+                            at: range.start,
+                        });
+                    }
                     Some(to) => {
                         plan.overrides.push(Override::Relocated {
                             file: index,

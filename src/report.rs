@@ -358,6 +358,10 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
             "{}: written although it has several hard links; its other names keep the old content",
             path(*file)
         ),
+        Override::EditedOver { file, change, at } => format!(
+            "{}: change {change} edited to replace the lines now at line {at}, which are not the batch's expected lines",
+            path(*file)
+        ),
         Override::Relocated { file, change, from, to } => {
             format!("{}: change {change} moved from line {from} to line {to}, where its expected lines are", path(*file))
         }

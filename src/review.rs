@@ -51,6 +51,11 @@ pub struct Decisions {
     /// new content).
     #[serde(default)]
     pub hard_link_overrides: BTreeSet<FilePatchId>,
+    /// For an edited change whose expected lines conflict: the lines at its range that the
+    /// person saw and chose to replace. The plan checks these instead of the batch's expected
+    /// lines, so the edit applies only while the file still holds exactly them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub replaces: BTreeMap<ChangeId, Vec<String>>,
 }
 
 fn current_version() -> u32 {
@@ -130,6 +135,7 @@ impl Decisions {
             .decisions
             .keys()
             .chain(decisions.relocate.iter())
+            .chain(decisions.replaces.keys())
             .filter(|id| batch.find_change(id).is_none())
             .map(ChangeId::as_str)
             .collect();

@@ -238,24 +238,36 @@ fn aider_tolerates_an_indentation_shift_and_reports_it() {
 }
 
 #[test]
-fn inputs_over_the_size_limit_are_refused_with_a_hint_to_split_them() {
+fn patch_tool_calls_over_the_size_limit_are_refused_with_a_hint_to_split_them() {
     let ws = sample_workspace();
     let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.md");
-    std::fs::write(&big, "x".repeat(60_001 * 4)).unwrap();
+    let big = dir.path().join("big.json");
+    let call = serde_json::json!({"path": "notes.txt", "patches": [
+        {"operation": "append_eof", "newText": format!("{}\n", "x".repeat(60_001 * 4))}]});
+    std::fs::write(&big, call.to_string()).unwrap();
     let out = run(ws.path(), "check", &[big.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
-        err.contains("about 60001 tokens") && err.contains("smaller patches"),
+        err.contains("tokens") && err.contains("smaller patches"),
         "{err}"
     );
-    // The limit can be raised (then the input is judged on its content).
+    // The limit can be lifted; then the call is judged on its content.
     let out = run(
         ws.path(),
         "check",
         &["--max-tokens", "0", big.to_str().unwrap()],
     );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn the_token_limit_is_the_patch_tools_and_does_not_refuse_a_large_batch() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.md");
+    std::fs::write(&big, "x".repeat(60_001 * 4)).unwrap();
+    let out = run(ws.path(), "check", &[big.to_str().unwrap()]);
     assert!(
         stderr(&out).contains("not a patch batch"),
         "{}",

@@ -5,8 +5,10 @@
 
 mod apply;
 mod check;
+mod demo;
 mod diff;
 mod recover;
+mod review;
 mod show;
 mod undo;
 
@@ -31,6 +33,14 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Review a batch in the terminal: accept, reject or edit each change, then commit (the default)
+    #[command(
+        after_help = "Example:\n  patchdeck review --root ~/src/app batch.json\n  patchdeck batch.json"
+    )]
+    Review(review::ReviewArgs),
+    /// Open the reviewer on a bundled sample batch, in a temporary copy of a sample workspace
+    #[command(after_help = "Example:\n  patchdeck demo --theme light")]
+    Demo(demo::DemoArgs),
     /// Verify a batch against the workspace and report every conflict (writes nothing)
     #[command(after_help = "Example:\n  patchdeck check --root ~/src/app batch.json")]
     Check(check::CheckArgs),
@@ -63,7 +73,7 @@ pub struct BatchArgs {
     /// Strip N leading components from unified-diff paths, as `git apply -p N` [default: 1]
     #[arg(short = 'p', value_name = "N")]
     pub strip: Option<usize>,
-    /// Refuse inputs larger than N tokens (characters / 4); 0 for no limit
+    /// Refuse patch-tool calls (edits) larger than N tokens (characters / 4); 0 for no limit
     #[arg(long, value_name = "N", default_value_t = patchdeck::formats::MAX_TOKENS)]
     pub max_tokens: usize,
     /// The batch file, or - for standard input
@@ -87,12 +97,16 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Runs the command line and returns the exit status.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_default_command(std::env::args_os().collect()));
     let json = match &cli.command {
         Command::Check(a) => a.json,
         Command::Apply(a) => a.json,
         Command::Show(a) => a.json,
-        Command::Diff(_) | Command::Recover(_) | Command::Undo(_) => false,
+        Command::Diff(_)
+        | Command::Recover(_)
+        | Command::Undo(_)
+        | Command::Review(_)
+        | Command::Demo(_) => false,
     };
     let result = match cli.command {
         Command::Check(args) => check::run(args),
@@ -101,11 +115,31 @@ pub fn run() -> i32 {
         Command::Show(args) => show::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Undo(args) => undo::run(args),
+        Command::Review(args) => review::run(args),
+        Command::Demo(args) => demo::run(args),
     };
     match result {
         Ok(code) => code,
         Err(error) => report_error(&error, json),
     }
+}
+
+/// `patchdeck INPUT` means `patchdeck review INPUT`: inserts `review` when the first argument
+/// is not a subcommand (or help or version).
+fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+        return args;
+    };
+    let command = Cli::command();
+    let known = command
+        .get_subcommands()
+        .any(|s| s.get_name() == first || s.get_all_aliases().any(|a| a == first))
+        || matches!(first, "help" | "-h" | "--help" | "-V" | "--version");
+    if !known {
+        args.insert(1, "review".into());
+    }
+    args
 }
 
 /// Prints an error (and its hint) on standard error, and as JSON on standard output when the

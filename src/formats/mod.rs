@@ -37,7 +37,8 @@ pub const NAMES: &[&str] = &[
     unified::NAME,
 ];
 
-/// The largest input patchdeck reviews, in tokens estimated as characters / 4 (REQ-PATCH-008).
+/// The largest patch-tool call (`edits`) patchdeck takes, in tokens estimated as characters / 4
+/// (REQ-PATCH-008).
 pub const MAX_TOKENS: usize = 60_000;
 
 /// How an input is loaded: the CLI fills this from its flags.
@@ -136,7 +137,11 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
             }],
         ));
     }
-    if let Some(limit) = options.max_tokens {
+    let batch = load_format(input, workspace, options)?;
+    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call. Batches in the
+    // other formats are bounded only by the byte and count limits, so that a large reviewed
+    // batch (a 2,000-file diff) is not refused for its size.
+    if let (Some(limit), edits::NAME) = (options.max_tokens, batch.format.as_str()) {
         let tokens = estimate_tokens(&input.bytes);
         if tokens > limit {
             return Err(Error::TooLarge {
@@ -146,7 +151,6 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
             });
         }
     }
-    let batch = load_format(input, workspace, options)?;
     check_counts(input, batch)
 }
 

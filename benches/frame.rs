@@ -1,0 +1,197 @@
+//! `cargo bench --bench frame`: what one frame of the reviewer costs on a 100,000-line file
+//! against a 100-line one, and how long a 2,000-file batch takes to show its first frame.
+//!
+//! Frames are drawn on ratatui's `TestBackend` at 120x40 with syntax highlighting on (the dark
+//! theme, truecolor). "cold" is the first frame on a change (no cached parse state), "warm" a
+//! redraw, "move" a key press to the next change plus its frame. Each figure is the median of
+//! several runs. The workspace is generated deterministically in a temporary folder.
+
+use patchdeck::formats::Input;
+use patchdeck::model::sha256_hex;
+use patchdeck::pipeline::{self, Checked};
+use patchdeck::tui::app::{App, Config};
+use patchdeck::tui::draw::draw;
+use patchdeck::tui::env::Env;
+use patchdeck::tui::keys::Key;
+use patchdeck::tui::theme::Palette;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 9;
+
+fn source(lines: usize) -> String {
+    (1..=lines)
+        .map(|n| match n % 7 {
+            0 => format!("fn item_{n}(value: u64) -> u64 {{\n"),
+            1 => format!("    let total = value * {n} + 1; // \"line {n}\"\n"),
+            6 => "}\n".to_owned(),
+            _ => format!("    // step {n}: keep the value in range\n"),
+        })
+        .collect()
+}
+
+/// A file patch changing lines `at` (two changes, a few lines apart).
+fn file_patch(path: &str, text: &str, at: &[usize]) -> Value {
+    let lines: Vec<&str> = text.lines().collect();
+    let changes: Vec<Value> = at
+        .iter()
+        .enumerate()
+        .map(|(i, &line)| {
+            json!({
+                "changeKey": format!("change-{i}"),
+                "operation": "replace",
+                "description": "Rename the value.",
+                "startLine": line,
+                "endLine": line,
+                "expectedOriginalLines": [lines[line - 1]],
+                "newLines": [lines[line - 1].replace("value", "amount")]
+            })
+        })
+        .collect();
+    json!({"docPath": path, "originalSha256": sha256_hex(text.as_bytes()), "changes": changes})
+}
+
+fn load(root: &Path, batch: &Value) -> (pipeline::Opened, Checked) {
+    let opened = pipeline::open(root, Duration::from_secs(5)).unwrap();
+    let input = Input::from_bytes("bench.json", serde_json::to_vec(batch).unwrap());
+    let checked = pipeline::load(&opened.workspace, &input, None).unwrap();
+    (opened, checked)
+}
+
+fn app(root: &Path, batch: &Value) -> App {
+    let (opened, checked) = load(root, batch);
+    let env = Env::from_vars(None, Some("truecolor".into()), None, None);
+    let palette = Palette::load("dark", env.colors).unwrap();
+    App::new(
+        opened.workspace,
+        checked,
+        env,
+        palette,
+        Config::default(),
+        None,
+        false,
+    )
+}
+
+fn frame(terminal: &mut Terminal<TestBackend>, app: &App) {
+    terminal.draw(|f| draw(f, app)).unwrap();
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:>9.3} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Measures cold, warm and move frames on a one-file batch changing `file` at `at`.
+fn measure_file(
+    root: &Path,
+    path: &str,
+    text: &str,
+    at: &[usize],
+    whole_file: bool,
+) -> [Duration; 3] {
+    let batch = json!({"batchKey": "bench", "files": [file_patch(path, text, at)]});
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let (mut cold, mut warm, mut step) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let mut app = app(root, &batch);
+        app.size = (120, 40);
+        app.whole_file = whole_file;
+        let start = Instant::now();
+        frame(&mut terminal, &app);
+        cold.push(start.elapsed());
+        let start = Instant::now();
+        frame(&mut terminal, &app);
+        warm.push(start.elapsed());
+        let start = Instant::now();
+        app.key(Key::Char('j'));
+        frame(&mut terminal, &app);
+        step.push(start.elapsed());
+    }
+    [median(cold), median(warm), median(step)]
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let small = source(100);
+    let big = source(100_000);
+    std::fs::write(root.join("small.rs"), &small).unwrap();
+    std::fs::write(root.join("big.rs"), &big).unwrap();
+
+    println!("frame cost at 120x40, syntax highlighting on (median of {RUNS})");
+    println!(
+        "{:<44} {:>12} {:>12} {:>12}",
+        "", "cold", "warm", "move (j)"
+    );
+    let rows = [
+        (
+            "100-line file, change at line 50",
+            "small.rs",
+            &small,
+            [50, 60],
+            false,
+        ),
+        (
+            "100,000-line file, change at line 50",
+            "big.rs",
+            &big,
+            [50, 60],
+            false,
+        ),
+        (
+            "100,000-line file, change at line 99,950",
+            "big.rs",
+            &big,
+            [99_950, 99_960],
+            false,
+        ),
+        (
+            "100,000-line file, whole file at 99,950",
+            "big.rs",
+            &big,
+            [99_950, 99_960],
+            true,
+        ),
+    ];
+    for (label, path, text, at, whole) in rows {
+        let [cold, warm, step] = measure_file(root, path, text, &at, whole);
+        println!("{label:<44} {} {} {}", ms(cold), ms(warm), ms(step));
+    }
+
+    // A 2,000-file batch: load and verify, then the reviewer's start and first frame.
+    let many = root.join("many");
+    let mut files = Vec::new();
+    for i in 0..2_000 {
+        let path = format!("pkg{}/mod{i}.rs", i % 40);
+        let text = source(60);
+        std::fs::create_dir_all(many.join(format!("pkg{}", i % 40))).unwrap();
+        std::fs::write(many.join(&path), &text).unwrap();
+        files.push(file_patch(&path, &text, &[8, 22]));
+    }
+    let batch = json!({"batchKey": "many", "files": files});
+    let (mut loading, mut first) = (Vec::new(), Vec::new());
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut app = app(&many, &batch);
+        loading.push(start.elapsed());
+        app.size = (120, 40);
+        let start = Instant::now();
+        frame(&mut terminal, &app);
+        first.push(start.elapsed());
+    }
+    println!();
+    println!(
+        "2,000 files / 4,000 changes: load + verify + start {}, first frame {}",
+        ms(median(loading)),
+        ms(median(first))
+    );
+}

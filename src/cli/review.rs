@@ -1,0 +1,89 @@
+//! `patchdeck review` (and plain `patchdeck INPUT`): open the reviewer on a batch.
+
+use super::{open, BatchArgs};
+use clap::Args;
+use patchdeck::error::{exit, Error};
+use patchdeck::formats::Input;
+use patchdeck::pipeline;
+use patchdeck::session::Session;
+use patchdeck::tui::app::{App, Config, Outcome};
+use patchdeck::tui::env::Env;
+use patchdeck::tui::theme::Palette;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// Review only: committing is refused and no session is saved
+    #[arg(long)]
+    pub read_only: bool,
+    /// After a commit, write the same JSON report as `apply --json` to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Start over instead of resuming the decisions saved for this batch
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+/// How the reviewer looks (shared with `demo`).
+#[derive(Args, Debug, Clone)]
+pub struct ViewArgs {
+    /// Colour theme: dark, light, high-contrast, or the path of a theme file
+    #[arg(long, value_name = "NAME|PATH", default_value = "dark")]
+    pub theme: String,
+}
+
+pub fn run(args: ReviewArgs) -> Result<i32, Error> {
+    let env = Env::from_process();
+    let palette = Palette::load(&args.view.theme, env.colors).map_err(Error::usage)?;
+    if !std::io::stdout().is_terminal() {
+        return Err(Error::Usage {
+            message: "the reviewer needs a terminal".into(),
+            hint: Some("for scripts, use `patchdeck check` or `patchdeck apply`".into()),
+        });
+    }
+    let opened = open(&args.batch.root)?;
+    let input = Input::read(&args.batch.input)?;
+    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+    let session = (!args.read_only).then(|| Session::for_batch(&opened.workspace, &checked.batch));
+    let config = Config {
+        read_only: args.read_only,
+        report: args.report.clone(),
+    };
+    let mut app = App::new(
+        opened.workspace,
+        checked,
+        env,
+        palette,
+        config,
+        session,
+        args.fresh,
+    );
+    patchdeck::tui::run(&mut app).map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
+    farewell(&app);
+    Ok(exit::OK)
+}
+
+/// What happened, on standard error once the screen is gone.
+fn farewell(app: &App) {
+    match &app.outcome {
+        Some(Outcome::Written { committed, .. }) => {
+            for written in &committed.written {
+                eprintln!("patchdeck: {:?} {}", written.kind, written.rel.display());
+            }
+        }
+        _ => {
+            let decided = app.decisions.decisions.len();
+            if let (Some(session), true) = (app.session(), decided > 0) {
+                eprintln!(
+                    "patchdeck: {decided} decision(s) saved in {}; open the batch again to resume, or `patchdeck apply --decisions` that file",
+                    session.path().display()
+                );
+            }
+        }
+    }
+}

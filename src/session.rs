@@ -1,0 +1,176 @@
+//! Review sessions: the decisions about a batch, saved as they are made so a review survives
+//! quitting, a crash or a closed terminal.
+//!
+//! A session is a [`Decisions`] file under the workspace's `.patchdeck/sessions/`, named by the
+//! SHA-256 of the batch input, so reopening the same batch finds it and a changed batch starts
+//! over. The file is exactly what `patchdeck apply --decisions FILE` reads. Every save is atomic
+//! (a temporary file beside it, fsynced, renamed over it), so a session is always either the old
+//! or the new decisions, never half of each. This module does not decide anything itself.
+
+use crate::model::Batch;
+use crate::review::Decisions;
+use crate::workspace::Workspace;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Folder under the state folder that holds the sessions.
+pub const SESSIONS_DIR: &str = "sessions";
+
+/// Where one batch's decisions are saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    path: PathBuf,
+}
+
+/// What opening a session found.
+#[derive(Debug)]
+pub struct Resumed {
+    pub decisions: Decisions,
+    /// How many decisions were restored from disk (0 for a fresh start).
+    pub restored: usize,
+    /// Why a saved session could not be used, when it could not.
+    pub warning: Option<String>,
+}
+
+impl Session {
+    /// The session of `batch` in `workspace`.
+    pub fn for_batch(workspace: &Workspace, batch: &Batch) -> Session {
+        Session {
+            path: workspace
+                .state_dir()
+                .join(SESSIONS_DIR)
+                .join(format!("{}.json", batch.content_sha256)),
+        }
+    }
+
+    /// A session at an explicit path (for tests and tools).
+    pub fn at(path: impl Into<PathBuf>) -> Session {
+        Session { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The saved decisions for `batch`, or none decided when there is no usable session or
+    /// `fresh` asks to start over. A session that names changes the batch does not have is
+    /// not used (it says why), rather than half applied.
+    pub fn resume(&self, batch: &Batch, fresh: bool) -> Resumed {
+        let start = |warning| Resumed {
+            decisions: Decisions::undecided(batch),
+            restored: 0,
+            warning,
+        };
+        if fresh || !self.path.exists() {
+            return start(None);
+        }
+        let path = self.path.display().to_string();
+        match Decisions::load(&path, batch) {
+            Ok((mut decisions, _)) => {
+                decisions.batch = batch.content_sha256.clone();
+                let restored = decisions.decisions.len();
+                Resumed {
+                    decisions,
+                    restored,
+                    warning: None,
+                }
+            }
+            Err(e) => start(Some(format!("saved session not used: {e}"))),
+        }
+    }
+
+    /// Saves the decisions atomically, creating the state folder (which ignores itself in git)
+    /// and the sessions folder when needed.
+    pub fn save(&self, decisions: &Decisions) -> io::Result<()> {
+        let dir = self.path.parent().expect("a session path has a folder");
+        if let Some(state_dir) = dir.parent() {
+            if !state_dir.exists() {
+                fs::create_dir_all(state_dir)?;
+                fs::write(state_dir.join(".gitignore"), "# patchdeck's own state\n*\n")?;
+            }
+        }
+        fs::create_dir_all(dir)?;
+        let json = serde_json::to_vec_pretty(decisions).expect("decisions always serialise");
+        let name = self
+            .path
+            .file_name()
+            .expect("a session path names a file")
+            .to_string_lossy();
+        let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let written = (|| {
+            let mut file = File::create(&temp)?;
+            file.write_all(&json)?;
+            file.write_all(b"\n")?;
+            file.sync_all()?;
+            fs::rename(&temp, &self.path)?;
+            File::open(dir)?.sync_all()
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        written
+    }
+
+    /// Forgets the session (after its decisions were committed).
+    pub fn remove(&self) -> io::Result<()> {
+        match fs::remove_file(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{self, Input};
+    use crate::model::ChangeId;
+    use crate::review::Decision;
+
+    fn batch(dir: &Path) -> (Workspace, Batch) {
+        let workspace = Workspace::open(dir).unwrap();
+        let json = br#"{"batchKey": "k", "files": [{"docPath": "a.txt",
+            "originalSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "changes": [
+            {"changeKey": "one", "operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}"#;
+        let batch =
+            formats::load(&Input::from_bytes("b.json", &json[..]), None, &workspace).unwrap();
+        (workspace, batch)
+    }
+
+    #[test]
+    fn saved_decisions_resume_and_fresh_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let (workspace, batch) = batch(dir.path());
+        let session = Session::for_batch(&workspace, &batch);
+        assert!(session
+            .path()
+            .ends_with(format!("sessions/{}.json", batch.content_sha256)));
+        let id: ChangeId = batch.files[0].changes[0].id.clone();
+        let mut decisions = Decisions::undecided(&batch);
+        decisions.set(id.clone(), Decision::Edit(vec!["y".into()]));
+        session.save(&decisions).unwrap();
+        assert!(workspace.state_dir().join(".gitignore").exists());
+
+        let resumed = session.resume(&batch, false);
+        assert_eq!(resumed.restored, 1);
+        assert_eq!(resumed.decisions, decisions);
+        assert_eq!(session.resume(&batch, true).restored, 0);
+
+        session.remove().unwrap();
+        assert_eq!(session.resume(&batch, false).restored, 0);
+    }
+
+    #[test]
+    fn a_session_naming_unknown_changes_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let (workspace, batch) = batch(dir.path());
+        let session = Session::for_batch(&workspace, &batch);
+        let mut decisions = Decisions::undecided(&batch);
+        decisions.set(ChangeId("chg-nowhere".into()), Decision::Accept);
+        session.save(&decisions).unwrap();
+        let resumed = session.resume(&batch, false);
+        assert_eq!(resumed.restored, 0);
+        assert!(resumed.warning.unwrap().contains("chg-nowhere"));
+    }
+}

@@ -1,0 +1,454 @@
+//! The reviewer's state and its `update`: what each [`Action`] does to it.
+//!
+//! [`App`] holds the verified batch, the decisions, the cursor and the mode; `update` is the
+//! only place state changes in answer to a person. Work that needs the terminal (running the
+//! editor) comes back as an [`Effect`] for the event loop. Deciding lives in `decide`, the
+//! commit in `commit_flow`, search in `search`; drawing reads this state and never changes it.
+
+use super::env::Env;
+use super::highlight::Highlighter;
+use super::keys::{self, Action, Key, Mode};
+use super::saver::Saver;
+use super::search::Search;
+use super::theme::Palette;
+use crate::commit::Committed;
+use crate::model::{Change, FilePatch};
+use crate::pipeline::Checked;
+use crate::plan::Plan;
+use crate::preview::LineIndex;
+use crate::review::Decisions;
+use crate::session::Session;
+use crate::verify::{ChangeCheck, FileCheck};
+use crate::workspace::Workspace;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// Choices made on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Commit is refused (the patch tool's restricted mode); no session is written either.
+    pub read_only: bool,
+    /// Where to write the JSON report after a commit.
+    pub report: Option<PathBuf>,
+}
+
+/// Something only the event loop can do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    None,
+    Quit,
+    /// Suspend the screen and run the editor on this buffer for the change at `pos`.
+    RunEditor {
+        pos: usize,
+        buffer: String,
+    },
+}
+
+/// How a message in the status line reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub tone: Tone,
+    pub text: String,
+}
+
+/// What the last commit attempt did.
+#[derive(Debug)]
+pub enum Outcome {
+    Written {
+        committed: Committed,
+        report: Option<Result<PathBuf, String>>,
+    },
+    Failed(String),
+}
+
+/// An edit that could not be used, kept so the person can edit it again.
+#[derive(Clone, Debug)]
+pub struct FailedEdit {
+    pub pos: usize,
+    pub buffer: String,
+    pub reason: String,
+}
+
+/// The whole state of the reviewer.
+pub struct App {
+    pub workspace: Workspace,
+    pub checked: Checked,
+    pub decisions: Decisions,
+    pub(super) history: super::decide::History,
+    /// Every change as (file index, change index), in batch order.
+    pub flat: Vec<(usize, usize)>,
+    /// Index into `flat` of the selected change.
+    pub pos: usize,
+    pub mode: Mode,
+    pub whole_file: bool,
+    /// Rows the main pane is scrolled from where it starts for the selected change.
+    pub scroll: i64,
+    pub summary_scroll: usize,
+    pub help_scroll: usize,
+    pub search: Search,
+    pub message: Option<Message>,
+    pub env: Env,
+    pub palette: Palette,
+    pub highlighter: Highlighter,
+    pub config: Config,
+    pub(super) saver: Option<Saver>,
+    pub summary: Option<Plan>,
+    pub outcome: Option<Outcome>,
+    pub failed_edit: Option<FailedEdit>,
+    /// The file named by a commit that stopped because it changed on disk.
+    pub changed_on_disk: Option<String>,
+    /// Terminal size (columns, rows), for paging and mouse hits.
+    pub size: (u16, u16),
+    /// Decisions restored from a saved session at start.
+    pub restored: usize,
+    indexes: RefCell<HashMap<usize, Rc<LineIndex>>>,
+}
+
+impl App {
+    /// A reviewer over a verified batch. `session` is where decisions are saved (none in
+    /// read-only mode); `fresh` ignores a saved session.
+    pub fn new(
+        workspace: Workspace,
+        checked: Checked,
+        env: Env,
+        palette: Palette,
+        config: Config,
+        session: Option<Session>,
+        fresh: bool,
+    ) -> App {
+        let highlighter = Highlighter::new(&palette);
+        let flat: Vec<(usize, usize)> = checked
+            .batch
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| (0..f.changes.len()).map(move |ci| (fi, ci)))
+            .collect();
+        let (decisions, restored, warning) = match &session {
+            Some(session) => {
+                let resumed = session.resume(&checked.batch, fresh);
+                (resumed.decisions, resumed.restored, resumed.warning)
+            }
+            None => (Decisions::undecided(&checked.batch), 0, None),
+        };
+        let mut app = App {
+            workspace,
+            checked,
+            decisions,
+            history: Default::default(),
+            flat,
+            pos: 0,
+            mode: Mode::Browse,
+            whole_file: false,
+            scroll: 0,
+            summary_scroll: 0,
+            help_scroll: 0,
+            search: Search::default(),
+            message: None,
+            env,
+            palette,
+            highlighter,
+            config,
+            saver: session.map(Saver::start),
+            summary: None,
+            outcome: None,
+            failed_edit: None,
+            changed_on_disk: None,
+            size: (120, 40),
+            restored,
+            indexes: RefCell::new(HashMap::new()),
+        };
+        if let Some(warning) = warning {
+            app.say(Tone::Warning, warning);
+        } else if restored > 0 {
+            app.say(
+                Tone::Info,
+                format!(
+                    "resumed {restored} decision(s) from the saved session (--fresh starts over)"
+                ),
+            );
+            app.pos = app.next_undecided_from(0).unwrap_or(0);
+        }
+        if fresh {
+            app.save_session();
+        }
+        app
+    }
+
+    pub fn say(&mut self, tone: Tone, text: impl Into<String>) {
+        self.message = Some(Message {
+            tone,
+            text: text.into(),
+        });
+    }
+
+    /// The selected (file index, change index), if the batch has any change.
+    pub fn selected(&self) -> Option<(usize, usize)> {
+        self.flat.get(self.pos).copied()
+    }
+
+    /// The file of the selected change (the first file when there is none).
+    pub fn file_index(&self) -> usize {
+        self.selected().map_or(0, |(f, _)| f)
+    }
+
+    pub fn file(&self, index: usize) -> (&FilePatch, &FileCheck) {
+        (
+            &self.checked.batch.files[index],
+            &self.checked.verification.files[index],
+        )
+    }
+
+    pub fn change(&self, pos: usize) -> (&FilePatch, &Change, &FileCheck, &ChangeCheck) {
+        let (fi, ci) = self.flat[pos];
+        let (file, check) = self.file(fi);
+        (file, &file.changes[ci], check, &check.changes[ci])
+    }
+
+    /// The position in `flat` of a file's first change.
+    pub fn first_of_file(&self, file: usize) -> Option<usize> {
+        self.flat.iter().position(|&(f, _)| f == file)
+    }
+
+    /// The line index of a file's bytes on disk, built once.
+    pub fn line_index(&self, file: usize) -> Rc<LineIndex> {
+        let mut indexes = self.indexes.borrow_mut();
+        Rc::clone(indexes.entry(file).or_insert_with(|| {
+            Rc::new(LineIndex::new(
+                self.checked.verification.files[file].base_bytes(),
+            ))
+        }))
+    }
+
+    /// Forgets everything read from the files (after they were read again).
+    pub(super) fn forget_file_caches(&mut self) {
+        self.indexes.borrow_mut().clear();
+        self.highlighter.clear();
+    }
+
+    /// The session file, when decisions are being saved.
+    pub fn session(&self) -> Option<&Session> {
+        self.saver.as_ref().map(Saver::session)
+    }
+
+    pub(super) fn save_session(&mut self) {
+        if let Some(saver) = &self.saver {
+            saver.save(&self.decisions);
+        }
+    }
+
+    /// Waits until the session is on disk (before quitting, and in tests).
+    pub fn flush_session(&mut self) {
+        if let Some(saver) = &self.saver {
+            saver.flush();
+            if let Some(error) = saver.take_error() {
+                self.say(Tone::Error, error);
+            }
+        }
+    }
+
+    /// Where each part of the screen is, at the current terminal size.
+    pub fn areas(&self) -> super::draw::Areas {
+        self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// Where each part of a screen of `screen` is: the status line takes two rows when the
+    /// message needs them.
+    pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
+        let long = self
+            .message
+            .as_ref()
+            .is_some_and(|m| m.text.chars().count() + 3 > screen.width as usize);
+        super::draw::areas(
+            screen,
+            self.checked.batch.files.len(),
+            if long { 2 } else { 1 },
+        )
+    }
+
+    /// Rows of content the main pane shows at once.
+    pub fn page(&self) -> usize {
+        (self.areas().main.height as usize).saturating_sub(2).max(1)
+    }
+
+    /// Handles a key: looks it up in the key map for the current mode and updates.
+    pub fn key(&mut self, key: Key) -> Effect {
+        if self.mode == Mode::Search {
+            if let Some(effect) = self.search_typing(key) {
+                return effect;
+            }
+        }
+        match keys::lookup(self.mode, key) {
+            Some(action) => self.update(action),
+            None => Effect::None,
+        }
+    }
+
+    /// Does what an action asks in the current mode.
+    pub fn update(&mut self, action: Action) -> Effect {
+        if self.mode == Mode::Browse {
+            self.message = None;
+        }
+        let effect = match self.mode {
+            Mode::Browse => self.browse(action),
+            Mode::Help => {
+                match action {
+                    Action::NextChange => self.help_scroll += 1,
+                    Action::PrevChange => self.help_scroll = self.help_scroll.saturating_sub(1),
+                    _ => self.mode = Mode::Browse,
+                }
+                Effect::None
+            }
+            Mode::Search => self.search_action(action),
+            Mode::CommitSummary => self.summary_action(action),
+            Mode::Committed => self.committed_action(action),
+            Mode::ConfirmQuit => match action {
+                Action::Confirm => Effect::Quit,
+                _ => {
+                    self.mode = Mode::Browse;
+                    Effect::None
+                }
+            },
+            Mode::EditFailed => self.edit_failed_action(action),
+            Mode::Reload => self.reload_action(action),
+        };
+        if let Some(error) = self.saver.as_ref().and_then(Saver::take_error) {
+            self.say(Tone::Error, error);
+        }
+        effect
+    }
+
+    fn browse(&mut self, action: Action) -> Effect {
+        match action {
+            Action::NextChange => self.go(self.pos + 1),
+            Action::PrevChange => self.go(self.pos.saturating_sub(1)),
+            Action::NextFile => {
+                let file = self.file_index();
+                let next = self.flat.iter().position(|&(f, _)| f > file);
+                match next {
+                    Some(pos) => self.go(pos),
+                    None => self.say(Tone::Info, "this is the last file"),
+                }
+            }
+            Action::PrevFile => {
+                let file = self.file_index();
+                let prev = self.flat[..self.pos].iter().rev().find(|&&(f, _)| f < file);
+                match prev.and_then(|&(f, _)| self.first_of_file(f)) {
+                    Some(pos) => self.go(pos),
+                    None => self.go(self.first_of_file(file).unwrap_or(0)),
+                }
+            }
+            Action::NextConflict => self.next_conflict(),
+            Action::FirstChange => self.go(0),
+            Action::LastChange => self.go(self.flat.len().saturating_sub(1)),
+            Action::PageDown => self.scroll_by(self.page() as i64),
+            Action::PageUp => self.scroll_by(-(self.page() as i64)),
+            Action::Accept => self.accept(),
+            Action::Reject => self.reject(),
+            Action::AcceptFile => self.accept_file(),
+            Action::RejectFile => self.reject_file(),
+            Action::Relocate => self.relocate(),
+            Action::OverrideSha => self.override_sha(),
+            Action::Undo => self.undo(),
+            Action::Redo => self.redo(),
+            Action::Edit => return self.start_edit(),
+            Action::ToggleWholeFile => {
+                self.whole_file = !self.whole_file;
+                self.scroll = 0;
+            }
+            Action::Search => self.start_search(),
+            Action::SearchNext => self.search_step(true),
+            Action::SearchPrev => self.search_step(false),
+            Action::Help => {
+                self.help_scroll = 0;
+                self.mode = Mode::Help;
+            }
+            Action::CommitSummary => self.open_summary(),
+            Action::Quit => return self.quit(),
+            Action::Confirm | Action::Cancel | Action::EditAgain | Action::Discard => {}
+        }
+        Effect::None
+    }
+
+    /// Selects the change at `pos` (clamped) and shows it from the top.
+    pub fn go(&mut self, pos: usize) {
+        if self.flat.is_empty() {
+            return;
+        }
+        let pos = pos.min(self.flat.len() - 1);
+        if pos != self.pos {
+            self.scroll = 0;
+        }
+        self.pos = pos;
+    }
+
+    /// Scrolls the main pane, within its content.
+    pub fn scroll_by(&mut self, rows: i64) {
+        let width = self.areas().main.width.saturating_sub(2);
+        let (anchor, total) = super::draw::main_extent(self, width);
+        let (anchor, total) = (anchor as i64, total as i64);
+        let last_first = (total - self.page() as i64).max(0);
+        self.scroll = (anchor + self.scroll + rows).clamp(0, last_first.max(anchor)) - anchor;
+    }
+
+    fn next_conflict(&mut self) {
+        let n = self.flat.len();
+        let found = (1..=n)
+            .map(|step| (self.pos + step) % n)
+            .find(|&p| self.change(p).3.status != crate::verify::Status::Ok);
+        match found {
+            Some(p) => self.go(p),
+            None => self.say(Tone::Info, "no conflicting change in this batch"),
+        }
+    }
+
+    /// The first undecided change at or after `from`, wrapping around.
+    pub fn next_undecided_from(&self, from: usize) -> Option<usize> {
+        let n = self.flat.len();
+        (0..n).map(|step| (from + step) % n).find(|&p| {
+            let (_, change, _, _) = self.change(p);
+            *self.decisions.get(&change.id) == crate::review::Decision::Undecided
+        })
+    }
+
+    fn quit(&mut self) -> Effect {
+        let decided = self.decisions.decisions.len();
+        let committed = matches!(self.outcome, Some(Outcome::Written { .. }));
+        if decided == 0 || committed || self.saver.is_some() {
+            self.flush_session();
+            return Effect::Quit;
+        }
+        self.mode = Mode::ConfirmQuit;
+        Effect::None
+    }
+
+    /// What the quit prompt says.
+    pub fn quit_question(&self) -> String {
+        let decided = self.decisions.decisions.len();
+        let why = if self.config.read_only {
+            "read-only: no session is saved"
+        } else {
+            "the session could not be saved"
+        };
+        format!("Quit and lose {decided} decision(s)? ({why})  y quit · n keep reviewing")
+    }
+
+    fn committed_action(&mut self, action: Action) -> Effect {
+        match action {
+            Action::Quit => Effect::Quit,
+            _ => {
+                self.mode = Mode::Browse;
+                Effect::None
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The commit: the summary of what will be written, the core's atomic commit, what happened,
+//! and reloading when a file changed on disk since the review began.
+//!
+//! The summary is the core's [`Plan`] for the current decisions, so the reviewer commits
+//! exactly what `patchdeck apply --decisions` would. A commit that stops because a file changed
+//! names the file and offers to reload: the batch is verified again and every decision whose
+//! change still verifies is kept.
+
+use super::app::{App, Effect, Outcome, Tone};
+use super::keys::{Action, Mode};
+use crate::commit::CommitOptions;
+use crate::error::Error;
+use crate::pipeline;
+use crate::plan::WriteKind;
+use crate::report::{Applied, Report};
+use crate::review::Decision;
+use crate::verify::Status;
+
+/// The message the patch-tool spec gives in restricted mode, adapted to patchdeck.
+pub const READ_ONLY_REFUSAL: &str = "Patch tool is disabled in Restricted mode (--read-only): nothing can be written. Run patchdeck again without --read-only to get write access.";
+
+/// One line of the commit summary, with whether it warns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryLine {
+    pub warn: bool,
+    pub text: String,
+}
+
+impl App {
+    pub(super) fn open_summary(&mut self) {
+        if matches!(self.outcome, Some(Outcome::Written { .. })) {
+            self.say(
+                Tone::Info,
+                "already committed; quit and open the batch again to review the files as they are now",
+            );
+            return;
+        }
+        self.summary = Some(self.checked.plan(&self.decisions));
+        self.summary_scroll = 0;
+        self.mode = Mode::CommitSummary;
+    }
+
+    /// The summary as lines: every write with its counts, then overrides, warnings, blockers.
+    pub fn summary_lines(&self) -> Vec<SummaryLine> {
+        let Some(plan) = &self.summary else {
+            return Vec::new();
+        };
+        let line = |warn, text: String| SummaryLine { warn, text };
+        let mut out = Vec::new();
+        for write in &plan.writes {
+            let file = &self.checked.batch.files[write.file];
+            let edited = write
+                .changes
+                .iter()
+                .filter(|id| matches!(self.decisions.get(id), Decision::Edit(_)))
+                .count();
+            let (added, removed) = line_counts(
+                write.before.as_ref().map_or(&[][..], |b| &b.bytes),
+                &write.after,
+            );
+            let verb = match write.kind {
+                WriteKind::Modify => "write ",
+                WriteKind::Create => "create",
+                WriteKind::Delete => "delete",
+            };
+            out.push(line(
+                false,
+                format!(
+                    "{verb} {}  {} of {} change(s){}  +{added} -{removed}",
+                    write.rel.display(),
+                    write.changes.len(),
+                    file.changes.len(),
+                    if edited > 0 {
+                        format!(" ({edited} edited)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ));
+        }
+        if plan.writes.is_empty() {
+            out.push(line(
+                false,
+                "nothing to write: no change is accepted".into(),
+            ));
+        }
+        let report = Report::build(
+            &self.checked.batch,
+            &self.checked.verification,
+            Some(&Applied {
+                decisions: &self.decisions,
+                plan,
+                committed: None,
+            }),
+        );
+        for text in report.overrides {
+            out.push(line(true, format!("override: {text}")));
+        }
+        let undecided = self
+            .flat
+            .iter()
+            .filter(|&&(f, c)| {
+                let id = &self.checked.batch.files[f].changes[c].id;
+                *self.decisions.get(id) == Decision::Undecided
+            })
+            .count();
+        if undecided > 0 {
+            out.push(line(
+                true,
+                format!("{undecided} change(s) are undecided and will not be applied"),
+            ));
+        }
+        for blocker in &plan.blockers {
+            out.push(line(true, format!("blocked: {}", blocker.message)));
+        }
+        out
+    }
+
+    pub(super) fn summary_action(&mut self, action: Action) -> Effect {
+        match action {
+            Action::Confirm => self.commit(),
+            Action::NextChange => self.summary_scroll += 1,
+            Action::PrevChange => self.summary_scroll = self.summary_scroll.saturating_sub(1),
+            _ => {
+                self.summary = None;
+                self.mode = Mode::Browse;
+            }
+        }
+        Effect::None
+    }
+
+    fn commit(&mut self) {
+        if self.config.read_only {
+            self.say(Tone::Error, READ_ONLY_REFUSAL);
+            return;
+        }
+        let Some(plan) = self.summary.take() else {
+            return;
+        };
+        if plan.is_blocked() {
+            let text = format!(
+                "cannot commit: {} blocker(s) listed in the summary; nothing was written",
+                plan.blockers.len()
+            );
+            self.summary = Some(plan);
+            self.say(Tone::Error, text);
+            return;
+        }
+        self.flush_session();
+        let options = CommitOptions {
+            read_only: self.config.read_only,
+            label: pipeline::batch_name(&self.checked.batch),
+            ..CommitOptions::default()
+        };
+        match pipeline::commit(&self.workspace, &plan, &options) {
+            Ok(committed) => {
+                let report = self.config.report.clone().map(|path| {
+                    let applied = Applied {
+                        decisions: &self.decisions,
+                        plan: &plan,
+                        committed: Some(&committed),
+                    };
+                    let json = Report::build(
+                        &self.checked.batch,
+                        &self.checked.verification,
+                        Some(&applied),
+                    )
+                    .to_json();
+                    std::fs::write(&path, json + "\n")
+                        .map(|()| path.clone())
+                        .map_err(|e| format!("cannot write the report {}: {e}", path.display()))
+                });
+                if let Some(session) = self.session() {
+                    let _ = session.remove();
+                }
+                self.saver = None;
+                self.outcome = Some(Outcome::Written { committed, report });
+                self.mode = Mode::Committed;
+            }
+            Err(Error::ChangedOnDisk { path, what }) => {
+                self.changed_on_disk = Some(format!("{path}: {what}"));
+                self.mode = Mode::Reload;
+            }
+            Err(error) => {
+                let mut text = error.to_string();
+                if let Some(hint) = error.hint() {
+                    text.push_str(&format!(" (hint: {hint})"));
+                }
+                self.outcome = Some(Outcome::Failed(text));
+                self.mode = Mode::Committed;
+            }
+        }
+    }
+
+    pub(super) fn reload_action(&mut self, action: Action) -> Effect {
+        self.mode = Mode::Browse;
+        if action == Action::Confirm {
+            self.reload();
+        }
+        Effect::None
+    }
+
+    /// Verifies the batch again against the files as they are now, keeping every decision
+    /// whose change still verifies (and every rejection).
+    pub fn reload(&mut self) {
+        self.checked.reverify(&self.workspace);
+        self.forget_file_caches();
+        self.changed_on_disk = None;
+        let mut dropped = 0;
+        let mut kept = 0;
+        for &(f, c) in &self.flat {
+            let change = &self.checked.batch.files[f].changes[c];
+            let check = &self.checked.verification.files[f].changes[c];
+            let decision = self.decisions.get(&change.id).clone();
+            let verifies = check.status == Status::Ok
+                || (self.decisions.relocate.contains(&change.id) && check.found_at().is_some());
+            match decision {
+                Decision::Undecided => {}
+                Decision::Reject => kept += 1,
+                _ if verifies && !self.decisions.replaces.contains_key(&change.id) => kept += 1,
+                _ => {
+                    self.decisions.set(change.id.clone(), Decision::Undecided);
+                    self.decisions.relocate.remove(&change.id);
+                    self.decisions.replaces.remove(&change.id);
+                    dropped += 1;
+                }
+            }
+        }
+        let files = &self.checked.batch.files;
+        let checks = &self.checked.verification.files;
+        self.decisions.sha_overrides.retain(|id| {
+            files.iter().zip(checks).any(|(f, c)| {
+                &f.id == id && c.sha_mismatch() && c.changes.iter().all(|c| c.status == Status::Ok)
+            })
+        });
+        self.history.clear();
+        self.save_session();
+        self.say(
+            if dropped > 0 { Tone::Warning } else { Tone::Info },
+            format!(
+                "reloaded: kept {kept} decision(s); {dropped} whose change no longer verifies are undecided again"
+            ),
+        );
+    }
+}
+
+/// Lines added and removed between two versions of a file (a line diff).
+fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let mut counts = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => counts.0 += 1,
+            similar::ChangeTag::Delete => counts.1 += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    counts
+}

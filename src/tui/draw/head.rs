@@ -1,0 +1,331 @@
+//! The lines above a change's diff: its description, the file's facts, and every conflict in
+//! full. A SHA mismatch shows both hashes; an expected-line conflict shows expected and actual
+//! lines side by side (above each other when narrow) with the differing characters marked, and
+//! where the expected lines were found instead.
+
+use super::glyphs::Glyph;
+use super::main_pane::styled_text;
+use crate::preview::char_spans;
+use crate::review::Decision;
+use crate::tui::app::App;
+use crate::verify::Status;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// The lines above the diff: description, file facts, and every conflict in full.
+pub fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let p = &app.palette;
+    let (file, change, file_check, check) = app.change(app.pos);
+    let mut out = Vec::new();
+    if let Some(description) = &change.description {
+        out.push(Line::from(Span::styled(description.clone(), p.get("text"))));
+    }
+    if let Some(label) = &file.label {
+        out.push(Line::from(Span::styled(
+            format!("file: {label}"),
+            p.get("dim"),
+        )));
+    }
+    if let Some(marker) = crate::preview::generated_marker(file_check.base_bytes()) {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} this file looks generated (\"{marker}\"): edits to it may be overwritten",
+                Glyph::Conflict.symbol()
+            ),
+            p.get("warning"),
+        )));
+    }
+    for problem in &file_check.problems {
+        if problem.kind == "sha_mismatch" {
+            sha_lines(app, &mut out, width);
+        } else {
+            let glyph = if problem.blocking {
+                Glyph::Invalid
+            } else {
+                Glyph::Tolerant
+            };
+            out.push(Line::from(Span::styled(
+                format!("{} {}: {}", glyph.symbol(), problem.kind, problem.message),
+                p.get(if problem.blocking {
+                    "conflict"
+                } else {
+                    "warning"
+                }),
+            )));
+        }
+    }
+    for problem in &check.problems {
+        let glyph = if problem.blocking {
+            Glyph::Conflict
+        } else {
+            Glyph::Tolerant
+        };
+        let style = if problem.blocking {
+            p.get("conflict")
+        } else {
+            p.get("warning")
+        };
+        let label = if problem.blocking { "CONFLICT" } else { "note" };
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} {label} {}: {}",
+                glyph.symbol(),
+                problem.kind,
+                problem.message
+            ),
+            style,
+        )));
+        if let Some(mismatch) = &problem.mismatch {
+            mismatch_lines(app, &mut out, mismatch, width);
+        }
+        if let Some(at) = problem.found_at {
+            let text = if app.decisions.relocate.contains(&change.id) {
+                format!(
+                    "{} moved to line {at}, where the expected lines are (m undoes)",
+                    Glyph::Relocated.symbol()
+                )
+            } else {
+                format!(
+                    "  m moves the change to line {at}; e edits it over the lines at {}",
+                    change.range.start
+                )
+            };
+            out.push(Line::from(Span::styled(text, p.get("warning"))));
+        }
+    }
+    if change.match_tier != crate::model::MatchTier::Exact {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} found with a tolerant match: {:?}",
+                Glyph::Tolerant.symbol(),
+                change.match_tier
+            ),
+            p.get("warning"),
+        )));
+    }
+    if app.decisions.replaces.contains_key(&change.id) {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} edited over the lines on disk: the conflict is resolved by your edit",
+                Glyph::Edited.symbol()
+            ),
+            p.get("edited"),
+        )));
+    } else if matches!(app.decisions.get(&change.id), Decision::Edit(_)) {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} edited: the diff shows the lines you wrote",
+                Glyph::Edited.symbol()
+            ),
+            p.get("edited"),
+        )));
+    }
+    out.push(Line::default());
+    wrap_lines(out, width as usize)
+}
+
+/// Wraps lines of one span at spaces to `width` columns; other lines are kept as they are.
+fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.spans.len() != 1 || line.width() <= width || width < 10 {
+            out.push(line);
+            continue;
+        }
+        let style = line.spans[0].style;
+        for piece in wrap(&line.spans[0].content, width) {
+            out.push(Line::from(Span::styled(piece, style)));
+        }
+    }
+    out
+}
+
+/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
+/// the first are indented by two.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let len = current.chars().count();
+        if len == 0 {
+            current.push_str(word);
+        } else if len + 1 + word.chars().count() > width {
+            pieces.push(std::mem::replace(&mut current, format!("  {word}")));
+        } else {
+            current.push(' ');
+            current.push_str(word);
+        }
+        while current.chars().count() > width {
+            let head: String = current.chars().take(width).collect();
+            let tail: String = current.chars().skip(width).collect();
+            pieces.push(head);
+            current = format!("  {tail}");
+        }
+    }
+    pieces.push(current);
+    pieces
+}
+
+fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
+    let p = &app.palette;
+    let (file, check) = app.file(app.file_index());
+    out.push(Line::from(Span::styled(
+        format!(
+            "{} SHA-256 MISMATCH: this file changed since the batch was written",
+            Glyph::Conflict.symbol()
+        ),
+        p.get("conflict"),
+    )));
+    let expected = file.expected_sha256.clone().unwrap_or_default();
+    let actual = check.actual_sha256().unwrap_or("").to_owned();
+    let one_line = width >= 11 + 64;
+    for (label, hash, style) in [
+        ("  expected ", expected, p.get("text")),
+        ("  on disk  ", actual, p.get("differs")),
+    ] {
+        if one_line {
+            out.push(Line::from(vec![
+                Span::styled(label, p.get("dim")),
+                Span::styled(hash, style),
+            ]));
+        } else {
+            out.push(Line::from(Span::styled(label, p.get("dim"))));
+            let chunk = if width >= 68 { 64 } else { 32 };
+            for part in hash.as_bytes().chunks(chunk) {
+                let part = String::from_utf8_lossy(part).into_owned();
+                out.push(Line::from(vec![
+                    Span::raw("    "),
+                    Span::styled(part, style),
+                ]));
+            }
+        }
+    }
+    let all_verify = check.changes.iter().all(|c| c.status == Status::Ok);
+    let (text, style) = if app.decisions.sha_overrides.contains(&file.id) {
+        (
+            format!(
+                "  {} overridden: it will be written anyway (o undoes)",
+                Glyph::Accepted.symbol()
+            ),
+            p.get("warning"),
+        )
+    } else if all_verify {
+        (
+            "  every change still verifies: o overrides the mismatch for this file".to_owned(),
+            p.get("warning"),
+        )
+    } else {
+        (
+            "  not every change verifies, so the mismatch cannot be overridden".to_owned(),
+            p.get("dim"),
+        )
+    };
+    out.push(Line::from(Span::styled(text, style)));
+}
+
+fn mismatch_lines(
+    app: &App,
+    out: &mut Vec<Line<'static>>,
+    m: &crate::verify::LineMismatch,
+    width: u16,
+) {
+    let p = &app.palette;
+    let rows = m.expected.len().max(m.actual.len());
+    // Indentation both sides share is not shown, so code fits side by side; any difference in
+    // indentation still shows, and is marked.
+    let indent = m
+        .expected
+        .iter()
+        .chain(&m.actual)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .min()
+        .unwrap_or(0);
+    let cut = |l: &str| l.get(indent..).unwrap_or("").to_owned();
+    let expected_lines: Vec<String> = m.expected.iter().map(|l| cut(l)).collect();
+    let actual_lines: Vec<String> = m.actual.iter().map(|l| cut(l)).collect();
+    let column = (width as usize).saturating_sub(3) / 2;
+    let longest = expected_lines
+        .iter()
+        .chain(&actual_lines)
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let side_by_side = longest < column;
+    if indent > 0 {
+        out.push(Line::from(Span::styled(
+            format!("  (the {indent} spaces of indentation both sides share are not shown)"),
+            p.get("dim"),
+        )));
+    }
+    let label = format!("on disk at line {}", m.at);
+    if side_by_side {
+        out.push(Line::from(vec![
+            Span::styled(pad(" expected (batch)", column), p.get("title")),
+            Span::styled(" │ ", p.get("border")),
+            Span::styled(label.clone(), p.get("title")),
+        ]));
+    }
+    for i in 0..rows {
+        let expected = expected_lines.get(i).map_or("", String::as_str);
+        let actual = actual_lines.get(i).map(String::as_str);
+        let (left_spans, right_spans) = char_spans(expected, actual.unwrap_or(""));
+        let left = styled_text(
+            &[(Style::default(), expected.to_owned())],
+            &left_spans,
+            p.get("removed"),
+            p.get("differs"),
+        );
+        let right = match actual {
+            Some(actual) => styled_text(
+                &[(Style::default(), actual.to_owned())],
+                &right_spans,
+                p.get("added"),
+                p.get("differs"),
+            ),
+            None => vec![Span::styled("(end of file)", p.get("differs"))],
+        };
+        if side_by_side {
+            let mut spans = vec![Span::styled(" ", p.get("dim"))];
+            spans.extend(fit(left, column.saturating_sub(1)));
+            spans.push(Span::styled(" │ ", p.get("border")));
+            spans.extend(right);
+            out.push(Line::from(spans));
+        } else {
+            let mut spans = vec![Span::styled(" expected │ ", p.get("dim"))];
+            spans.extend(left);
+            out.push(Line::from(spans));
+            let mut spans = vec![Span::styled(
+                format!(" {:<8} │ ", format!("line {}", m.at + i)),
+                p.get("dim"),
+            )];
+            spans.extend(right);
+            out.push(Line::from(spans));
+        }
+    }
+}
+
+fn pad(text: &str, width: usize) -> String {
+    let mut out: String = text.chars().take(width).collect();
+    let len = out.chars().count();
+    out.extend(std::iter::repeat_n(' ', width - len));
+    out
+}
+
+/// Cuts or pads spans to exactly `width` characters.
+fn fit(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        if used >= width {
+            break;
+        }
+        let text: String = span.content.chars().take(width - used).collect();
+        used += text.chars().count();
+        out.push(Span::styled(text, span.style));
+    }
+    if used < width {
+        out.push(Span::raw(" ".repeat(width - used)));
+    }
+    out
+}

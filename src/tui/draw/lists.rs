@@ -1,0 +1,178 @@
+//! The files pane and the changes pane: one row per file or change, in the batch's order, with
+//! glyphs for decisions and conflicts. Only the rows that fit are built, so a 2,000-file batch
+//! costs one screen of rows.
+
+use super::glyphs::{change_glyphs, Glyph};
+use crate::model::FileAction;
+use crate::preview::generated_marker;
+use crate::review::Decision;
+use crate::tui::app::App;
+use crate::verify::Status;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+/// The first row shown of a list of `len` rows in `height` rows, keeping `selected` visible
+/// and, when it can, in the middle.
+pub fn list_window(len: usize, selected: usize, height: usize) -> usize {
+    if len <= height || height == 0 {
+        return 0;
+    }
+    selected.saturating_sub(height / 2).min(len - height)
+}
+
+fn block<'a>(app: &App, title: String, focused: bool) -> Block<'a> {
+    let p = &app.palette;
+    Block::bordered()
+        .border_style(if focused {
+            p.get("title")
+        } else {
+            p.get("border")
+        })
+        .title(Span::styled(title, p.get("title")))
+}
+
+/// Per-file counts of decisions and conflicts, as glyphs.
+fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
+    let p = &app.palette;
+    let (patch, check) = app.file(file);
+    let mut counts = [0usize; 5]; // accepted, edited, rejected, undecided, conflicts
+    for (change, change_check) in patch.changes.iter().zip(&check.changes) {
+        match app.decisions.get(&change.id) {
+            Decision::Accept => counts[0] += 1,
+            Decision::Edit(_) => counts[1] += 1,
+            Decision::Reject => counts[2] += 1,
+            Decision::Undecided => counts[3] += 1,
+        }
+        if change_check.status != Status::Ok {
+            counts[4] += 1;
+        }
+    }
+    let glyphs = [
+        Glyph::Accepted,
+        Glyph::Edited,
+        Glyph::Rejected,
+        Glyph::Undecided,
+        Glyph::Conflict,
+    ];
+    let mut spans = Vec::new();
+    for (glyph, count) in glyphs.iter().zip(counts) {
+        if count > 0 {
+            spans.push(Span::styled(
+                format!(" {}{count}", glyph.symbol()),
+                p.get(glyph.style_name()),
+            ));
+        }
+    }
+    if check.sha_mismatch() {
+        let text = if app.decisions.sha_overrides.contains(&patch.id) {
+            " sha≠ overridden"
+        } else {
+            " sha≠"
+        };
+        spans.push(Span::styled(text, p.get("conflict")));
+    }
+    match check.action {
+        FileAction::Create => spans.push(Span::styled(" new", p.get("dim"))),
+        FileAction::Delete => spans.push(Span::styled(" delete", p.get("warning"))),
+        FileAction::Modify => {}
+    }
+    if generated_marker(check.base_bytes()).is_some() {
+        spans.push(Span::styled(" generated", p.get("warning")));
+    }
+    spans
+}
+
+pub fn files(frame: &mut Frame, app: &App, area: Rect) {
+    let p = &app.palette;
+    let files = &app.checked.batch.files;
+    let selected = app.file_index();
+    let height = area.height.saturating_sub(2) as usize;
+    let first = list_window(files.len(), selected, height);
+    let mut lines = Vec::with_capacity(height);
+    for index in first..(first + height).min(files.len()) {
+        let (patch, check) = app.file(index);
+        let path = check
+            .resolved
+            .as_ref()
+            .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string());
+        let conflicted = check.status != Status::Ok;
+        let (mark, mark_style) = if conflicted {
+            (Glyph::Conflict.symbol(), p.get("conflict"))
+        } else {
+            (" ", p.get("text"))
+        };
+        let mut spans = vec![
+            Span::styled(if index == selected { "▸" } else { " " }, p.get("key")),
+            Span::styled(mark, mark_style),
+            Span::styled(format!(" {path}"), p.get("text")),
+        ];
+        spans.extend(file_summary(app, index));
+        let mut line = Line::from(spans);
+        if index == selected {
+            line = line.patch_style(p.get("selection"));
+        }
+        lines.push(line);
+    }
+    let title = format!(" Files {}/{} ", selected + 1, files.len());
+    frame.render_widget(Paragraph::new(lines).block(block(app, title, false)), area);
+}
+
+pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
+    let p = &app.palette;
+    let file = app.file_index();
+    let Some(first_pos) = app.first_of_file(file) else {
+        frame.render_widget(
+            Paragraph::new("no changes").block(block(app, " Changes ".into(), false)),
+            area,
+        );
+        return;
+    };
+    let (patch, check) = app.file(file);
+    let selected = app.pos - first_pos;
+    let height = area.height.saturating_sub(2) as usize;
+    let first = list_window(patch.changes.len(), selected, height);
+    let mut lines = Vec::with_capacity(height);
+    for ci in first..(first + height).min(patch.changes.len()) {
+        let change = &patch.changes[ci];
+        let (decision, status) = change_glyphs(
+            &app.decisions,
+            &change.id,
+            change.match_tier,
+            &check.changes[ci],
+        );
+        let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
+        let mut line = Line::from(vec![
+            Span::styled(if ci == selected { "▸" } else { " " }, p.get("key")),
+            Span::styled(decision.symbol(), p.get(decision.style_name())),
+            Span::styled(status.symbol(), p.get(status.style_name())),
+            Span::styled(format!(" {name}"), p.get("text")),
+            Span::styled(
+                format!(" {} {}", change.operation.as_str(), change.range.describe()),
+                p.get("dim"),
+            ),
+            Span::styled(
+                format!("  {}", change.description.as_deref().unwrap_or("")),
+                p.get("text"),
+            ),
+        ]);
+        if ci == selected {
+            line = line.patch_style(p.get("selection"));
+        }
+        lines.push(line);
+    }
+    let title = format!(
+        " Changes {}/{} · {} ",
+        selected + 1,
+        patch.changes.len(),
+        patch.display_name()
+    );
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(Style::default())
+            .block(block(app, title, true)),
+        area,
+    );
+}

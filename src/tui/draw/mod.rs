@@ -1,0 +1,265 @@
+//! Drawing: a pure function of the reviewer's state onto a frame.
+//!
+//! [`draw`] lays out the header, the files and changes panes, the main pane, the status line
+//! and the footer, then any overlay of the current mode. [`areas`] computes the layout alone,
+//! so the mouse handler finds what was clicked with the same numbers the drawing used. Nothing
+//! here changes state; the only caches touched (line indexes, parse states) are memos.
+
+mod glyphs;
+mod head;
+mod lists;
+mod main_pane;
+mod overlays;
+
+pub use glyphs::{change_glyphs, decision_glyph, Glyph};
+pub use lists::list_window;
+pub use main_pane::main_extent;
+
+use super::app::{App, Tone};
+use super::keys::{self, Action, Mode};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+/// Where each part of the screen is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub files: Rect,
+    pub changes: Rect,
+    pub main: Rect,
+    pub status: Rect,
+    pub footer: Rect,
+}
+
+/// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
+/// `status_height` rows.
+pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
+    let [header, body, status, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(3),
+        Constraint::Length(status_height),
+        Constraint::Length(1),
+    ])
+    .areas(size);
+    let left_width = (body.width * 2 / 5).clamp(24.min(body.width), 56);
+    let [left, main] =
+        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(10)]).areas(body);
+    let files_height = (file_count as u16 + 2).clamp(3, (left.height / 2).max(3));
+    let [files, changes] =
+        Layout::vertical([Constraint::Length(files_height), Constraint::Min(3)]).areas(left);
+    Areas {
+        header,
+        files,
+        changes,
+        main,
+        status,
+        footer,
+    }
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let areas = app.areas_in(frame.area());
+    header(frame, app, areas.header);
+    lists::files(frame, app, areas.files);
+    lists::changes(frame, app, areas.changes);
+    main_pane::draw(frame, app, areas.main);
+    status(frame, app, areas.status);
+    footer(frame, app, areas.footer);
+    overlays::draw(frame, app);
+}
+
+fn header(frame: &mut Frame, app: &App, area: Rect) {
+    let p = &app.palette;
+    let batch = &app.checked.batch;
+    let title = batch.label.as_deref().unwrap_or(batch.id.as_str());
+    let mut first = vec![
+        Span::styled(" patchdeck ", p.get("title")),
+        Span::styled(format!(" {title} "), p.get("header")),
+    ];
+    if let Some(key) = &batch.key {
+        first.push(Span::styled(format!(" [{key}]"), p.get("dim")));
+    }
+    first.push(Span::styled(
+        format!("  {} · {}", batch.format, batch.source),
+        p.get("dim"),
+    ));
+    let counts = Counts::of(app);
+    let mut second = vec![
+        Span::styled(
+            format!(
+                " {} file(s) · {} change(s) · {}/{} decided ",
+                batch.files.len(),
+                app.flat.len(),
+                counts.decided,
+                app.flat.len()
+            ),
+            p.get("text"),
+        ),
+        Span::styled(
+            format!("{} {} ", Glyph::Accepted.symbol(), counts.accepted),
+            p.get("accepted"),
+        ),
+        Span::styled(
+            format!("{} {} ", Glyph::Edited.symbol(), counts.edited),
+            p.get("edited"),
+        ),
+        Span::styled(
+            format!("{} {} ", Glyph::Rejected.symbol(), counts.rejected),
+            p.get("rejected"),
+        ),
+    ];
+    let conflict_style = if counts.conflicts > 0 {
+        p.get("conflict")
+    } else {
+        p.get("dim")
+    };
+    second.push(Span::styled(
+        format!(
+            " {} {} conflict(s) ",
+            Glyph::Conflict.symbol(),
+            counts.conflicts
+        ),
+        conflict_style,
+    ));
+    if !batch.warnings.is_empty() {
+        second.push(Span::styled(
+            format!(" {} input warning(s)", batch.warnings.len()),
+            p.get("warning"),
+        ));
+    }
+    if app.config.read_only {
+        second.push(Span::styled("  READ-ONLY", p.get("warning")));
+    }
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(first), Line::from(second)]),
+        area,
+    );
+}
+
+/// Totals shown in the header.
+#[derive(Default)]
+struct Counts {
+    decided: usize,
+    accepted: usize,
+    edited: usize,
+    rejected: usize,
+    conflicts: usize,
+}
+
+impl Counts {
+    fn of(app: &App) -> Counts {
+        use crate::review::Decision;
+        let mut counts = Counts::default();
+        for decision in app.decisions.decisions.values() {
+            counts.decided += 1;
+            match decision {
+                Decision::Accept => counts.accepted += 1,
+                Decision::Edit(_) => counts.edited += 1,
+                Decision::Reject => counts.rejected += 1,
+                Decision::Undecided => counts.decided -= 1,
+            }
+        }
+        counts.conflicts = app
+            .checked
+            .verification
+            .files
+            .iter()
+            .map(|f| {
+                f.changes
+                    .iter()
+                    .filter(|c| c.status != crate::verify::Status::Ok)
+                    .count()
+                    + usize::from(f.sha_mismatch())
+            })
+            .sum();
+        counts
+    }
+}
+
+fn status(frame: &mut Frame, app: &App, area: Rect) {
+    let p = &app.palette;
+    let line = if app.mode == Mode::Search {
+        Line::from(vec![
+            Span::styled("/", p.get("key")),
+            Span::styled(app.search.input.clone(), p.get("text")),
+            Span::styled("▏", p.get("key")),
+            Span::styled("   Enter find · Esc cancel", p.get("dim")),
+        ])
+    } else if let Some(message) = &app.message {
+        let (glyph, style) = match message.tone {
+            Tone::Info => ("ℹ", p.get("text")),
+            Tone::Warning => (Glyph::Conflict.symbol(), p.get("warning")),
+            Tone::Error => ("✖", p.get("conflict")),
+        };
+        Line::from(Span::styled(format!(" {glyph} {}", message.text), style))
+    } else {
+        Line::default()
+    };
+    frame.render_widget(
+        Paragraph::new(line).wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
+}
+
+/// Whether an action does something right now (the footer lists only those).
+pub fn available(app: &App, action: Action) -> bool {
+    let selected = app.selected().is_some();
+    match action {
+        Action::Undo => app.history.can_undo(),
+        Action::Redo => app.history.can_redo(),
+        Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
+        Action::Relocate => {
+            selected && {
+                let (_, _, _, check) = app.change(app.pos);
+                check.status == crate::verify::Status::Conflict && check.found_at().is_some()
+            }
+        }
+        Action::OverrideSha => selected && app.file(app.file_index()).1.sha_mismatch(),
+        Action::NextConflict => app.checked.verification.worst() != crate::verify::Status::Ok,
+        Action::Accept
+        | Action::Reject
+        | Action::Edit
+        | Action::AcceptFile
+        | Action::RejectFile => selected,
+        _ => true,
+    }
+}
+
+/// The keys that apply now, from the key map, as many as fit.
+pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
+    let p = &app.palette;
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    let help = app.mode == Mode::Browse;
+    let reserve = if help { 8 } else { 0 };
+    for binding in keys::bindings(app.mode) {
+        if !available(app, binding.action) || (help && binding.action == Action::Help) {
+            continue;
+        }
+        let key = binding.keys[0].label();
+        let len = key.chars().count() + binding.short.chars().count() + 3;
+        if used + len + reserve > width as usize {
+            break;
+        }
+        used += len;
+        spans.push(Span::styled(format!(" {key}"), p.get("key")));
+        spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
+    }
+    if help {
+        spans.push(Span::styled(" ?", p.get("key")));
+        spans.push(Span::styled(" help", p.get("dim")));
+    }
+    spans
+}
+
+fn footer(frame: &mut Frame, app: &App, area: Rect) {
+    let spans = footer_spans(app, area.width);
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(Style::default()),
+        area,
+    );
+}

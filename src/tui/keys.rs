@@ -1,0 +1,279 @@
+//! The one key map: every key the reviewer understands, in every mode, as a named [`Action`].
+//!
+//! The event loop looks keys up here, the footer lists the bindings of the current mode that
+//! apply right now, and the help overlay lists them all, so the three cannot drift apart. This
+//! module knows keys and names; what an action does lives in the app's `update`.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a person can ask the reviewer to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    NextChange,
+    PrevChange,
+    NextFile,
+    PrevFile,
+    NextConflict,
+    FirstChange,
+    LastChange,
+    PageDown,
+    PageUp,
+    Accept,
+    Reject,
+    AcceptFile,
+    RejectFile,
+    Edit,
+    Relocate,
+    OverrideSha,
+    Undo,
+    Redo,
+    ToggleWholeFile,
+    Search,
+    SearchNext,
+    SearchPrev,
+    Help,
+    CommitSummary,
+    Quit,
+    /// `y` in a prompt: commit, quit, reload.
+    Confirm,
+    /// `n` or Esc in a prompt or overlay.
+    Cancel,
+    EditAgain,
+    Discard,
+}
+
+/// Which set of keys is live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Browse,
+    Help,
+    /// Typing a search (keys other than these are text).
+    Search,
+    CommitSummary,
+    Committed,
+    ConfirmQuit,
+    EditFailed,
+    Reload,
+}
+
+/// A key as the map names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Ctrl(char),
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Enter,
+    Esc,
+    Backspace,
+}
+
+impl Key {
+    /// The key of a terminal key event, when the map can name it.
+    pub fn of(event: &KeyEvent) -> Option<Key> {
+        let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+        Some(match event.code {
+            KeyCode::Char(c) if ctrl => Key::Ctrl(c.to_ascii_lowercase()),
+            KeyCode::Char(c) => Key::Char(c),
+            KeyCode::Up => Key::Up,
+            KeyCode::Down => Key::Down,
+            KeyCode::PageUp => Key::PageUp,
+            KeyCode::PageDown => Key::PageDown,
+            KeyCode::Home => Key::Home,
+            KeyCode::End => Key::End,
+            KeyCode::Enter => Key::Enter,
+            KeyCode::Esc => Key::Esc,
+            KeyCode::Backspace => Key::Backspace,
+            _ => return None,
+        })
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            Key::Char(' ') => "Space".into(),
+            Key::Char(c) => c.to_string(),
+            Key::Ctrl(c) => format!("C-{c}"),
+            Key::Up => "↑".into(),
+            Key::Down => "↓".into(),
+            Key::PageUp => "PgUp".into(),
+            Key::PageDown => "PgDn".into(),
+            Key::Home => "Home".into(),
+            Key::End => "End".into(),
+            Key::Enter => "Enter".into(),
+            Key::Esc => "Esc".into(),
+            Key::Backspace => "Backspace".into(),
+        }
+    }
+}
+
+/// One line of the key map.
+pub struct Binding {
+    pub mode: Mode,
+    pub keys: &'static [Key],
+    pub action: Action,
+    /// A word or two for the footer.
+    pub short: &'static str,
+    /// A sentence for the help overlay.
+    pub help: &'static str,
+}
+
+use Action as A;
+use Key as K;
+use Mode as M;
+
+const fn bind(
+    mode: Mode,
+    keys: &'static [Key],
+    action: Action,
+    short: &'static str,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        mode,
+        keys,
+        action,
+        short,
+        help,
+    }
+}
+
+/// The key map, in the order the footer and the help show it.
+#[rustfmt::skip]
+pub static BINDINGS: &[Binding] = &[
+    bind(M::Browse, &[K::Char('a')], A::Accept, "accept", "accept the change, go to the next undecided one"),
+    bind(M::Browse, &[K::Char('r')], A::Reject, "reject", "reject the change, go to the next undecided one"),
+    bind(M::Browse, &[K::Char('e')], A::Edit, "edit", "edit the change's lines in $VISUAL/$EDITOR (accepts it)"),
+    bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "apply a conflicting change where its expected lines were found"),
+    bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override sha", "write this file although its SHA-256 differs (every change verifies)"),
+    bind(M::Browse, &[K::Char('j'), K::Down], A::NextChange, "next", "next change (into the next file)"),
+    bind(M::Browse, &[K::Char('k'), K::Up], A::PrevChange, "prev", "previous change (into the previous file)"),
+    bind(M::Browse, &[K::Char('c')], A::CommitSummary, "commit", "review what will be written, then commit"),
+    bind(M::Browse, &[K::Char('u')], A::Undo, "undo", "undo the last decision"),
+    bind(M::Browse, &[K::Ctrl('r'), K::Char('U')], A::Redo, "redo", "redo what was undone"),
+    bind(M::Browse, &[K::Char('!')], A::NextConflict, "next conflict", "next conflicting change"),
+    bind(M::Browse, &[K::Char(']'), K::Char('J')], A::NextFile, "next file", "first change of the next file"),
+    bind(M::Browse, &[K::Char('['), K::Char('K')], A::PrevFile, "prev file", "first change of the previous file"),
+    bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
+    bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
+    bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
+    bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, descriptions and lines"),
+    bind(M::Browse, &[K::Char('n')], A::SearchNext, "next match", "next search match"),
+    bind(M::Browse, &[K::Char('N')], A::SearchPrev, "prev match", "previous search match"),
+    bind(M::Browse, &[K::Char('g'), K::Home], A::FirstChange, "first", "first change"),
+    bind(M::Browse, &[K::Char('G'), K::End], A::LastChange, "last", "last change"),
+    bind(M::Browse, &[K::PageDown, K::Ctrl('d'), K::Char(' ')], A::PageDown, "page down", "scroll the diff down a page"),
+    bind(M::Browse, &[K::PageUp, K::Ctrl('u')], A::PageUp, "page up", "scroll the diff up a page"),
+    bind(M::Browse, &[K::Char('?')], A::Help, "help", "show every key"),
+    bind(M::Browse, &[K::Char('q'), K::Ctrl('c')], A::Quit, "quit", "quit (asks first when decisions would be lost)"),
+    bind(M::Help, &[K::Esc, K::Char('?'), K::Char('q')], A::Cancel, "close", "close the help"),
+    bind(M::Help, &[K::Char('j'), K::Down, K::PageDown], A::NextChange, "scroll", "scroll the help down"),
+    bind(M::Help, &[K::Char('k'), K::Up, K::PageUp], A::PrevChange, "scroll up", "scroll the help up"),
+    bind(M::Search, &[K::Enter], A::Confirm, "find", "go to the first match"),
+    bind(M::Search, &[K::Esc], A::Cancel, "cancel", "stop searching"),
+    bind(M::CommitSummary, &[K::Char('y')], A::Confirm, "commit", "write every accepted change atomically"),
+    bind(M::CommitSummary, &[K::Char('n'), K::Esc], A::Cancel, "back", "back to the review"),
+    bind(M::CommitSummary, &[K::Char('j'), K::Down], A::NextChange, "scroll", "scroll the summary"),
+    bind(M::CommitSummary, &[K::Char('k'), K::Up], A::PrevChange, "scroll up", "scroll the summary up"),
+    bind(M::Committed, &[K::Char('q')], A::Quit, "quit", "quit"),
+    bind(M::Committed, &[K::Esc], A::Cancel, "back", "back to the review"),
+    bind(M::ConfirmQuit, &[K::Char('y')], A::Confirm, "quit", "quit now"),
+    bind(M::ConfirmQuit, &[K::Char('n'), K::Esc], A::Cancel, "stay", "keep reviewing"),
+    bind(M::EditFailed, &[K::Char('e')], A::EditAgain, "edit again", "open the editor again on what you wrote"),
+    bind(M::EditFailed, &[K::Char('d'), K::Esc], A::Discard, "discard", "throw the edit away"),
+    bind(M::Reload, &[K::Char('y')], A::Confirm, "reload", "verify again against the files as they are now"),
+    bind(M::Reload, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
+];
+
+/// The action a key means in a mode.
+pub fn lookup(mode: Mode, key: Key) -> Option<Action> {
+    BINDINGS
+        .iter()
+        .find(|b| b.mode == mode && b.keys.contains(&key))
+        .map(|b| b.action)
+}
+
+/// The bindings of a mode, in map order.
+pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+    BINDINGS.iter().filter(move |b| b.mode == mode)
+}
+
+/// How a binding's keys read: `j/↓`.
+pub fn keys_label(binding: &Binding) -> String {
+    binding
+        .keys
+        .iter()
+        .map(|k| k.label())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// What each mode is called in the help overlay.
+pub fn mode_title(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Browse => "Reviewing",
+        Mode::Help => "Help",
+        Mode::Search => "Typing a search",
+        Mode::CommitSummary => "Commit summary",
+        Mode::Committed => "After a commit",
+        Mode::ConfirmQuit => "Quitting",
+        Mode::EditFailed => "An edit that cannot apply",
+        Mode::Reload => "A file changed on disk",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_means_two_things_in_one_mode() {
+        for a in BINDINGS {
+            for b in BINDINGS {
+                if std::ptr::eq(a, b) || a.mode != b.mode {
+                    continue;
+                }
+                for key in a.keys {
+                    assert!(
+                        !b.keys.contains(key),
+                        "{key:?} is bound twice in {:?}",
+                        a.mode
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fixed_keys_mean_what_users_rely_on() {
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('j')),
+            Some(Action::NextChange)
+        );
+        assert_eq!(lookup(Mode::Browse, Key::Down), Some(Action::NextChange));
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('k')),
+            Some(Action::PrevChange)
+        );
+        assert_eq!(lookup(Mode::Browse, Key::Up), Some(Action::PrevChange));
+        assert_eq!(lookup(Mode::Browse, Key::Char('a')), Some(Action::Accept));
+        assert_eq!(lookup(Mode::Browse, Key::Char('r')), Some(Action::Reject));
+        assert_eq!(
+            lookup(Mode::Browse, Key::Char('c')),
+            Some(Action::CommitSummary)
+        );
+        assert_eq!(lookup(Mode::Browse, Key::Char('q')), Some(Action::Quit));
+        assert_eq!(
+            lookup(Mode::CommitSummary, Key::Char('y')),
+            Some(Action::Confirm)
+        );
+        assert_eq!(
+            lookup(Mode::CommitSummary, Key::Char('n')),
+            Some(Action::Cancel)
+        );
+        assert_eq!(lookup(Mode::CommitSummary, Key::Esc), Some(Action::Cancel));
+    }
+}

@@ -1,0 +1,135 @@
+//! The reviewer: a keyboard-driven terminal UI over the core, and the only place in patchdeck
+//! that knows a terminal (ratatui, crossterm, syntect live here and nowhere else; a test holds
+//! that boundary).
+//!
+//! One loop: a terminal event becomes an [`keys::Action`] through the key map, [`app::App`]
+//! updates, and [`draw::draw`] redraws from the state alone. Running the editor is the one
+//! effect that needs the terminal itself, so `update` hands it back to the loop, which suspends
+//! the screen around it. Deciding, searching, editing and committing each have their own file.
+
+pub mod app;
+pub mod commit_flow;
+pub mod decide;
+pub mod draw;
+pub mod editor;
+pub mod env;
+pub mod highlight;
+pub mod keys;
+pub mod saver;
+pub mod search;
+pub mod theme;
+
+use app::{App, Effect};
+use draw::list_window;
+use keys::{Action, Key, Mode};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEvent,
+    MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::layout::{Position, Rect};
+use ratatui::DefaultTerminal;
+use std::io::{self, stdout};
+
+/// Runs the reviewer on the terminal until the person quits.
+pub fn run(app: &mut App) -> io::Result<()> {
+    let mut terminal = ratatui::try_init()?;
+    let _ = execute!(stdout(), EnableMouseCapture);
+    let result = event_loop(&mut terminal, app);
+    let _ = execute!(stdout(), DisableMouseCapture);
+    ratatui::restore();
+    app.flush_session();
+    result
+}
+
+fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
+    let size = terminal.size()?;
+    app.size = (size.width, size.height);
+    loop {
+        terminal.draw(|frame| draw::draw(frame, app))?;
+        let effect = match event::read()? {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                Key::of(&key).map_or(Effect::None, |key| app.key(key))
+            }
+            Event::Mouse(mouse_event) => {
+                mouse(app, mouse_event);
+                Effect::None
+            }
+            Event::Resize(width, height) => {
+                app.size = (width, height);
+                Effect::None
+            }
+            _ => Effect::None,
+        };
+        match effect {
+            Effect::None => {}
+            Effect::Quit => return Ok(()),
+            Effect::RunEditor { pos, buffer } => {
+                let _ = execute!(stdout(), DisableMouseCapture);
+                ratatui::restore();
+                let saved = editor::run(&app.env.editor, &buffer, &std::env::temp_dir())
+                    .map_err(|e| format!("the editor failed: {e}"));
+                *terminal = ratatui::try_init()?;
+                let _ = execute!(stdout(), EnableMouseCapture);
+                terminal.clear()?;
+                app.finish_edit(pos, saved);
+            }
+        }
+    }
+}
+
+/// Mouse: the wheel scrolls the diff (or moves between changes over the lists); a click
+/// selects the file or change under it.
+pub fn mouse(app: &mut App, event: MouseEvent) {
+    if app.mode != Mode::Browse {
+        return;
+    }
+    let areas = app.areas();
+    let at = Position::new(event.column, event.row);
+    let over_lists = areas.files.contains(at) || areas.changes.contains(at);
+    match event.kind {
+        MouseEventKind::ScrollDown if over_lists => {
+            app.update(Action::NextChange);
+        }
+        MouseEventKind::ScrollUp if over_lists => {
+            app.update(Action::PrevChange);
+        }
+        MouseEventKind::ScrollDown => app.scroll_by(3),
+        MouseEventKind::ScrollUp => app.scroll_by(-3),
+        MouseEventKind::Down(MouseButton::Left) => {
+            let row_in = |area: Rect| {
+                (at.y > area.y && at.y < area.y + area.height - 1)
+                    .then(|| (at.y - area.y - 1) as usize)
+            };
+            if let Some(row) = areas
+                .files
+                .contains(at)
+                .then(|| row_in(areas.files))
+                .flatten()
+            {
+                let files = app.checked.batch.files.len();
+                let height = areas.files.height.saturating_sub(2) as usize;
+                let file = list_window(files, app.file_index(), height) + row;
+                if let Some(pos) = app.first_of_file(file) {
+                    app.go(pos);
+                }
+            } else if let Some(row) = areas
+                .changes
+                .contains(at)
+                .then(|| row_in(areas.changes))
+                .flatten()
+            {
+                let Some(first) = app.first_of_file(app.file_index()) else {
+                    return;
+                };
+                let count = app.checked.batch.files[app.file_index()].changes.len();
+                let height = areas.changes.height.saturating_sub(2) as usize;
+                let index = list_window(count, app.pos - first, height) + row;
+                if index < count {
+                    app.go(first + index);
+                }
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,111 @@
+//! Search: `/` over paths, keys, labels, descriptions and lines of every change, `n`/`N` to
+//! step through the matches, as in vim and less. Matching ignores case.
+
+use super::app::{App, Effect, Tone};
+use super::keys::{Action, Key, Mode};
+
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    /// What is being typed, while in search mode.
+    pub input: String,
+    /// The last search run.
+    pub query: String,
+    /// Positions (in batch order) of the changes that match `query`.
+    pub matches: Vec<usize>,
+}
+
+impl App {
+    pub(super) fn start_search(&mut self) {
+        self.search.input.clear();
+        self.mode = Mode::Search;
+    }
+
+    /// Typing in search mode: text keys edit the query; `None` leaves the key to the key map.
+    pub(super) fn search_typing(&mut self, key: Key) -> Option<Effect> {
+        match key {
+            Key::Char(c) => self.search.input.push(c),
+            Key::Backspace | Key::Ctrl('h') => {
+                self.search.input.pop();
+            }
+            _ => return None,
+        }
+        Some(Effect::None)
+    }
+
+    pub(super) fn search_action(&mut self, action: Action) -> Effect {
+        self.mode = Mode::Browse;
+        if action == Action::Confirm && !self.search.input.is_empty() {
+            self.search.query = std::mem::take(&mut self.search.input);
+            self.search.matches = self.find_all(&self.search.query.to_lowercase());
+            if self.search.matches.is_empty() {
+                let text = format!("no change matches \"{}\"", self.search.query);
+                self.say(Tone::Warning, text);
+            } else {
+                // From the cursor on, as vim does, wrapping to the top.
+                let matches = &self.search.matches;
+                let first = matches.iter().copied().find(|&p| p >= self.pos);
+                self.go(first.unwrap_or(matches[0]));
+                self.say_match();
+            }
+        }
+        Effect::None
+    }
+
+    pub(super) fn search_step(&mut self, forward: bool) {
+        if self.search.matches.is_empty() {
+            self.say(Tone::Info, "no search: / starts one");
+            return;
+        }
+        let matches = &self.search.matches;
+        let next = if forward {
+            matches
+                .iter()
+                .copied()
+                .find(|&p| p > self.pos)
+                .unwrap_or(matches[0])
+        } else {
+            matches
+                .iter()
+                .rev()
+                .copied()
+                .find(|&p| p < self.pos)
+                .unwrap_or(*matches.last().expect("not empty"))
+        };
+        self.go(next);
+        self.say_match();
+    }
+
+    fn say_match(&mut self) {
+        let at = self.search.matches.iter().position(|&p| p == self.pos);
+        let text = format!(
+            "/{}: match {} of {}",
+            self.search.query,
+            at.map_or(0, |i| i + 1),
+            self.search.matches.len()
+        );
+        self.say(Tone::Info, text);
+    }
+
+    /// Every change whose file or own text contains `needle` (already lowercase).
+    fn find_all(&self, needle: &str) -> Vec<usize> {
+        let has = |text: &str| text.to_lowercase().contains(needle);
+        let has_opt = |text: &Option<String>| text.as_deref().is_some_and(has);
+        (0..self.flat.len())
+            .filter(|&pos| {
+                let (file, change, check, _) = self.change(pos);
+                has(&file.doc_path)
+                    || check
+                        .resolved
+                        .as_ref()
+                        .is_some_and(|r| has(&r.rel().to_string_lossy()))
+                    || has_opt(&file.key)
+                    || has_opt(&file.label)
+                    || has_opt(&change.key)
+                    || has(change.id.as_str())
+                    || has_opt(&change.description)
+                    || change.new_lines.iter().any(|l| has(l))
+                    || change.expected.iter().flatten().any(|l| has(l))
+            })
+            .collect()
+    }
+}

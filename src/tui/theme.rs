@@ -1,0 +1,282 @@
+//! Themes: the reviewer's palette of semantic styles, loaded from `themes/` or a user file.
+//!
+//! A theme file names styles by meaning (accepted, rejected, conflict, selection, added,
+//! removed, emphasis...) and the syntect theme used for syntax colours. The bundled themes are
+//! compiled in; `--theme PATH` reads a file that may set only some names over a base theme. The
+//! colours are mapped once to what the terminal shows: truecolor, the 256-colour palette, or,
+//! under `NO_COLOR`, no colour at all but text attributes that keep every meaning visible.
+
+use super::env::ColorDepth;
+use ratatui::style::{Color, Modifier, Style};
+use std::collections::BTreeMap;
+
+/// The bundled themes, by name.
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
+];
+
+/// The semantic names a theme sets, besides `syntax` and `base`.
+pub const NAMES: &[&str] = &[
+    "text",
+    "dim",
+    "border",
+    "title",
+    "header",
+    "key",
+    "accepted",
+    "rejected",
+    "edited",
+    "undecided",
+    "conflict",
+    "warning",
+    "selection",
+    "added",
+    "removed",
+    "added_emphasis",
+    "removed_emphasis",
+    "line_number",
+    "search_match",
+    "differs",
+];
+
+/// Styles ready to draw with.
+#[derive(Clone, Debug)]
+pub struct Palette {
+    pub name: String,
+    /// The syntect theme for syntax colours (none under `NO_COLOR`).
+    pub syntax: Option<String>,
+    styles: BTreeMap<&'static str, Style>,
+    pub depth: ColorDepth,
+}
+
+impl Palette {
+    /// The style named `name` (one of [`NAMES`]).
+    pub fn get(&self, name: &str) -> Style {
+        self.styles.get(name).copied().unwrap_or_default()
+    }
+
+    /// Maps an RGB colour (from syntect) to what the terminal shows.
+    pub fn rgb(&self, r: u8, g: u8, b: u8) -> Option<Color> {
+        map_color(Color::Rgb(r, g, b), self.depth)
+    }
+
+    /// Loads a theme by bundled name or file path.
+    pub fn load(spec: &str, depth: ColorDepth) -> Result<Palette, String> {
+        if let Some((_, text)) = BUNDLED.iter().find(|(name, _)| *name == spec) {
+            return Palette::build(spec, &parse(text, spec)?, depth);
+        }
+        let text = std::fs::read_to_string(spec).map_err(|e| {
+            let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+            format!(
+                "theme \"{spec}\" is neither a bundled theme ({}) nor a readable file: {e}",
+                names.join(", ")
+            )
+        })?;
+        let user = parse(&text, spec)?;
+        let base_name = user.get("base").map_or("dark", String::as_str);
+        let (_, base_text) = BUNDLED
+            .iter()
+            .find(|(name, _)| *name == base_name)
+            .ok_or_else(|| format!("{spec}: base \"{base_name}\" is not a bundled theme"))?;
+        let mut merged = parse(base_text, base_name)?;
+        merged.extend(user);
+        Palette::build(spec, &merged, depth)
+    }
+
+    fn build(
+        name: &str,
+        entries: &BTreeMap<String, String>,
+        depth: ColorDepth,
+    ) -> Result<Palette, String> {
+        let mut styles = BTreeMap::new();
+        for &key in NAMES {
+            let spec = entries.get(key).map_or("", String::as_str);
+            let style = parse_style(spec).map_err(|e| format!("theme {name}: {key}: {e}"))?;
+            styles.insert(key, adapt(key, style, depth));
+        }
+        Ok(Palette {
+            name: name.to_owned(),
+            syntax: (depth != ColorDepth::None)
+                .then(|| entries.get("syntax").cloned())
+                .flatten(),
+            styles,
+            depth,
+        })
+    }
+}
+
+/// A style for the terminal's colour depth. Without colour, the names that carry meaning only
+/// by colour get attributes instead.
+fn adapt(name: &str, style: Style, depth: ColorDepth) -> Style {
+    if depth != ColorDepth::None {
+        return Style {
+            fg: style.fg.and_then(|c| map_color(c, depth)),
+            bg: style.bg.and_then(|c| map_color(c, depth)),
+            ..style
+        };
+    }
+    let plain = Style {
+        fg: None,
+        bg: None,
+        ..style
+    };
+    let extra = match name {
+        "selection" | "search_match" | "header" => Modifier::REVERSED,
+        "conflict" | "differs" => Modifier::REVERSED | Modifier::BOLD,
+        "added_emphasis" | "removed_emphasis" => Modifier::UNDERLINED | Modifier::BOLD,
+        "dim" | "line_number" | "border" => Modifier::DIM,
+        _ => Modifier::empty(),
+    };
+    plain.add_modifier(extra)
+}
+
+fn map_color(color: Color, depth: ColorDepth) -> Option<Color> {
+    match (depth, color) {
+        (ColorDepth::None, _) => None,
+        (ColorDepth::Indexed, Color::Rgb(r, g, b)) => Some(Color::Indexed(to_ansi256(r, g, b))),
+        (_, c) => Some(c),
+    }
+}
+
+/// The nearest colour of the xterm 256-colour palette (its 6x6x6 cube or grey ramp).
+pub fn to_ansi256(r: u8, g: u8, b: u8) -> u8 {
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    let level = |v: u8| {
+        (0..6)
+            .min_by_key(|&i| (LEVELS[i] as i32 - v as i32).abs())
+            .expect("six levels")
+    };
+    let (ri, gi, bi) = (level(r), level(g), level(b));
+    let cube = (LEVELS[ri], LEVELS[gi], LEVELS[bi]);
+    let grey_index = ((r as u32 + g as u32 + b as u32) / 3).saturating_sub(8) / 10;
+    let grey_index = grey_index.min(23) as u8;
+    let grey = 8 + grey_index * 10;
+    let dist = |(x, y, z): (u8, u8, u8)| {
+        let d = |a: u8, b: u8| (a as i32 - b as i32).pow(2);
+        d(x, r) + d(y, g) + d(z, b)
+    };
+    if dist((grey, grey, grey)) < dist(cube) {
+        232 + grey_index
+    } else {
+        16 + 36 * ri as u8 + 6 * gi as u8 + bi as u8
+    }
+}
+
+/// Reads `name = "value"` lines; `#` starts a comment line.
+fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut entries = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{source}:{}", i + 1);
+        let (name, value) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{}: expected name = \"value\"", at()))?;
+        let name = name.trim();
+        let value = value.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .ok_or_else(|| format!("{}: the value of {name} must be in double quotes", at()))?;
+        if name != "syntax" && name != "base" && !NAMES.contains(&name) {
+            return Err(format!(
+                "{}: unknown name \"{name}\"; a theme sets syntax, base, {}",
+                at(),
+                NAMES.join(", ")
+            ));
+        }
+        entries.insert(name.to_owned(), value.to_owned());
+    }
+    Ok(entries)
+}
+
+fn parse_style(spec: &str) -> Result<Style, String> {
+    let mut style = Style::default();
+    let mut words = spec.split_whitespace();
+    while let Some(word) = words.next() {
+        style = match word {
+            "bold" => style.add_modifier(Modifier::BOLD),
+            "dim" => style.add_modifier(Modifier::DIM),
+            "italic" => style.add_modifier(Modifier::ITALIC),
+            "underline" => style.add_modifier(Modifier::UNDERLINED),
+            "reversed" => style.add_modifier(Modifier::REVERSED),
+            "on" => {
+                let color = words.next().ok_or("\"on\" needs a colour")?;
+                style.bg(parse_color(color)?)
+            }
+            color => style.fg(parse_color(color)?),
+        };
+    }
+    Ok(style)
+}
+
+fn parse_color(word: &str) -> Result<Color, String> {
+    if let Some(hex) = word.strip_prefix('#') {
+        if hex.len() == 6 {
+            if let Ok(v) = u32::from_str_radix(hex, 16) {
+                return Ok(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
+            }
+        }
+        return Err(format!("\"{word}\" is not a #rrggbb colour"));
+    }
+    word.parse::<Color>()
+        .map_err(|_| format!("\"{word}\" is not a colour, attribute or \"on\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_theme_sets_every_name() {
+        for (name, text) in BUNDLED {
+            let entries = parse(text, name).unwrap();
+            for key in NAMES {
+                assert!(entries.contains_key(*key), "{name} lacks {key}");
+            }
+            assert!(entries.contains_key("syntax"));
+            Palette::load(name, ColorDepth::TrueColor).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_user_file_overrides_some_names_over_its_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mine.toml");
+        std::fs::write(&path, "base = \"light\"\nconflict = \"#ff00ff bold\"\n").unwrap();
+        let palette = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap();
+        assert_eq!(palette.get("conflict").fg, Some(Color::Rgb(255, 0, 255)));
+        assert_eq!(
+            palette.get("accepted").fg,
+            Some(Color::Rgb(0x22, 0x86, 0x3a))
+        );
+        std::fs::write(&path, "conflit = \"red\"\n").unwrap();
+        let error = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap_err();
+        assert!(error.contains("unknown name \"conflit\""), "{error}");
+    }
+
+    #[test]
+    fn colours_follow_the_terminal_depth() {
+        let indexed = Palette::load("dark", ColorDepth::Indexed).unwrap();
+        assert!(matches!(
+            indexed.get("accepted").fg,
+            Some(Color::Indexed(_))
+        ));
+        let mono = Palette::load("dark", ColorDepth::None).unwrap();
+        assert_eq!(mono.get("conflict").fg, None);
+        assert!(mono
+            .get("conflict")
+            .add_modifier
+            .contains(Modifier::REVERSED));
+        assert!(mono.syntax.is_none());
+        assert_eq!(to_ansi256(255, 0, 0), 196);
+        assert_eq!(to_ansi256(0x30, 0x30, 0x30), 236);
+    }
+}

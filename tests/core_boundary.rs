@@ -1,0 +1,54 @@
+//! The core stays free of the terminal: only `src/tui/` may name ratatui, crossterm or syntect.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const TERMINAL_CRATES: &[&str] = &["ratatui", "crossterm", "syntect"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn only_the_tui_names_terminal_crates() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tui = src.join("tui");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(
+        files.len() > 20,
+        "the source tree was found ({} files)",
+        files.len()
+    );
+    let mut offenders = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&tui)) {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for name in TERMINAL_CRATES {
+                if line.contains(name) {
+                    offenders.push(format!("{}:{}: names {name}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "terminal code outside src/tui:\n{}",
+        offenders.join("\n")
+    );
+    let tui_names_them = files
+        .iter()
+        .filter(|f| f.starts_with(&tui))
+        .any(|f| fs::read_to_string(f).unwrap().contains("ratatui"));
+    assert!(
+        tui_names_them,
+        "the check looks where the terminal code really is"
+    );
+}

@@ -1,0 +1,234 @@
+//! End to end: the real binary in a real terminal (tmux), keys pressed as a person would,
+//! the screen read back, and the bytes on disk checked after the commit.
+//!
+//! Each test runs its own tmux server (`-L` with a unique name) and polls the screen with a
+//! generous timeout, so a loaded machine slows the tests down but does not fail them.
+
+mod tui_support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tui_support::{editor_script, samples, workspace};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `command` in a detached 120x40 session.
+    fn start(name: &str, command: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("tmux is not installed: skipping (CI installs it)");
+            return None;
+        }
+        let socket = format!("patchdeck-e2e-{name}-{}", std::process::id());
+        let tmux = Tmux { socket };
+        let status = tmux
+            .cmd(&["new-session", "-d", "-x", "120", "-y", "40", command])
+            .status()
+            .unwrap();
+        assert!(status.success(), "tmux could not start");
+        Some(tmux)
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("tmux");
+        command
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args);
+        command
+    }
+
+    fn screen(&self) -> String {
+        let output = self.cmd(&["capture-pane", "-p"]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until the screen shows `needle`.
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("waited {TIMEOUT:?} for {needle:?}; the screen shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Presses keys (tmux key names: "j", "Enter", "Escape"...).
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            let status = self.cmd(&["send-keys", key]).status().unwrap();
+            assert!(status.success());
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).status();
+    }
+}
+
+fn quote(path: &Path) -> String {
+    format!("'{}'", path.display())
+}
+
+/// The shell command that runs patchdeck, then waits so the pane (and its last words) stay.
+fn patchdeck(env: &str, args: &str) -> String {
+    format!(
+        "env TERM=xterm-256color {env} {} {args}; echo \"exit status $?\"; sleep 60",
+        env!("CARGO_BIN_EXE_patchdeck")
+    )
+}
+
+#[test]
+fn review_accept_edit_reject_and_commit_writes_the_bytes() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let editor = editor_script(
+        tools.path(),
+        "edit.sh",
+        "sed -i 's/^+.*if not name:$/+        if not name or not name.strip():/' \"$1\"",
+    );
+    let report = tools.path().join("report.json");
+    let command = patchdeck(
+        &format!("EDITOR={editor} NO_COLOR=1"),
+        &format!(
+            "--root {} --report {} {}",
+            quote(ws.path()),
+            quote(&report),
+            quote(&samples().join("demo.json"))
+        ),
+    );
+    let Some(tmux) = Tmux::start("commit", &command) else {
+        return;
+    };
+    tmux.wait_for("1/4 log-load");
+    tmux.keys(&["a"]); // accept log-load, on to validate-name
+    tmux.wait_for("2/4 validate-name");
+    tmux.keys(&["e"]); // edit it with the script
+    tmux.wait_for("✎ 1 ");
+    // Now on the conflict: accepting is refused, moving it resolves it.
+    tmux.wait_for("3/4 clearer-error");
+    tmux.keys(&["a"]);
+    tmux.wait_for("cannot simply be accepted");
+    tmux.keys(&["m"]);
+    tmux.wait_for("moved to line 30");
+    tmux.keys(&["j", "r"]); // reject drop-demo-add
+    tmux.wait_for("accept-whitespace");
+    tmux.keys(&["c"]);
+    let summary = tmux.wait_for("Commit: all of these, or nothing");
+    assert!(
+        summary.contains("write  src/app.py  3 of 4 change(s) (1 edited)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("override:"),
+        "the move is listed: {summary}"
+    );
+    tmux.keys(&["y"]);
+    let done = tmux.wait_for("Committed");
+    assert!(done.contains("sha256 "), "{done}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("exit status 0");
+
+    let app_py = std::fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    let lines: Vec<&str> = app_py.lines().collect();
+    assert_eq!(
+        lines[18],
+        "        log.info(\"loaded %d items\", len(self.items))"
+    );
+    assert_eq!(lines[22], "        if not name or not name.strip():");
+    assert_eq!(
+        lines[23],
+        "            raise ValueError(\"item name must not be empty\")"
+    );
+    assert!(app_py
+        .contains("raise ValueError(f\"not enough {name}: {current} left, {quantity} asked\")"));
+    assert!(
+        app_py.contains("inventory.add(\"apples\", \"3\")"),
+        "the rejected delete was not applied"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(report["summary"]["applied"], 3);
+    assert!(report["files"][0]["newSha256"].is_string());
+}
+
+#[test]
+fn quitting_keeps_the_session_and_reopening_resumes_it() {
+    let ws = workspace();
+    let batch = samples().join("demo.json");
+    let command = patchdeck(
+        "NO_COLOR=1",
+        &format!("--root {} {}", quote(ws.path()), quote(&batch)),
+    );
+    let Some(tmux) = Tmux::start("resume", &command) else {
+        return;
+    };
+    tmux.wait_for("1/4 log-load");
+    tmux.keys(&["r", "r"]);
+    tmux.wait_for("2/9 decided");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("exit status 0");
+    assert!(screen.contains("2 decision(s) saved in"), "{screen}");
+    drop(tmux);
+
+    let Some(tmux) = Tmux::start("resume2", &command) else {
+        return;
+    };
+    let screen = tmux.wait_for("resumed 2 decision(s)");
+    assert!(
+        screen.contains("3/4 clearer-error"),
+        "resumes at the first undecided: {screen}"
+    );
+    tmux.keys(&["j", "a"]);
+    tmux.wait_for("3/9 decided");
+    tmux.keys(&["u"]);
+    tmux.wait_for("2/9 decided");
+    tmux.keys(&["q"]);
+    tmux.wait_for("exit status 0");
+}
+
+#[test]
+fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
+    let tools = tempfile::tempdir().unwrap();
+    let dir = tools.path().join("demo");
+    let command = patchdeck("", &format!("demo --dir {}", quote(&dir)));
+    let Some(tmux) = Tmux::start("demo", &command) else {
+        return;
+    };
+    let screen = tmux.wait_for("Demo: inventory cleanup");
+    assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
+    tmux.keys(&["?"]);
+    tmux.wait_for("or Esc closes)");
+    tmux.keys(&["Escape", "q"]);
+    tmux.wait_for("exit status 0");
+    assert!(dir.join("workspace/src/app.py").exists());
+
+    let ws = workspace();
+    let before = std::fs::read(ws.path().join("src/app.py")).unwrap();
+    let command = patchdeck(
+        "",
+        &format!(
+            "review --read-only --root {} {}",
+            quote(ws.path()),
+            quote(&samples().join("demo.json"))
+        ),
+    );
+    let Some(tmux) = Tmux::start("readonly", &command) else {
+        return;
+    };
+    tmux.wait_for("READ-ONLY");
+    tmux.keys(&["a", "c", "y"]);
+    tmux.wait_for("disabled in Restricted mode");
+    assert_eq!(std::fs::read(ws.path().join("src/app.py")).unwrap(), before);
+}

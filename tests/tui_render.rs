@@ -1,0 +1,200 @@
+//! The reviewer drawn on a fixed-size `TestBackend`: snapshots hold the text, and explicit
+//! asserts check the styles that carry meaning (a conflict must look like one, decisions show
+//! glyphs, the footer lists only keys that apply).
+
+mod tui_support;
+
+use patchdeck::tui::app::App;
+use patchdeck::tui::draw::draw;
+use patchdeck::tui::env::ColorDepth;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use ratatui::Terminal;
+use tui_support::{open, press, select, workspace, Open};
+
+fn render(app: &mut App, width: u16, height: u16) -> (String, Buffer) {
+    app.size = (width, height);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let mut text = String::new();
+    for y in 0..height {
+        let line: String = (0..width)
+            .map(|x| buffer[(x, y)].symbol().to_owned())
+            .collect();
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    (text, buffer)
+}
+
+/// Where `needle` starts on screen.
+fn find(buffer: &Buffer, text: &str, needle: &str) -> (u16, u16) {
+    for (y, line) in text.lines().enumerate() {
+        if let Some(byte) = line.find(needle) {
+            let x = line[..byte].chars().count();
+            let _ = buffer;
+            return (x as u16, y as u16);
+        }
+    }
+    panic!("{needle:?} is not on screen:\n{text}");
+}
+
+fn mono(root: &std::path::Path) -> App {
+    open(
+        root,
+        Open {
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    )
+}
+
+#[test]
+fn first_screen() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    let (text, _) = render(&mut app, 100, 30);
+    insta::assert_snapshot!("first_screen_100x30", text);
+    let (text, _) = render(&mut app, 80, 24);
+    insta::assert_snapshot!("first_screen_80x24", text);
+}
+
+#[test]
+fn expected_line_conflict_shows_expected_and_actual_and_where_found() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    select(&mut app, "clearer-error");
+    let (text, _) = render(&mut app, 160, 32);
+    insta::assert_snapshot!("expected_line_conflict_side_by_side", text);
+    assert!(text.contains("on disk at line 32"));
+    assert!(text.contains("found at line 30"));
+    // Too narrow for side by side: expected above actual.
+    let (text, _) = render(&mut app, 100, 32);
+    insta::assert_snapshot!("expected_line_conflict_stacked", text);
+    assert!(text.contains(" expected │"), "{text}");
+    assert!(text.contains(" line 32  │"), "{text}");
+}
+
+#[test]
+fn sha_mismatch_shows_both_hashes() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    select(&mut app, "debug-logs");
+    let (text, _) = render(&mut app, 120, 30);
+    insta::assert_snapshot!("sha_mismatch", text);
+    assert!(text.contains("fd3ff2eb8d98d520afd1d015af9f11bd6b77098b5826250bc654bfa3b15fd63a"));
+}
+
+#[test]
+fn whole_file_view_shows_every_change_in_place() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    press(&mut app, "aj");
+    press(&mut app, "w");
+    let (text, _) = render(&mut app, 100, 40);
+    insta::assert_snapshot!("whole_file", text);
+}
+
+#[test]
+fn commit_summary_and_help() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    press(&mut app, "ar");
+    select(&mut app, "debug-logs");
+    press(&mut app, "ac");
+    let (text, _) = render(&mut app, 100, 30);
+    insta::assert_snapshot!("commit_summary", text);
+    press(&mut app, "n?");
+    let (text, _) = render(&mut app, 100, 50);
+    insta::assert_snapshot!("help", text);
+}
+
+#[test]
+fn a_conflict_looks_like_one_in_colour() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    select(&mut app, "clearer-error");
+    let (text, buffer) = render(&mut app, 160, 32);
+    let conflict_bg = Color::Rgb(0xa0, 0x1c, 0x1c);
+    let (x, y) = find(&buffer, &text, "CONFLICT");
+    let cell = &buffer[(x, y)];
+    assert_eq!(
+        cell.bg, conflict_bg,
+        "the conflict line has the conflict background"
+    );
+    assert!(cell.modifier.contains(Modifier::BOLD));
+    // The main pane's border turns into the conflict colour too.
+    let (x, y) = find(&buffer, &text, "⚠ conflict");
+    assert_eq!(buffer[(x, y)].bg, conflict_bg);
+    // Differing characters of expected vs actual are marked; equal ones are not.
+    let (x, y) = find(&buffer, &text, "expected (batch)");
+    let row = y + 1;
+    let marked = (x..x + 50)
+        .filter(|&x| buffer[(x, row)].modifier.contains(Modifier::UNDERLINED))
+        .count();
+    assert!(
+        marked > 0 && marked < 50,
+        "some but not all characters are marked ({marked})"
+    );
+}
+
+#[test]
+fn without_colour_conflicts_and_decisions_still_read() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    press(&mut app, "ar");
+    let (text, buffer) = render(&mut app, 100, 30);
+    for y in 0..30 {
+        for x in 0..100 {
+            let cell = &buffer[(x, y)];
+            assert!(
+                matches!(cell.fg, Color::Reset) && matches!(cell.bg, Color::Reset),
+                "NO_COLOR draws no colour, but ({x},{y}) has {:?}/{:?}",
+                cell.fg,
+                cell.bg
+            );
+        }
+    }
+    let (x, y) = find(&buffer, &text, "✔  log-load");
+    assert_eq!(buffer[(x, y)].symbol(), "✔");
+    assert!(text.contains("✘  validate-name"), "{text}");
+    assert!(text.contains("·⚠ clearer-error"), "{text}");
+    // The selected conflict's status is reversed, so it stands out without colour.
+    let (x, y) = find(&buffer, &text, "⚠ conflict");
+    assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn the_footer_lists_only_keys_that_apply_now() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    let (text, _) = render(&mut app, 160, 30);
+    let footer = text.lines().last().unwrap().to_owned();
+    assert!(
+        footer.contains("a accept") && footer.contains("? help"),
+        "{footer}"
+    );
+    assert!(
+        !footer.contains("m move"),
+        "nothing to move on a clean change: {footer}"
+    );
+    assert!(!footer.contains("u undo"), "nothing to undo yet: {footer}");
+    select(&mut app, "clearer-error");
+    press(&mut app, "r");
+    select(&mut app, "clearer-error");
+    let (text, _) = render(&mut app, 160, 30);
+    let footer = text.lines().last().unwrap().to_owned();
+    assert!(
+        footer.contains("m move") && footer.contains("u undo"),
+        "{footer}"
+    );
+}

@@ -1,0 +1,573 @@
+//! The reviewer as a state machine: keys in, decisions, sessions and bytes on disk out.
+//! No terminal is involved; the editor is a script, as `EDITOR` would name it.
+
+mod tui_support;
+
+use patchdeck::review::Decision;
+use patchdeck::tui::app::{Effect, Outcome, Tone};
+use patchdeck::tui::editor;
+use patchdeck::tui::keys::{Key, Mode};
+use std::fs;
+use std::path::Path;
+use tui_support::{editor_script, open, press, select, selected_key, workspace, Open};
+
+fn decision(app: &patchdeck::tui::app::App, key: &str) -> Decision {
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.key.as_deref() == Some(key))
+        .unwrap();
+    app.decisions.get(&app.change(pos).1.id).clone()
+}
+
+/// Runs the editor the way the event loop does, and hands the result back.
+fn run_edit(app: &mut patchdeck::tui::app::App, effect: Effect, dir: &Path) {
+    let Effect::RunEditor { pos, buffer } = effect else {
+        panic!("expected the editor to be asked for, got {effect:?}");
+    };
+    let saved = editor::run(&app.env.editor, &buffer, dir).map_err(|e| e.to_string());
+    app.finish_edit(pos, saved);
+}
+
+#[test]
+fn accept_and_reject_move_to_the_next_undecided_change() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    assert_eq!(selected_key(&app), "log-load");
+    press(&mut app, "a");
+    assert_eq!(decision(&app, "log-load"), Decision::Accept);
+    assert_eq!(selected_key(&app), "validate-name");
+    press(&mut app, "r");
+    assert_eq!(decision(&app, "validate-name"), Decision::Reject);
+    assert_eq!(selected_key(&app), "clearer-error");
+    // Going back and deciding again skips what is already decided.
+    press(&mut app, "kk");
+    assert_eq!(selected_key(&app), "log-load");
+    press(&mut app, "r");
+    assert_eq!(decision(&app, "log-load"), Decision::Reject);
+    assert_eq!(selected_key(&app), "clearer-error");
+}
+
+#[test]
+fn j_and_k_cross_into_the_next_and_previous_file() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "jjjj");
+    assert_eq!(selected_key(&app), "accept-whitespace");
+    press(&mut app, "k");
+    assert_eq!(selected_key(&app), "drop-demo-add");
+    press(&mut app, "]]");
+    assert_eq!(selected_key(&app), "debug-logs");
+    press(&mut app, "[");
+    assert_eq!(selected_key(&app), "accept-whitespace");
+    press(&mut app, "G");
+    assert_eq!(selected_key(&app), "start-changelog");
+    press(&mut app, "g!");
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "! finds the next conflict"
+    );
+}
+
+#[test]
+fn a_conflicting_change_cannot_simply_be_accepted_but_can_be_moved() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    select(&mut app, "clearer-error");
+    press(&mut app, "a");
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    let message = app.message.clone().unwrap();
+    assert_eq!(message.tone, Tone::Error);
+    assert!(
+        message.text.contains("m moves it to line 30"),
+        "{}",
+        message.text
+    );
+
+    press(&mut app, "m");
+    assert_eq!(decision(&app, "clearer-error"), Decision::Accept);
+    let plan = app.checked.plan(&app.decisions);
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert!(plan.overrides.iter().any(|o| matches!(
+        o,
+        patchdeck::plan::Override::Relocated {
+            from: 32,
+            to: 30,
+            ..
+        }
+    )));
+    press(&mut app, "u");
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    assert!(app.decisions.relocate.is_empty());
+}
+
+#[test]
+fn undo_and_redo_walk_back_and_forth_several_steps() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "arj"); // accept log-load, reject validate-name, skip the conflict
+    press(&mut app, "a"); // accept drop-demo-add
+    let all = app.decisions.clone();
+    press(&mut app, "uuu");
+    assert!(app.decisions.decisions.is_empty());
+    assert_eq!(
+        selected_key(&app),
+        "log-load",
+        "undo goes back to the change it undid"
+    );
+    app.key(Key::Ctrl('r'));
+    app.key(Key::Ctrl('r'));
+    assert_eq!(decision(&app, "log-load"), Decision::Accept);
+    assert_eq!(decision(&app, "validate-name"), Decision::Reject);
+    assert_eq!(decision(&app, "drop-demo-add"), Decision::Undecided);
+    press(&mut app, "U");
+    assert_eq!(app.decisions, all);
+    // A new decision forgets what could be redone.
+    press(&mut app, "u");
+    select(&mut app, "quiet-pip");
+    press(&mut app, "a");
+    app.key(Key::Ctrl('r'));
+    assert_eq!(decision(&app, "drop-demo-add"), Decision::Undecided);
+}
+
+#[test]
+fn accept_file_skips_conflicts_and_reject_file_takes_them_all() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "A");
+    for key in ["log-load", "validate-name", "drop-demo-add"] {
+        assert_eq!(decision(&app, key), Decision::Accept, "{key}");
+    }
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
+    press(&mut app, "R");
+    for key in [
+        "log-load",
+        "validate-name",
+        "clearer-error",
+        "drop-demo-add",
+    ] {
+        assert_eq!(decision(&app, key), Decision::Reject, "{key}");
+    }
+    press(&mut app, "u");
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    assert_eq!(decision(&app, "log-load"), Decision::Accept);
+}
+
+#[test]
+fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    select(&mut app, "debug-logs");
+    press(&mut app, "a");
+    assert_eq!(decision(&app, "debug-logs"), Decision::Accept);
+    assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
+    press(&mut app, "c");
+    assert_eq!(app.mode, Mode::CommitSummary);
+    let lines = app.summary_lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.warn && l.text.starts_with("blocked: src/inventory.toml")),
+        "{lines:?}"
+    );
+    press(&mut app, "y");
+    assert_eq!(
+        app.mode,
+        Mode::CommitSummary,
+        "a blocked plan is not committed"
+    );
+    press(&mut app, "n");
+    select(&mut app, "debug-logs");
+    press(&mut app, "o");
+    press(&mut app, "c");
+    let lines = app.summary_lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.text.starts_with("override: src/inventory.toml")),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.text.starts_with("blocked")),
+        "{lines:?}"
+    );
+    press(&mut app, "y");
+    assert_eq!(app.mode, Mode::Committed);
+    let toml = fs::read_to_string(ws.path().join("src/inventory.toml")).unwrap();
+    assert!(toml.contains("log_level = \"debug\""));
+}
+
+#[test]
+fn commit_writes_exactly_the_accepted_changes_and_forgets_the_session() {
+    let ws = workspace();
+    let before_utils = fs::read(ws.path().join("src/Utils.py")).unwrap();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "a"); // log-load
+    select(&mut app, "start-changelog");
+    press(&mut app, "a");
+    app.flush_session();
+    let session = app.session().unwrap().path().to_path_buf();
+    assert!(session.exists());
+    press(&mut app, "c");
+    let lines = app.summary_lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.text.contains("7 change(s) are undecided")),
+        "{lines:?}"
+    );
+    press(&mut app, "y");
+    let Some(Outcome::Written { committed, .. }) = &app.outcome else {
+        panic!("expected a commit, got {:?}", app.outcome);
+    };
+    assert_eq!(committed.written.len(), 2);
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert!(app_py.contains("        log.info(\"loaded %d items\", len(self.items))\n"));
+    assert!(
+        app_py.contains("raise ValueError(\"not enough \" + name)"),
+        "undecided changes are not applied"
+    );
+    assert_eq!(
+        fs::read_to_string(ws.path().join("docs/changelog.md")).unwrap(),
+        "# Changelog\n\n- Log item loads instead of printing them.\n"
+    );
+    assert_eq!(
+        fs::read(ws.path().join("src/Utils.py")).unwrap(),
+        before_utils
+    );
+    assert!(
+        !session.exists(),
+        "a committed review leaves no session behind"
+    );
+}
+
+#[test]
+fn read_only_refuses_to_commit_and_saves_no_session() {
+    let ws = workspace();
+    let before = fs::read(ws.path().join("src/app.py")).unwrap();
+    let mut app = open(
+        ws.path(),
+        Open {
+            read_only: true,
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "acy");
+    let message = app.message.clone().unwrap();
+    assert!(
+        message.text.contains("disabled in Restricted mode"),
+        "{}",
+        message.text
+    );
+    assert!(
+        message.text.contains("without --read-only"),
+        "{}",
+        message.text
+    );
+    assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), before);
+    assert!(!ws.path().join(".patchdeck").exists());
+    // Quitting with decisions and no session asks first.
+    press(&mut app, "n");
+    assert_eq!(app.key(Key::Char('q')), Effect::None);
+    assert_eq!(app.mode, Mode::ConfirmQuit);
+    assert_eq!(app.key(Key::Char('y')), Effect::Quit);
+}
+
+#[test]
+fn editing_with_the_editor_makes_the_change_edited_and_accepted() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let script = editor_script(
+        tools.path(),
+        "edit.sh",
+        "sed -i 's/^+.*log.info.*$/+        log.debug(\"loaded %d\", len(self.items))/' \"$1\"",
+    );
+    let mut app = open(
+        ws.path(),
+        Open {
+            editor: Some(script),
+            ..Open::default()
+        },
+    );
+    let effect = app.key(Key::Char('e'));
+    if let Effect::RunEditor { buffer, .. } = &effect {
+        assert!(buffer.starts_with("# patchdeck: edit change \"log-load\" of src/app.py"));
+        assert!(buffer.contains("\n-        print(\"loaded\", len(self.items), \"items\")\n"));
+    }
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(
+        decision(&app, "log-load"),
+        Decision::Edit(vec![
+            "        log.debug(\"loaded %d\", len(self.items))".into()
+        ])
+    );
+    assert_eq!(
+        selected_key(&app),
+        "validate-name",
+        "an edit moves on like an accept"
+    );
+    press(&mut app, "cy");
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert_eq!(
+        app_py.lines().nth(18),
+        Some("        log.debug(\"loaded %d\", len(self.items))")
+    );
+}
+
+#[test]
+fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let empty = editor_script(tools.path(), "empty.sh", ": > \"$1\"");
+    let mut app = open(
+        ws.path(),
+        Open {
+            editor: Some(empty),
+            ..Open::default()
+        },
+    );
+    let effect = app.key(Key::Char('e'));
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(decision(&app, "log-load"), Decision::Undecided);
+    assert!(app.message.as_ref().unwrap().text.contains("cancelled"));
+
+    // Changing a '-' line means the edit no longer matches what it replaces.
+    app.env.editor = editor_script(
+        tools.path(),
+        "break.sh",
+        "sed -i 's/^-.*$/-something else/' \"$1\"",
+    );
+    let effect = app.key(Key::Char('e'));
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(app.mode, Mode::EditFailed);
+    assert!(app
+        .failed_edit
+        .as_ref()
+        .unwrap()
+        .reason
+        .contains("'-' lines"));
+    // Edit again reopens what was written; fixing the '-' line makes it apply.
+    let effect = app.key(Key::Char('e'));
+    let Effect::RunEditor { buffer, .. } = &effect else {
+        panic!("edit again runs the editor");
+    };
+    assert!(buffer.contains("-something else"));
+    app.env.editor = editor_script(
+        tools.path(),
+        "fix.sh",
+        "sed -i 's/^-something else$/-        print(\"loaded\", len(self.items), \"items\")/' \"$1\"",
+    );
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(app.mode, Mode::Browse);
+    assert!(matches!(decision(&app, "log-load"), Decision::Edit(_)));
+
+    // Discard leaves the change as it was.
+    select(&mut app, "validate-name");
+    app.env.editor = editor_script(tools.path(), "stray.sh", "echo 'no prefix' >> \"$1\"");
+    let effect = app.key(Key::Char('e'));
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(app.mode, Mode::EditFailed);
+    press(&mut app, "d");
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(decision(&app, "validate-name"), Decision::Undecided);
+}
+
+#[test]
+fn editing_a_conflict_over_the_lines_on_disk_resolves_it() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let script = editor_script(
+        tools.path(),
+        "edit.sh",
+        "sed -i 's/^+.*$/+        return self.items.get(name, 0)/' \"$1\"",
+    );
+    let mut app = open(
+        ws.path(),
+        Open {
+            editor: Some(script),
+            ..Open::default()
+        },
+    );
+    select(&mut app, "clearer-error");
+    let effect = app.key(Key::Char('e'));
+    if let Effect::RunEditor { buffer, .. } = &effect {
+        assert!(buffer.contains("# CONFLICT"), "{buffer}");
+        assert!(
+            buffer.contains("\n-        return self.items[name]\n"),
+            "{buffer}"
+        );
+    }
+    run_edit(&mut app, effect, tools.path());
+    assert!(matches!(decision(&app, "clearer-error"), Decision::Edit(_)));
+    let plan = app.checked.plan(&app.decisions);
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    press(&mut app, "cy");
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert_eq!(
+        app_py.lines().nth(31),
+        Some("        return self.items.get(name, 0)")
+    );
+}
+
+#[test]
+fn decisions_resume_from_the_session_and_fresh_starts_over() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "ar");
+    app.flush_session();
+    let session = app.session().unwrap().path().to_path_buf();
+    let saved = app.decisions.clone();
+    drop(app);
+
+    let app = open(ws.path(), Open::default());
+    assert_eq!(app.decisions, saved);
+    assert_eq!(app.restored, 2);
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "resumes at the first undecided change"
+    );
+
+    // The session file is a decisions file for `patchdeck apply`.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .arg("apply")
+        .arg("--root")
+        .arg(ws.path())
+        .arg("--decisions")
+        .arg(&session)
+        .arg(tui_support::samples().join("demo.json"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert!(app_py.contains("log.info(\"loaded %d items\""));
+    assert!(
+        !app_py.contains("item name must not be empty"),
+        "validate-name was rejected"
+    );
+
+    let fresh = open(
+        ws.path(),
+        Open {
+            fresh: true,
+            ..Open::default()
+        },
+    );
+    assert!(fresh.decisions.decisions.is_empty());
+}
+
+#[test]
+fn a_file_changed_on_disk_stops_the_commit_and_reload_keeps_what_still_verifies() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "a"); // log-load
+    select(&mut app, "accept-whitespace");
+    press(&mut app, "a");
+    press(&mut app, "c");
+    // Someone edits line 19 of app.py while the summary is open.
+    let path = ws.path().join("src/app.py");
+    let text = fs::read_to_string(&path).unwrap();
+    let changed = text.replace(
+        "print(\"loaded\", len(self.items), \"items\")",
+        "print(\"loaded!\")",
+    );
+    fs::write(&path, &changed).unwrap();
+    let utils_before = fs::read(ws.path().join("src/Utils.py")).unwrap();
+    press(&mut app, "y");
+    assert_eq!(app.mode, Mode::Reload);
+    assert!(app.changed_on_disk.as_ref().unwrap().contains("src/app.py"));
+    assert_eq!(
+        fs::read(ws.path().join("src/Utils.py")).unwrap(),
+        utils_before,
+        "nothing was written"
+    );
+    press(&mut app, "y");
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(
+        decision(&app, "log-load"),
+        Decision::Undecided,
+        "it no longer verifies"
+    );
+    assert_eq!(decision(&app, "accept-whitespace"), Decision::Accept);
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("kept 1 decision"));
+}
+
+#[test]
+fn search_finds_keys_paths_and_lines_and_steps_with_n() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "/ValueError");
+    assert_eq!(app.mode, Mode::Search);
+    app.key(Key::Enter);
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(selected_key(&app), "validate-name");
+    press(&mut app, "n");
+    assert_eq!(selected_key(&app), "clearer-error");
+    press(&mut app, "n");
+    assert_eq!(selected_key(&app), "validate-name", "n wraps around");
+    press(&mut app, "N");
+    assert_eq!(selected_key(&app), "clearer-error");
+    press(&mut app, "/SETUP.BAT");
+    app.key(Key::Enter);
+    assert_eq!(
+        selected_key(&app),
+        "quiet-pip",
+        "paths match, ignoring case"
+    );
+    press(&mut app, "/nowhere-at-all");
+    app.key(Key::Esc);
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(
+        selected_key(&app),
+        "quiet-pip",
+        "Esc leaves the cursor alone"
+    );
+}
+
+#[test]
+fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
+    let ws = workspace();
+    let app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.key.as_deref() == Some("clearer-error"))
+        .unwrap();
+    let id = app.change(pos).1.id.clone();
+    let mut decisions = app.decisions.clone();
+    decisions.set(id.clone(), Decision::Edit(vec!["        pass".into()]));
+    // Without the lines the person saw, the conflict still blocks.
+    assert!(app.checked.plan(&decisions).is_blocked());
+    // With lines that are not what is at line 32, it blocks too.
+    decisions
+        .replaces
+        .insert(id.clone(), vec!["        something else".into()]);
+    assert!(app.checked.plan(&decisions).is_blocked());
+    // With exactly the lines there, it applies and is listed as an override.
+    decisions
+        .replaces
+        .insert(id.clone(), vec!["        return self.items[name]".into()]);
+    let plan = app.checked.plan(&decisions);
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert!(matches!(
+        plan.overrides.as_slice(),
+        [patchdeck::plan::Override::EditedOver { at: 32, .. }]
+    ));
+    // A plain accept never uses the recorded lines.
+    decisions.set(id, Decision::Accept);
+    assert!(app.checked.plan(&decisions).is_blocked());
+}

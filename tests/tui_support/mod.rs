@@ -1,0 +1,128 @@
+//! Helpers for the reviewer's tests: a sample workspace in a temporary folder and a reviewer
+//! opened on one of the sample batches, with an environment the test chooses.
+#![allow(dead_code)]
+
+use patchdeck::formats::Input;
+use patchdeck::pipeline;
+use patchdeck::session::Session;
+use patchdeck::tui::app::{App, Config};
+use patchdeck::tui::env::{ColorDepth, Env};
+use patchdeck::tui::keys::Key;
+use patchdeck::tui::theme::Palette;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tempfile::TempDir;
+
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-batches")
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of the sample workspace.
+pub fn workspace() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), dir.path());
+    dir
+}
+
+/// How a test opens the reviewer.
+pub struct Open<'a> {
+    pub batch: &'a str,
+    pub colors: ColorDepth,
+    pub editor: Option<String>,
+    pub session: bool,
+    pub fresh: bool,
+    pub read_only: bool,
+    pub theme: &'a str,
+}
+
+impl Default for Open<'_> {
+    fn default() -> Self {
+        Open {
+            batch: "demo.json",
+            colors: ColorDepth::TrueColor,
+            editor: None,
+            session: true,
+            fresh: false,
+            read_only: false,
+            theme: "dark",
+        }
+    }
+}
+
+/// The reviewer on a sample batch (named by its file under `sample-batches/`, given a stable
+/// source name so snapshots do not depend on temporary paths) over the workspace at `root`.
+pub fn open(root: &Path, how: Open) -> App {
+    let opened = pipeline::open(root, Duration::from_secs(5)).unwrap();
+    let bytes = fs::read(samples().join(how.batch)).unwrap();
+    let input = Input::from_bytes(how.batch, bytes);
+    let checked = pipeline::load(&opened.workspace, &input, None).unwrap();
+    let no_color = (how.colors == ColorDepth::None).then(|| "1".to_owned());
+    let colorterm = (how.colors == ColorDepth::TrueColor).then(|| "truecolor".to_owned());
+    let env = Env::from_vars(no_color, colorterm, None, how.editor.clone());
+    let palette = Palette::load(how.theme, env.colors).unwrap();
+    let session = how
+        .session
+        .then(|| Session::for_batch(&opened.workspace, &checked.batch));
+    let config = Config {
+        read_only: how.read_only,
+        report: None,
+    };
+    App::new(
+        opened.workspace,
+        checked,
+        env,
+        palette,
+        config,
+        session,
+        how.fresh,
+    )
+}
+
+/// Presses keys given as a string: each character is a key.
+pub fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let effect = app.key(Key::Char(c));
+        assert_eq!(
+            effect,
+            patchdeck::tui::app::Effect::None,
+            "key {c:?} asked for an effect the test does not run"
+        );
+    }
+}
+
+/// The key (or "#N") of the selected change.
+pub fn selected_key(app: &App) -> String {
+    let (_, change, _, _) = app.change(app.pos);
+    change.key.clone().unwrap_or_default()
+}
+
+/// Moves to the change with this key.
+pub fn select(app: &mut App, key: &str) {
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.key.as_deref() == Some(key))
+        .unwrap_or_else(|| panic!("no change {key}"));
+    app.go(pos);
+}
+
+/// Writes an executable editor script that runs `body` (sh) with the file as "$1".
+pub fn editor_script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
