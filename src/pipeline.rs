@@ -85,10 +85,15 @@ pub fn batch_name(batch: &Batch) -> String {
 /// Recovery described for a person, one line per file.
 pub fn describe_recovery(recovery: &Recovery) -> String {
     let mut lines = Vec::new();
-    if recovery.finished {
+    if recovery.had_journal && recovery.finished {
         lines.push("finished an interrupted commit that had completed".to_owned());
-    } else {
+    } else if recovery.had_journal {
         lines.push("rolled back an interrupted commit".to_owned());
+    }
+    if let Some(pid) = recovery.stale_lock {
+        lines.push(format!(
+            "removed the workspace lock left by process {pid}, which is no longer running"
+        ));
     }
     for path in &recovery.restored {
         lines.push(format!("  restored {}", path.display()));

@@ -349,6 +349,24 @@ fn a_stale_lock_of_a_dead_process_is_taken_over() {
 }
 
 #[test]
+fn recovery_clears_a_lock_left_by_a_dead_process_and_says_so() {
+    let ws = sample_workspace();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+    fs::write(ws.path().join(".patchdeck/lock"), format!("{dead}\n")).unwrap();
+    let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+    assert!(common::stdout(&out).contains(&format!("removed the workspace lock left by process {dead}")), "{}", common::stdout(&out));
+    assert!(!ws.path().join(".patchdeck/lock").exists());
+    // A live owner's lock is left alone.
+    fs::write(ws.path().join(".patchdeck/lock"), format!("{}\n", std::process::id())).unwrap();
+    let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+    assert!(common::stdout(&out).contains("nothing to recover"));
+    assert!(ws.path().join(".patchdeck/lock").exists());
+}
+
+#[test]
 fn a_live_lock_makes_a_second_commit_fail_clearly() {
     let ws = sample_workspace();
     let (opened, checked) = load_clean(ws.path());

@@ -82,6 +82,11 @@ pub struct Recovery {
     pub removed: Vec<PathBuf>,
     /// Whether the interrupted commit had been marked committed (and was finished, not undone).
     pub finished: bool,
+    /// Whether there was an interrupted commit at all (a journal).
+    pub had_journal: bool,
+    /// The process whose lock was left behind (killed before its journal existed, or after it
+    /// was removed) and was cleared.
+    pub stale_lock: Option<u32>,
 }
 
 pub fn journal_path(state_dir: &Path) -> PathBuf {
@@ -122,6 +127,7 @@ impl Journal {
     pub fn recover(&self, root: &Path, state_dir: &Path) -> io::Result<Recovery> {
         let mut recovery = Recovery {
             finished: self.state == State::Committed,
+            had_journal: true,
             ..Recovery::default()
         };
         for entry in &self.entries {

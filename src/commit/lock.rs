@@ -75,6 +75,16 @@ impl Drop for Lock {
     }
 }
 
+/// Removes a lock whose owner no longer runs, returning that owner's pid.
+pub fn clear_stale(state_dir: &Path) -> Option<u32> {
+    let path = state_dir.join("lock");
+    let pid = fs::read_to_string(&path).ok()?.trim().parse::<u32>().ok()?;
+    if process_alive(pid) {
+        return None;
+    }
+    fs::remove_file(&path).ok().map(|()| pid)
+}
+
 fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;

@@ -119,10 +119,18 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
 pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Recovery>> {
     let state_dir = workspace.state_dir();
     if !journal::journal_path(&state_dir).exists() {
-        return Ok(None);
+        // No interrupted commit; a lock whose owner died is all that can be left.
+        return Ok(lock::clear_stale(&state_dir).map(|pid| Recovery {
+            stale_lock: Some(pid),
+            ..Recovery::default()
+        }));
     }
-    let _lock = Lock::acquire(&state_dir, lock_wait)?;
-    recover_locked(workspace)
+    let lock = Lock::acquire(&state_dir, lock_wait)?;
+    let recovered = recover_locked(workspace)?;
+    Ok(recovered.map(|r| Recovery {
+        stale_lock: lock.took_over_from,
+        ..r
+    }))
 }
 
 fn recover_locked(workspace: &Workspace) -> Result<Option<Recovery>> {
