@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
             .changes
             .iter()
             .filter(|c| verify_change(c, &lines, false, true).status == Status::Ok)
-            .map(|c| Splice { range: c.range, new_lines: &c.new_lines })
+            .map(|c| Splice::new(c.range, &c.new_lines))
             .collect();
         let out = splice(file, &splices);
         let mut diff = Vec::new();
