@@ -357,10 +357,20 @@ fn recovery_clears_a_lock_left_by_a_dead_process_and_says_so() {
     fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
     fs::write(ws.path().join(".patchdeck/lock"), format!("{dead}\n")).unwrap();
     let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
-    assert!(common::stdout(&out).contains(&format!("removed the workspace lock left by process {dead}")), "{}", common::stdout(&out));
+    assert!(
+        common::stdout(&out).contains(&format!(
+            "removed the workspace lock left by process {dead}"
+        )),
+        "{}",
+        common::stdout(&out)
+    );
     assert!(!ws.path().join(".patchdeck/lock").exists());
     // A live owner's lock is left alone.
-    fs::write(ws.path().join(".patchdeck/lock"), format!("{}\n", std::process::id())).unwrap();
+    fs::write(
+        ws.path().join(".patchdeck/lock"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
     let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
     assert!(common::stdout(&out).contains("nothing to recover"));
     assert!(ws.path().join(".patchdeck/lock").exists());

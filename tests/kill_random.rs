@@ -63,7 +63,7 @@ fn leftovers(root: &Path) -> Vec<String> {
             p.contains(".pd-")
                 || p.starts_with(".patchdeck/tx-")
                 || p == ".patchdeck/journal"
-                || p == ".patchdeck/lock"
+                || p.starts_with(".patchdeck/lock")
         })
         .collect()
 }

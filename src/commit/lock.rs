@@ -1,8 +1,10 @@
 //! The workspace lock: one commit (or recovery) at a time under a root.
 //!
-//! The lock is the file `.patchdeck/lock`, created exclusively and holding the owner's pid. A
-//! lock whose owner no longer runs is stale and is taken over (and said so). A live owner makes
-//! the caller wait up to a limit, then fail with the owner named.
+//! The lock is the file `.patchdeck/lock`, holding the owner's pid. It appears with its content
+//! in one step (the pid is written to a temporary file that is then hard-linked into place), so
+//! a process killed while taking it never leaves an empty lock that nobody could judge. A lock
+//! whose owner no longer runs is stale and is taken over (and said so). A live owner makes the
+//! caller wait up to a limit, then fail with the owner named.
 
 use crate::error::{Error, Result};
 use std::fs::{self, File};
@@ -24,11 +26,15 @@ impl Lock {
         let path = state_dir.join("lock");
         let started = Instant::now();
         let mut took_over_from = None;
+        let pid = std::process::id();
+        let tmp = state_dir.join(format!("lock.{pid}.tmp"));
         loop {
-            match File::options().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let _ = writeln!(file, "{}", std::process::id());
-                    let _ = file.sync_all();
+            let linked = File::create(&tmp)
+                .and_then(|mut file| writeln!(file, "{pid}"))
+                .and_then(|()| fs::hard_link(&tmp, &path));
+            let _ = fs::remove_file(&tmp);
+            match linked {
+                Ok(()) => {
                     return Ok(Lock {
                         path,
                         took_over_from,
@@ -75,8 +81,21 @@ impl Drop for Lock {
     }
 }
 
-/// Removes a lock whose owner no longer runs, returning that owner's pid.
+/// Removes a lock whose owner no longer runs, returning that owner's pid, and the temporary
+/// files of lock takers that died before finishing.
 pub fn clear_stale(state_dir: &Path) -> Option<u32> {
+    if let Ok(entries) = fs::read_dir(state_dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let taker = name
+                .strip_prefix("lock.")
+                .and_then(|rest| rest.strip_suffix(".tmp"))
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if taker.is_some_and(|pid| !process_alive(pid)) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
     let path = state_dir.join("lock");
     let pid = fs::read_to_string(&path).ok()?.trim().parse::<u32>().ok()?;
     if process_alive(pid) {
@@ -110,6 +129,21 @@ mod tests {
         );
         drop(held);
         assert!(Lock::acquire(dir.path(), Duration::ZERO).is_ok());
+    }
+
+    #[test]
+    fn a_takers_leftover_temporary_is_cleared_when_its_process_is_dead() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let leftover = dir.path().join(format!("lock.{dead}.tmp"));
+        fs::write(&leftover, format!("{dead}\n")).unwrap();
+        let mine = dir.path().join(format!("lock.{}.tmp", std::process::id()));
+        fs::write(&mine, "in progress\n").unwrap();
+        assert_eq!(clear_stale(dir.path()), None, "there is no lock itself");
+        assert!(!leftover.exists());
+        assert!(mine.exists(), "a live taker's temporary is left alone");
     }
 
     #[test]
