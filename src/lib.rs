@@ -7,12 +7,15 @@
 //! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI;
 //! [`preview`] and [`session`] give the reviewer its diffs and saved decisions as plain data.
 //! Only [`tui`], the reviewer itself, draws on a terminal; no other module names a terminal
-//! crate (`tests/core_boundary.rs` holds this).
+//! crate (`tests/core_boundary.rs` holds this). [`config`] merges the user's file and
+//! environment once; [`git`] asks git which target files have uncommitted changes.
 
 pub mod commit;
+pub mod config;
 pub mod error;
 pub mod formats;
 pub mod generated;
+pub mod git;
 pub mod json;
 pub mod lines;
 pub mod model;

@@ -1,11 +1,10 @@
 //! `patchdeck apply`: verify, then write the selected changes atomically.
 
-use super::{open, status_exit, BatchArgs};
+use super::{open, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
-use patchdeck::formats::Input;
 use patchdeck::model::Batch;
 use patchdeck::pipeline;
 use patchdeck::plan::WriteKind;
@@ -19,36 +18,39 @@ pub struct ApplyArgs {
     pub batch: BatchArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    /// Print the report as one JSON object
+    /// Print the report as one JSON object [default: text]
     #[arg(long)]
     pub json: bool,
-    /// Verify and plan, print what would be written, write nothing
+    /// Verify and plan, print what would be written, write nothing [default: off]
     #[arg(long)]
     pub dry_run: bool,
-    /// Review only: verify and report, but refuse to write anything
+    /// Review only: verify and report, but refuse to write anything [default: off]
     #[arg(long)]
     pub read_only: bool,
+    /// After writing, stage the written files in git (`git add`; `git rm --cached` for deletions) [default: off, or stage in the config file]
+    #[arg(long)]
+    pub stage: bool,
 }
 
 /// Which changes to write, and which overrides to allow (shared with `diff`).
 #[derive(Args, Debug)]
 pub struct SelectArgs {
-    /// Do not apply the changes SEL names (changeId, changeKey, FILEKEY/CHANGEKEY, PATH#N, fileKey, docPath); repeatable
+    /// Do not apply the changes SEL names (changeId, changeKey, FILEKEY/CHANGEKEY, PATH#N, fileKey, docPath); repeatable [default: none]
     #[arg(long, value_name = "SEL")]
     pub reject: Vec<String>,
     /// Apply only the changes SEL names; repeatable [default: every change]
     #[arg(long, value_name = "SEL")]
     pub only: Vec<String>,
-    /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied
+    /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied [default: accept every change]
     #[arg(long, value_name = "FILE")]
     pub decisions: Option<String>,
-    /// Apply a change whose expected lines moved at the one place they were found
+    /// Apply a change whose expected lines moved at the one place they were found [default: off]
     #[arg(long)]
     pub relocate: bool,
-    /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies
+    /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies [default: off]
     #[arg(long)]
     pub allow_sha_mismatch: bool,
-    /// Write a file that has several hard links (only the name in the batch gets the new content)
+    /// Write a file that has several hard links (only the name in the batch gets the new content) [default: off]
     #[arg(long)]
     pub allow_hard_links: bool,
 }
@@ -107,12 +109,13 @@ pub fn commit_options() -> Result<CommitOptions, Error> {
     Ok(options)
 }
 
-pub fn run(args: ApplyArgs) -> Result<i32, Error> {
+pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     let mut options = commit_options()?;
     options.read_only = args.read_only;
-    let opened = open(&args.batch.root)?;
-    let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+    let mut stage = ctx.config.stage.clone();
+    stage.flag("--stage", args.stage.then_some(true));
+    let opened = open(ctx, &args.batch.root)?;
+    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
@@ -123,19 +126,24 @@ pub fn run(args: ApplyArgs) -> Result<i32, Error> {
             committed,
         };
         let report = Report::build(&checked.batch, &checked.verification, Some(&applied));
-        if args.json {
+        if ctx.quiet {
+        } else if args.json {
             println!("{}", report.to_json());
+        } else if ctx.color {
+            print!("{}", paint::report(&report.to_text()));
         } else {
             print!("{}", report.to_text());
         }
     };
     if plan.is_blocked() {
         emit(None);
-        eprintln!("patchdeck: nothing was written");
+        if !ctx.quiet {
+            eprintln!("patchdeck: nothing was written");
+        }
         return Ok(status_exit(plan.blocking_status()));
     }
     if args.dry_run {
-        if !args.json {
+        if !args.json && !ctx.quiet {
             for write in &plan.writes {
                 println!("would {} {}", verb(write.kind), write.rel.display());
             }
@@ -149,7 +157,15 @@ pub fn run(args: ApplyArgs) -> Result<i32, Error> {
         return Err(Error::ReadOnly);
     }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
-    if !args.json {
+    if stage.value && !committed.written.is_empty() {
+        let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
+        // The files are written either way; a failed `git add` is worth a warning, not a
+        // status that would say the apply failed.
+        if let Err(e) = patchdeck::git::stage(opened.workspace.root(), &paths) {
+            eprintln!("patchdeck: warning: the files were written but not staged: {e}");
+        }
+    }
+    if !args.json && !ctx.quiet {
         for written in &committed.written {
             let sha = written
                 .sha256

@@ -1,28 +1,29 @@
 //! `patchdeck check`: verify a batch and report, writing nothing.
 
-use super::{open, status_exit, BatchArgs};
+use super::{open, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
-use patchdeck::formats::Input;
-use patchdeck::pipeline;
 use patchdeck::report::Report;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub batch: BatchArgs,
-    /// Print the report as one JSON object
+    /// Print the report as one JSON object [default: text]
     #[arg(long)]
     pub json: bool,
 }
 
-pub fn run(args: CheckArgs) -> Result<i32, Error> {
-    let opened = open(&args.batch.root)?;
-    let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let opened = open(ctx, &args.batch.root)?;
+    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let report = Report::build(&checked.batch, &checked.verification, None);
-    if args.json {
+    if ctx.quiet {
+        // The exit status says it all.
+    } else if args.json {
         println!("{}", report.to_json());
+    } else if ctx.color {
+        print!("{}", paint::report(&report.to_text()));
     } else {
         print!("{}", report.to_text());
     }

@@ -4,7 +4,7 @@
 //! `cargo install`; they are copied into a fresh folder so nothing of the person's is touched.
 
 use super::review::{self, ReviewArgs, ViewArgs};
-use super::BatchArgs;
+use super::{BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub struct DemoArgs {
     #[command(flatten)]
     pub view: ViewArgs,
-    /// Copy the demo into DIR (which must not exist yet) instead of a temporary folder
+    /// Copy the demo into DIR (which must not exist yet) instead of a temporary folder [default: a new folder under $TMPDIR]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
@@ -56,7 +56,7 @@ pub fn unpack(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn run(args: DemoArgs) -> Result<i32, Error> {
+pub fn run(args: DemoArgs, ctx: &Ctx) -> Result<i32, Error> {
     let dir = args.dir.unwrap_or_else(|| {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -66,19 +66,22 @@ pub fn run(args: DemoArgs) -> Result<i32, Error> {
     std::fs::create_dir(&dir)
         .and_then(|()| unpack(&dir))
         .map_err(|e| Error::usage(format!("cannot set up the demo in {}: {e}", dir.display())))?;
-    let code = review::run(ReviewArgs {
-        batch: BatchArgs {
-            root: dir.join("workspace"),
-            format: None,
-            strip: None,
-            max_tokens: patchdeck::formats::MAX_TOKENS,
-            input: dir.join("demo.json").display().to_string(),
+    let code = review::run(
+        ReviewArgs {
+            batch: BatchArgs {
+                root: dir.join("workspace"),
+                format: None,
+                strip: None,
+                max_tokens: None,
+                input: dir.join("demo.json").display().to_string(),
+            },
+            view: args.view,
+            read_only: false,
+            report: None,
+            fresh: true,
         },
-        view: args.view,
-        read_only: false,
-        report: None,
-        fresh: true,
-    })?;
+        ctx,
+    )?;
     eprintln!(
         "patchdeck: the demo's workspace is {}",
         dir.join("workspace").display()

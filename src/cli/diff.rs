@@ -1,11 +1,10 @@
-//! `patchdeck diff`: print what `apply` would write, as a git-style unified diff.
+//! `patchdeck diff`: print what `apply` would write, as a git-style unified diff, or as JSON.
 
 use super::apply::SelectArgs;
-use super::{open, status_exit, BatchArgs};
+use super::{open, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
-use patchdeck::formats::Input;
-use patchdeck::pipeline;
+use patchdeck::plan::WriteKind;
 use patchdeck::unified_diff;
 use std::io::Write;
 
@@ -15,25 +14,64 @@ pub struct DiffArgs {
     pub batch: BatchArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    /// Print a JSON list of {path, action, diff} objects, one per file that would be written [default: a unified diff]
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(args: DiffArgs) -> Result<i32, Error> {
-    let opened = open(&args.batch.root)?;
-    let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let opened = open(ctx, &args.batch.root)?;
+    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
     if plan.is_blocked() {
-        for blocker in &plan.blockers {
-            eprintln!("patchdeck: blocked: {}", blocker.message);
+        if !ctx.quiet {
+            for blocker in &plan.blockers {
+                eprintln!("patchdeck: blocked: {}", blocker.message);
+            }
+            eprintln!("patchdeck: no diff: apply would write nothing");
         }
-        eprintln!("patchdeck: no diff: apply would write nothing");
+        if args.json {
+            let blocked: Vec<&str> = plan.blockers.iter().map(|b| b.message.as_str()).collect();
+            println!("{}", serde_json::json!({"files": [], "blocked": blocked}));
+        }
         return Ok(status_exit(plan.blocking_status()));
     }
+    if ctx.quiet {
+        return Ok(exit::OK);
+    }
+    let mut text = Vec::new();
+    if args.json {
+        let mut files = Vec::new();
+        for write in &plan.writes {
+            let mut one = Vec::new();
+            unified_diff::write_file(write, &mut one).expect("writing to memory");
+            if one.is_empty() {
+                continue;
+            }
+            let action = match write.kind {
+                WriteKind::Modify => "modify",
+                WriteKind::Create => "create",
+                WriteKind::Delete => "delete",
+            };
+            files.push(serde_json::json!({
+                "path": write.rel.display().to_string(),
+                "action": action,
+                "diff": String::from_utf8_lossy(&one),
+            }));
+        }
+        let body = serde_json::json!({"files": files, "blocked": []});
+        text = serde_json::to_vec_pretty(&body).expect("json");
+        text.push(b'\n');
+    } else {
+        unified_diff::write_plan(&plan, &mut text).expect("writing to memory");
+        if ctx.color {
+            text = paint::diff(&String::from_utf8_lossy(&text)).into_bytes();
+        }
+    }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = unified_diff::write_plan(&plan, &mut out).and_then(|()| out.flush());
-    match written {
+    let mut out = stdout.lock();
+    match out.write_all(&text).and_then(|()| out.flush()) {
         Ok(()) => Ok(exit::OK),
         // A closed pipe (`| head`) is not an error worth a message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),

@@ -5,16 +5,23 @@
 
 mod apply;
 mod check;
+mod config;
 mod demo;
 mod diff;
+mod generate;
+mod paint;
+mod progress;
 mod recover;
 mod review;
 mod show;
 mod undo;
 
 use clap::{Args, Parser, Subcommand};
+use patchdeck::config::{ColorChoice, Config, Sources};
 use patchdeck::error::{exit, Error};
+use patchdeck::formats::Input;
 use patchdeck::pipeline;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,8 +34,24 @@ use std::time::Duration;
 SHA-256 and expected-line conflict, and writes all accepted changes at once, or nothing."
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Flags every subcommand takes, before or after its name.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// When to colour check and diff output: auto (when standard output is a terminal), always or never [default: auto; NO_COLOR, CLICOLOR_FORCE, PATCHDECK_COLOR and the config file's color apply first]
+    #[arg(long, global = true, value_name = "WHEN", value_parser = ["auto", "always", "never"])]
+    pub color: Option<String>,
+    /// Print nothing but errors; the exit status says the rest [default: off]
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Read this config file, or none with "none" [default: $PATCHDECK_CONFIG, else $XDG_CONFIG_HOME/patchdeck/config.toml, else ~/.config/patchdeck/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -59,6 +82,21 @@ pub enum Command {
     /// Roll back or finish a commit that was interrupted
     #[command(after_help = "Example:\n  patchdeck recover --root ~/src/app")]
     Recover(recover::RecoverArgs),
+    /// Show the effective configuration and where each value came from
+    #[command(
+        after_help = "Example:\n  patchdeck config --print\n  PATCHDECK_THEME=light patchdeck config --print"
+    )]
+    Config(config::ConfigArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on standard output
+    #[command(
+        after_help = "Example:\n  patchdeck completions bash > ~/.local/share/bash-completion/completions/patchdeck\n  patchdeck completions zsh > ~/.zfunc/_patchdeck\n  patchdeck completions fish > ~/.config/fish/completions/patchdeck.fish"
+    )]
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff) on standard output
+    #[command(
+        after_help = "Example:\n  patchdeck man > ~/.local/share/man/man1/patchdeck.1\n  patchdeck man | man -l -"
+    )]
+    Man,
 }
 
 /// Flags every batch-reading subcommand shares.
@@ -73,23 +111,73 @@ pub struct BatchArgs {
     /// Strip N leading components from unified-diff paths, as `git apply -p N` [default: 1]
     #[arg(short = 'p', value_name = "N")]
     pub strip: Option<usize>,
-    /// Refuse patch-tool calls (edits) larger than N tokens (characters / 4); 0 for no limit
-    #[arg(long, value_name = "N", default_value_t = patchdeck::formats::MAX_TOKENS)]
-    pub max_tokens: usize,
+    /// Refuse patch-tool calls (edits) larger than N tokens (characters / 4); 0 for no limit [default: 60000, or max_tokens in the config file]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
     /// The batch file, or - for standard input
     #[arg(value_name = "INPUT")]
     pub input: String,
 }
 
 impl BatchArgs {
-    /// The load options these flags describe.
-    pub fn load_options(&self) -> patchdeck::formats::LoadOptions {
+    /// The load options these flags describe, over the configuration's defaults.
+    pub fn load_options(&self, ctx: &Ctx) -> patchdeck::formats::LoadOptions {
+        let mut max_tokens = ctx.config.max_tokens.clone();
+        max_tokens.flag("--max-tokens", self.max_tokens);
         patchdeck::formats::LoadOptions {
             format: self.format.clone(),
             strip: self.strip,
-            max_tokens: (self.max_tokens > 0).then_some(self.max_tokens),
+            max_tokens: (max_tokens.value > 0).then_some(max_tokens.value),
         }
     }
+}
+
+/// What every subcommand is run with: the configuration read once, and the output decisions
+/// made from it and the global flags.
+pub struct Ctx {
+    pub config: Config,
+    pub quiet: bool,
+    /// Whether standard output gets colour.
+    pub color: bool,
+    /// Whether long work may show progress on standard error.
+    pub progress: bool,
+}
+
+impl Ctx {
+    /// Builds the context from the global flags and the configuration.
+    fn new(global: &GlobalArgs, mut config: Config, json: bool) -> Ctx {
+        config.color.flag(
+            "--color",
+            global.color.as_deref().and_then(ColorChoice::parse),
+        );
+        let color = !json && config.color.value.enabled(std::io::stdout().is_terminal());
+        let progress =
+            !json && !global.quiet && config.progress.value && std::io::stderr().is_terminal();
+        Ctx {
+            config,
+            quiet: global.quiet,
+            color,
+            progress,
+        }
+    }
+}
+
+/// Loads and verifies a batch, showing progress when it takes a while, and marks target files
+/// that git reports as changed.
+fn load(
+    ctx: &Ctx,
+    workspace: &patchdeck::workspace::Workspace,
+    args: &BatchArgs,
+) -> Result<pipeline::Checked, Error> {
+    let input = Input::read(&args.input)?;
+    let progress = progress::Progress::start(ctx.progress, "loading and verifying the batch");
+    let checked = pipeline::load_with(workspace, &input, &args.load_options(ctx));
+    drop(progress);
+    let mut checked = checked?;
+    if let Some(status) = patchdeck::git::status(workspace.root()) {
+        patchdeck::git::mark_uncommitted(&mut checked.verification, &status);
+    }
+    Ok(checked)
 }
 
 /// How long a command waits for another patchdeck's lock on the same workspace.
@@ -102,21 +190,45 @@ pub fn run() -> i32 {
         Command::Check(a) => a.json,
         Command::Apply(a) => a.json,
         Command::Show(a) => a.json,
-        Command::Diff(_)
-        | Command::Recover(_)
-        | Command::Undo(_)
-        | Command::Review(_)
-        | Command::Demo(_) => false,
+        Command::Diff(a) => a.json,
+        Command::Recover(a) => a.json,
+        Command::Undo(a) => a.json,
+        Command::Review(_)
+        | Command::Demo(_)
+        | Command::Config(_)
+        | Command::Completions(_)
+        | Command::Man => false,
     };
+    let mut sources = Sources::from_process();
+    if let Some(path) = &cli.global.config {
+        sources.file = (path != "none").then(|| PathBuf::from(path));
+        sources.env.insert("PATCHDECK_CONFIG".into(), path.clone());
+    }
+    let config = match Config::load(&sources) {
+        Ok(config) => config,
+        Err(e) => {
+            return report_error(
+                &Error::Usage {
+                    message: format!("bad configuration: {e}"),
+                    hint: Some("fix or remove that setting; `patchdeck config --print` shows what is in effect".into()),
+                },
+                json,
+            )
+        }
+    };
+    let ctx = Ctx::new(&cli.global, config, json);
     let result = match cli.command {
-        Command::Check(args) => check::run(args),
-        Command::Apply(args) => apply::run(args),
-        Command::Diff(args) => diff::run(args),
-        Command::Show(args) => show::run(args),
-        Command::Recover(args) => recover::run(args),
-        Command::Undo(args) => undo::run(args),
-        Command::Review(args) => review::run(args),
-        Command::Demo(args) => demo::run(args),
+        Command::Check(args) => check::run(args, &ctx),
+        Command::Apply(args) => apply::run(args, &ctx),
+        Command::Diff(args) => diff::run(args, &ctx),
+        Command::Show(args) => show::run(args, &ctx),
+        Command::Recover(args) => recover::run(args, &ctx),
+        Command::Undo(args) => undo::run(args, &ctx),
+        Command::Review(args) => review::run(args, &ctx),
+        Command::Demo(args) => demo::run(args, &ctx),
+        Command::Config(args) => config::run(args, &ctx),
+        Command::Completions(args) => generate::completions(args),
+        Command::Man => generate::man(),
     };
     match result {
         Ok(code) => code,
@@ -128,16 +240,27 @@ pub fn run() -> i32 {
 /// is not a subcommand (or help or version).
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     use clap::CommandFactory;
-    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+    // Global flags may come first: `patchdeck -q check ...`, `patchdeck --color never b.json`.
+    let mut at = 1;
+    while let Some(arg) = args.get(at).and_then(|a| a.to_str()) {
+        match arg {
+            "-h" | "--help" | "-V" | "--version" => return args,
+            "--color" | "--config" => at += 2,
+            "-q" | "--quiet" => at += 1,
+            _ if arg.starts_with("--color=") || arg.starts_with("--config=") => at += 1,
+            _ => break,
+        }
+    }
+    let Some(first) = args.get(at).and_then(|a| a.to_str()) else {
         return args;
     };
     let command = Cli::command();
     let known = command
         .get_subcommands()
         .any(|s| s.get_name() == first || s.get_all_aliases().any(|a| a == first))
-        || matches!(first, "help" | "-h" | "--help" | "-V" | "--version");
+        || first == "help";
     if !known {
-        args.insert(1, "review".into());
+        args.insert(at, "review".into());
     }
     args
 }
@@ -166,9 +289,9 @@ fn report_error(error: &Error, json: bool) -> i32 {
 }
 
 /// Opens the workspace, saying on standard error when an interrupted commit was recovered.
-fn open(root: &std::path::Path) -> Result<pipeline::Opened, Error> {
+fn open(ctx: &Ctx, root: &std::path::Path) -> Result<pipeline::Opened, Error> {
     let opened = pipeline::open(root, LOCK_WAIT)?;
-    if let Some(recovery) = &opened.recovered {
+    if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
         eprintln!("patchdeck: {}", pipeline::describe_recovery(recovery));
     }
     Ok(opened)

@@ -1,6 +1,6 @@
 //! `patchdeck recover`: roll back or finish a commit that was interrupted.
 
-use super::LOCK_WAIT;
+use super::{Ctx, LOCK_WAIT};
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::pipeline;
@@ -11,10 +11,34 @@ pub struct RecoverArgs {
     /// Workspace root [default: current directory]
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
+    /// Print what was done as one JSON object: {"recovered", "finished", "restored", "removed"} [default: text]
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(args: RecoverArgs) -> Result<i32, Error> {
+pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = pipeline::open(&args.root, LOCK_WAIT)?;
+    if args.json {
+        let paths = |list: &[PathBuf]| -> Vec<String> {
+            list.iter().map(|p| p.display().to_string()).collect()
+        };
+        let body = match &opened.recovered {
+            Some(r) => serde_json::json!({
+                "recovered": true,
+                "finished": r.finished,
+                "restored": paths(&r.restored),
+                "removed": paths(&r.removed),
+            }),
+            None => serde_json::json!({
+                "recovered": false, "finished": false, "restored": [], "removed": []
+            }),
+        };
+        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        return Ok(exit::OK);
+    }
+    if ctx.quiet {
+        return Ok(exit::OK);
+    }
     match &opened.recovered {
         Some(recovery) => println!("{}", pipeline::describe_recovery(recovery)),
         None => println!(

@@ -1,13 +1,13 @@
 //! `patchdeck review` (and plain `patchdeck INPUT`): open the reviewer on a batch.
 
-use super::{open, BatchArgs};
+use super::{open, BatchArgs, Ctx};
 use clap::Args;
+use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
-use patchdeck::formats::Input;
-use patchdeck::pipeline;
 use patchdeck::session::Session;
 use patchdeck::tui::app::{App, Config, Outcome};
-use patchdeck::tui::env::Env;
+use patchdeck::tui::env::{ColorDepth, Env};
+use patchdeck::tui::keys::KeyMap;
 use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -18,13 +18,13 @@ pub struct ReviewArgs {
     pub batch: BatchArgs,
     #[command(flatten)]
     pub view: ViewArgs,
-    /// Review only: committing is refused and no session is saved
+    /// Review only: committing is refused and no session is saved [default: off]
     #[arg(long)]
     pub read_only: bool,
-    /// After a commit, write the same JSON report as `apply --json` to FILE
+    /// After a commit, write the same JSON report as `apply --json` to FILE [default: no report file]
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Start over instead of resuming the decisions saved for this batch
+    /// Start over instead of resuming the decisions saved for this batch [default: resume]
     #[arg(long)]
     pub fresh: bool,
 }
@@ -32,23 +32,29 @@ pub struct ReviewArgs {
 /// How the reviewer looks (shared with `demo`).
 #[derive(Args, Debug, Clone)]
 pub struct ViewArgs {
-    /// Colour theme: dark, light, high-contrast, or the path of a theme file
-    #[arg(long, value_name = "NAME|PATH", default_value = "dark")]
-    pub theme: String,
+    /// Colour theme: dark, light, high-contrast, or the path of a theme file [default: dark, or PATCHDECK_THEME, or theme in the config file]
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
 }
 
-pub fn run(args: ReviewArgs) -> Result<i32, Error> {
-    let env = Env::from_process();
-    let palette = Palette::load(&args.view.theme, env.colors).map_err(Error::usage)?;
+pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let mut env = Env::from_process();
+    if ctx.config.color.value == ColorChoice::Never {
+        env.colors = ColorDepth::None;
+    }
+    let mut theme = ctx.config.theme.clone();
+    theme.flag("--theme", args.view.theme.clone());
+    let palette = Palette::load(&theme.value, env.colors)
+        .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
+    let keymap = KeyMap::with_overrides(&ctx.config.keys).map_err(Error::usage)?;
     if !std::io::stdout().is_terminal() {
         return Err(Error::Usage {
             message: "the reviewer needs a terminal".into(),
             hint: Some("for scripts, use `patchdeck check` or `patchdeck apply`".into()),
         });
     }
-    let opened = open(&args.batch.root)?;
-    let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+    let opened = open(ctx, &args.batch.root)?;
+    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let session = (!args.read_only).then(|| Session::for_batch(&opened.workspace, &checked.batch));
     let config = Config {
         read_only: args.read_only,
@@ -63,6 +69,7 @@ pub fn run(args: ReviewArgs) -> Result<i32, Error> {
         session,
         args.fresh,
     );
+    app.keymap = keymap;
     patchdeck::tui::run(&mut app).map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
     farewell(&app);
     Ok(exit::OK)

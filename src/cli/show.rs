@@ -1,10 +1,9 @@
 //! `patchdeck show`: one change, file patch or the whole batch, by ID or key.
 
-use super::{open, BatchArgs};
+use super::{open, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
-use patchdeck::formats::Input;
-use patchdeck::pipeline::{self, Checked};
+use patchdeck::pipeline::Checked;
 use patchdeck::report::Report;
 use patchdeck::review::{self, Decision, Decisions};
 use patchdeck::unified_diff;
@@ -17,15 +16,14 @@ pub struct ShowArgs {
     /// A batchId or batchKey, a filePatchId, fileKey or docPath, or a change selector
     #[arg(value_name = "ID")]
     pub id: String,
-    /// Print the report entry as JSON
+    /// Print the report entry as JSON [default: text]
     #[arg(long)]
     pub json: bool,
 }
 
-pub fn run(args: ShowArgs) -> Result<i32, Error> {
-    let opened = open(&args.batch.root)?;
-    let input = Input::read(&args.batch.input)?;
-    let checked = pipeline::load_with(&opened.workspace, &input, &args.batch.load_options())?;
+pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let opened = open(ctx, &args.batch.root)?;
+    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let batch = &checked.batch;
     let report = Report::build(batch, &checked.verification, None);
     let id = args.id.as_str();

@@ -1,6 +1,6 @@
 //! `patchdeck undo`: restore the files of the last committed batch.
 
-use super::LOCK_WAIT;
+use super::{Ctx, LOCK_WAIT};
 use clap::Args;
 use patchdeck::commit::undo::undo;
 use patchdeck::commit::CommitOptions;
@@ -13,22 +13,39 @@ pub struct UndoArgs {
     /// Workspace root [default: current directory]
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
+    /// Print what was undone as one JSON object: {"label", "files": [{"path", "action"}]} [default: text]
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(args: UndoArgs) -> Result<i32, Error> {
-    let opened = super::open(&args.root)?;
+pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let opened = super::open(ctx, &args.root)?;
     let options = CommitOptions {
         lock_wait: LOCK_WAIT,
         ..super::apply::commit_options()?
     };
     let undone = undo(&opened.workspace, options)?;
+    let verb = |kind| match kind {
+        WriteKind::Modify => "restored",
+        WriteKind::Create => "recreated",
+        WriteKind::Delete => "removed",
+    };
+    if args.json {
+        let files: Vec<serde_json::Value> = undone
+            .committed
+            .written
+            .iter()
+            .map(|w| serde_json::json!({"path": w.rel.display().to_string(), "action": verb(w.kind)}))
+            .collect();
+        let body = serde_json::json!({"label": undone.label, "files": files});
+        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        return Ok(exit::OK);
+    }
+    if ctx.quiet {
+        return Ok(exit::OK);
+    }
     for written in &undone.committed.written {
-        let verb = match written.kind {
-            WriteKind::Modify => "restored",
-            WriteKind::Create => "recreated",
-            WriteKind::Delete => "removed",
-        };
-        println!("{verb} {}", written.rel.display());
+        println!("{} {}", verb(written.kind), written.rel.display());
     }
     println!("undid \"{}\"", undone.label);
     Ok(exit::OK)

@@ -98,6 +98,8 @@ pub struct App {
     pub message: Option<Message>,
     pub env: Env,
     pub palette: Palette,
+    /// The key map in use (the built-in one unless the config file remaps actions).
+    pub keymap: keys::KeyMap,
     pub highlighter: Highlighter,
     pub config: Config,
     pub(super) saver: Option<Saver>,
@@ -156,6 +158,7 @@ impl App {
             message: None,
             env,
             palette,
+            keymap: keys::KeyMap::default(),
             highlighter,
             config,
             saver: session.map(Saver::start),
@@ -287,7 +290,7 @@ impl App {
                 return effect;
             }
         }
-        match keys::lookup(self.mode, key) {
+        match self.keymap.lookup(self.mode, key) {
             Some(action) => self.update(action),
             None => Effect::None,
         }

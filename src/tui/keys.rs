@@ -4,7 +4,9 @@
 //! apply right now, and the help overlay lists them all, so the three cannot drift apart. This
 //! module knows keys and names; what an action does lives in the app's `update`.
 
+use crate::config::KeyOverride;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::borrow::Cow;
 
 /// Everything a person can ask the reviewer to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +94,38 @@ impl Key {
         })
     }
 
+    /// Reads a key name as the config file writes it: a character, `C-x`, `Space`, `Enter`,
+    /// `Esc`, `Backspace`, `Up`, `Down`, `PageUp`, `PageDown`, `Home`, `End`.
+    pub fn parse(name: &str) -> Option<Key> {
+        let mut chars = name.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return Some(Key::Char(c));
+        }
+        if let Some(rest) = name
+            .strip_prefix("C-")
+            .or_else(|| name.strip_prefix("Ctrl-"))
+        {
+            let mut chars = rest.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                return Some(Key::Ctrl(c.to_ascii_lowercase()));
+            }
+            return None;
+        }
+        Some(match name.to_ascii_lowercase().as_str() {
+            "space" => Key::Char(' '),
+            "enter" | "return" => Key::Enter,
+            "esc" | "escape" => Key::Esc,
+            "backspace" => Key::Backspace,
+            "up" => Key::Up,
+            "down" => Key::Down,
+            "pageup" | "pgup" => Key::PageUp,
+            "pagedown" | "pgdn" => Key::PageDown,
+            "home" => Key::Home,
+            "end" => Key::End,
+            _ => return None,
+        })
+    }
+
     pub fn label(self) -> String {
         match self {
             Key::Char(' ') => "Space".into(),
@@ -111,9 +145,10 @@ impl Key {
 }
 
 /// One line of the key map.
+#[derive(Clone, Debug)]
 pub struct Binding {
     pub mode: Mode,
-    pub keys: &'static [Key],
+    pub keys: Cow<'static, [Key]>,
     pub action: Action,
     /// A word or two for the footer.
     pub short: &'static str,
@@ -134,7 +169,7 @@ const fn bind(
 ) -> Binding {
     Binding {
         mode,
-        keys,
+        keys: Cow::Borrowed(keys),
         action,
         short,
         help,
@@ -188,17 +223,126 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Reload, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
 ];
 
-/// The action a key means in a mode.
+/// The key map in use: the built-in [`BINDINGS`] with the user's remappings applied.
+#[derive(Clone, Debug)]
+pub struct KeyMap {
+    bindings: Vec<Binding>,
+}
+
+impl Default for KeyMap {
+    fn default() -> KeyMap {
+        KeyMap {
+            bindings: BINDINGS.to_vec(),
+        }
+    }
+}
+
+/// The names `[keys]` in the config file uses for the reviewing actions (Browse mode).
+pub const ACTION_NAMES: &[(&str, Action)] = &[
+    ("accept", Action::Accept),
+    ("reject", Action::Reject),
+    ("edit", Action::Edit),
+    ("move", Action::Relocate),
+    ("override_sha", Action::OverrideSha),
+    ("next", Action::NextChange),
+    ("prev", Action::PrevChange),
+    ("commit", Action::CommitSummary),
+    ("undo", Action::Undo),
+    ("redo", Action::Redo),
+    ("next_conflict", Action::NextConflict),
+    ("next_file", Action::NextFile),
+    ("prev_file", Action::PrevFile),
+    ("accept_file", Action::AcceptFile),
+    ("reject_file", Action::RejectFile),
+    ("whole_file", Action::ToggleWholeFile),
+    ("search", Action::Search),
+    ("next_match", Action::SearchNext),
+    ("prev_match", Action::SearchPrev),
+    ("first", Action::FirstChange),
+    ("last", Action::LastChange),
+    ("page_down", Action::PageDown),
+    ("page_up", Action::PageUp),
+    ("help", Action::Help),
+    ("quit", Action::Quit),
+];
+
+impl KeyMap {
+    /// The built-in map with `overrides` (from the config file) replacing the keys of the
+    /// reviewing actions they name. An unknown action or key name, or a key left meaning two
+    /// actions, is an error that says where it was written.
+    pub fn with_overrides(overrides: &[KeyOverride]) -> Result<KeyMap, String> {
+        let mut map = KeyMap::default();
+        for o in overrides {
+            let at = format!("{}: keys.{}", o.origin, o.action);
+            let action = ACTION_NAMES
+                .iter()
+                .find(|(name, _)| *name == o.action)
+                .map(|(_, a)| *a)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+                    format!("{at}: unknown action; the actions are {}", names.join(", "))
+                })?;
+            let keys = o
+                .keys
+                .iter()
+                .map(|k| Key::parse(k).ok_or_else(|| format!("{at}: \"{k}\" is not a key name (a character, C-x, Space, Enter, Esc, Backspace, Up, Down, PageUp, PageDown, Home, End)")))
+                .collect::<Result<Vec<Key>, String>>()?;
+            let binding = map
+                .bindings
+                .iter_mut()
+                .find(|b| b.mode == Mode::Browse && b.action == action)
+                .expect("every named action has a Browse binding");
+            binding.keys = Cow::Owned(keys);
+        }
+        let browse: Vec<&Binding> = map.bindings(Mode::Browse).collect();
+        for (i, a) in browse.iter().enumerate() {
+            for b in &browse[i + 1..] {
+                if let Some(key) = a.keys.iter().find(|k| b.keys.contains(k)) {
+                    let name = |action| {
+                        ACTION_NAMES
+                            .iter()
+                            .find(|(_, x)| *x == action)
+                            .map_or("?", |(n, _)| *n)
+                    };
+                    return Err(format!(
+                        "key {} would mean both {} and {}; remap one of them too",
+                        key.label(),
+                        name(a.action),
+                        name(b.action)
+                    ));
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// The action a key means in a mode.
+    pub fn lookup(&self, mode: Mode, key: Key) -> Option<Action> {
+        self.bindings
+            .iter()
+            .find(|b| b.mode == mode && b.keys.contains(&key))
+            .map(|b| b.action)
+    }
+
+    /// The bindings of a mode, in map order.
+    pub fn bindings(&self, mode: Mode) -> impl Iterator<Item = &Binding> {
+        self.bindings.iter().filter(move |b| b.mode == mode)
+    }
+
+    /// The first key of an action in a mode, as the footer names it.
+    pub fn key_for(&self, mode: Mode, action: Action) -> Option<Key> {
+        self.bindings(mode)
+            .find(|b| b.action == action)
+            .and_then(|b| b.keys.first().copied())
+    }
+}
+
+/// The action a key means in a mode, in the built-in map.
 pub fn lookup(mode: Mode, key: Key) -> Option<Action> {
     BINDINGS
         .iter()
         .find(|b| b.mode == mode && b.keys.contains(&key))
         .map(|b| b.action)
-}
-
-/// The bindings of a mode, in map order.
-pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
-    BINDINGS.iter().filter(move |b| b.mode == mode)
 }
 
 /// How a binding's keys read: `j/↓`.

@@ -16,7 +16,7 @@ pub use lists::list_window;
 pub use main_pane::main_extent;
 
 use super::app::{App, Tone};
-use super::keys::{self, Action, Mode};
+use super::keys::{Action, Mode};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -236,7 +236,7 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
     let mut used = 0usize;
     let help = app.mode == Mode::Browse;
     let reserve = if help { 8 } else { 0 };
-    for binding in keys::bindings(app.mode) {
+    for binding in app.keymap.bindings(app.mode) {
         if !available(app, binding.action) || (help && binding.action == Action::Help) {
             continue;
         }
@@ -250,7 +250,11 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
         spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
     }
     if help {
-        spans.push(Span::styled(" ?", p.get("key")));
+        let key = app
+            .keymap
+            .key_for(Mode::Browse, Action::Help)
+            .map_or_else(String::new, |k| k.label());
+        spans.push(Span::styled(format!(" {key}"), p.get("key")));
         spans.push(Span::styled(" help", p.get("dim")));
     }
     spans

@@ -59,7 +59,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 fn keys_line(app: &App, mode: Mode) -> Line<'static> {
     let p = &app.palette;
     let mut spans = Vec::new();
-    for binding in keys::bindings(mode) {
+    for binding in app.keymap.bindings(mode) {
         spans.push(Span::styled(
             format!(" {}", keys::keys_label(binding)),
             p.get("key"),
@@ -109,7 +109,7 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
             keys::mode_title(mode),
             p.get("title"),
         )));
-        for binding in keys::bindings(mode) {
+        for binding in app.keymap.bindings(mode) {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {:<14}", keys::keys_label(binding)), p.get("key")),
                 Span::styled(binding.help, p.get("text")),

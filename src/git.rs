@@ -1,0 +1,176 @@
+//! git awareness: which target files carry uncommitted local changes, and staging what an apply
+//! wrote.
+//!
+//! Everything here asks git itself (`git status --porcelain=v1 -z`, `git add`), so patchdeck
+//! never reads git's object store. When git is missing or the root is not inside a work tree,
+//! [`status`] answers `None` and nothing is marked: git awareness is a courtesy, never a
+//! requirement. What this module does not own: deciding whether a write may happen (a dirty file
+//! is a note, not a conflict) and showing the note (the report and the reviewer do that).
+
+use crate::verify::{Problem, Verification};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The kind of the note on a target file with uncommitted changes.
+pub const UNCOMMITTED: &str = "uncommitted_changes";
+
+/// What git says about the files under a workspace root.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitStatus {
+    /// Paths relative to the workspace root, with how they differ from `HEAD`.
+    pub dirty: BTreeMap<PathBuf, &'static str>,
+}
+
+fn git(root: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(root)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        // A user's pager or colour settings must not leak into porcelain output.
+        .env("GIT_PAGER", "cat")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE");
+    command
+}
+
+/// The uncommitted changes under `root`, or `None` when git is missing or `root` is not inside
+/// a git work tree.
+pub fn status(root: &Path) -> Option<GitStatus> {
+    let prefix = git(root)
+        .args(["rev-parse", "--is-inside-work-tree", "--show-prefix"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let prefix = String::from_utf8(prefix.stdout).ok()?;
+    let mut lines = prefix.lines();
+    if lines.next() != Some("true") {
+        return None;
+    }
+    let prefix = lines.next().unwrap_or("").to_owned();
+    let output = git(root)
+        .args([
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    Some(parse_porcelain(&output.stdout, &prefix))
+}
+
+/// Reads `git status --porcelain=v1 -z` output. Its paths are relative to the repository's top
+/// level; `prefix` (from `git rev-parse --show-prefix`) is where the workspace root sits in it.
+pub fn parse_porcelain(bytes: &[u8], prefix: &str) -> GitStatus {
+    let mut dirty = BTreeMap::new();
+    let mut records = bytes.split(|&b| b == 0).filter(|r| !r.is_empty());
+    while let Some(record) = records.next() {
+        if record.len() < 4 {
+            continue;
+        }
+        let (x, y) = (record[0], record[1]);
+        let path = String::from_utf8_lossy(&record[3..]).into_owned();
+        if x == b'R' || x == b'C' {
+            // A rename or copy is followed by its source path.
+            records.next();
+        }
+        let how = match (x, y) {
+            (b'?', b'?') => "untracked",
+            (b'!', b'!') => continue,
+            (_, b'D') | (b'D', _) => "deleted",
+            (b' ', _) => "modified",
+            (_, b' ') => "staged",
+            _ => "modified",
+        };
+        if let Some(rel) = path.strip_prefix(prefix) {
+            dirty.insert(PathBuf::from(rel), how);
+        }
+    }
+    GitStatus { dirty }
+}
+
+/// Adds an [`UNCOMMITTED`] note to every target file that git reports as changed, so the report
+/// and the reviewer show it. The note does not block: the batch was verified against the file
+/// as it is now, but writing it mixes the batch's changes with work git has not recorded.
+pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
+    for file in &mut verification.files {
+        let Some(rel) = file.resolved.as_ref().map(|r| r.rel().to_path_buf()) else {
+            continue;
+        };
+        let Some(how) = status.dirty.get(&rel) else {
+            continue;
+        };
+        if file.problems.iter().any(|p| p.kind == UNCOMMITTED) {
+            continue;
+        }
+        let message = match *how {
+            "untracked" => "this file is not tracked by git: writing it leaves no copy in git to go back to".to_owned(),
+            how => format!(
+                "this file has uncommitted changes in git ({how}); a whole-file replacement or an override would overwrite them, so commit or stash them first"
+            ),
+        };
+        file.problems.push(Problem::note(UNCOMMITTED, message));
+    }
+}
+
+/// Stages `paths` (relative to `root`): `git add` for files that exist, `git rm --cached` for
+/// ones that were deleted.
+pub fn stage(root: &Path, paths: &[PathBuf]) -> Result<(), String> {
+    let (present, gone): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        paths.iter().partition(|p| root.join(p).exists());
+    let run = |args: &[&str], list: &[&PathBuf]| -> Result<(), String> {
+        if list.is_empty() {
+            return Ok(());
+        }
+        let output = git(root)
+            .args(args)
+            .arg("--")
+            .args(list)
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "git {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ))
+        }
+    };
+    run(&["add"], &present)?;
+    run(&["rm", "--cached", "--quiet", "--ignore-unmatch"], &gone)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_paths_are_taken_relative_to_the_workspace_root() {
+        let out = b" M sub/a.txt\0M  sub/b.txt\0?? sub/new.txt\0R  sub/c.txt\0sub/old.txt\0 M other.txt\0 D sub/gone.txt\0";
+        let status = parse_porcelain(out, "sub/");
+        let got: Vec<(String, &str)> = status
+            .dirty
+            .iter()
+            .map(|(p, h)| (p.display().to_string(), *h))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a.txt".to_owned(), "modified"),
+                ("b.txt".to_owned(), "staged"),
+                ("c.txt".to_owned(), "staged"),
+                ("gone.txt".to_owned(), "deleted"),
+                ("new.txt".to_owned(), "untracked"),
+            ]
+        );
+    }
+}
