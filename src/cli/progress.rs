@@ -34,18 +34,13 @@ impl Progress {
             let start = Instant::now();
             let mut wait = QUIET_FOR;
             let mut shown = false;
-            loop {
-                match stopped.recv_timeout(wait) {
-                    Err(RecvTimeoutError::Timeout) => {
-                        shown = true;
-                        let secs = start.elapsed().as_secs_f32();
-                        let mut err = std::io::stderr().lock();
-                        let _ = write!(err, "\r\x1b[2Kpatchdeck: {what}... {secs:.1}s");
-                        let _ = err.flush();
-                        wait = TICK;
-                    }
-                    _ => break,
-                }
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
+                shown = true;
+                let secs = start.elapsed().as_secs_f32();
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "\r\x1b[2Kpatchdeck: {what}... {secs:.1}s");
+                let _ = err.flush();
+                wait = TICK;
             }
             if shown {
                 let mut err = std::io::stderr().lock();

@@ -380,7 +380,7 @@ mod tests {
                 if std::ptr::eq(a, b) || a.mode != b.mode {
                     continue;
                 }
-                for key in a.keys {
+                for key in a.keys.iter() {
                     assert!(
                         !b.keys.contains(key),
                         "{key:?} is bound twice in {:?}",

@@ -1,0 +1,677 @@
+//! How patchdeck fits a terminal and git: the configuration file and its precedence, remapped
+//! keys in the footer and help, completions and the man page, uncommitted-change marks on a
+//! real git repository, `apply --stage`, colour decisions, `--quiet` and `--json`.
+
+mod common;
+mod tui_support;
+
+use common::{copy_tree, samples};
+use patchdeck::config::{Config, KeyOverride, Origin, Sources};
+use patchdeck::tui::draw::draw;
+use patchdeck::tui::keys::{Action, Key, KeyMap, Mode};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The real binary with a clean, chosen environment: no config file unless `home` holds one,
+/// no colour variables unless given.
+fn run_in(dir: Option<&Path>, home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(&output.stdout)))
+}
+
+/// A home folder whose `~/.config/patchdeck/config.toml` holds `config`.
+fn home_with(config: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".config/patchdeck");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("config.toml"), config).unwrap();
+    home
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), dir.path());
+    dir
+}
+
+fn batch(name: &str) -> String {
+    samples().join(name).display().to_string()
+}
+
+// ---- configuration ----
+
+#[test]
+fn precedence_is_defaults_then_file_then_environment_then_flags() {
+    let home = home_with("theme = \"light\"\ncolor = \"never\"\nmax_tokens = 10\n");
+    let out = run_in(None, home.path(), &["config", "--print"], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    let file = home.path().join(".config/patchdeck/config.toml");
+    assert!(
+        printed.contains(&format!("theme = \"light\"  # {}:1", file.display())),
+        "{printed}"
+    );
+    assert!(printed.contains("max_tokens = 10  #"), "{printed}");
+    assert!(printed.contains("stage = false  # default"), "{printed}");
+
+    // The environment over the file.
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--print"],
+        &[
+            ("PATCHDECK_THEME", "high-contrast"),
+            ("CLICOLOR_FORCE", "1"),
+        ],
+    );
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("theme = \"high-contrast\"  # environment PATCHDECK_THEME"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("color = \"always\"  # environment CLICOLOR_FORCE"),
+        "{printed}"
+    );
+
+    // A flag over both.
+    let out = run_in(
+        None,
+        home.path(),
+        &["--color", "never", "config", "--print"],
+        &[("CLICOLOR_FORCE", "1")],
+    );
+    assert!(text(&out.stdout).contains("color = \"never\"  # flag --color"));
+
+    // XDG_CONFIG_HOME comes before ~/.config.
+    let xdg = tempfile::tempdir().unwrap();
+    fs::create_dir_all(xdg.path().join("patchdeck")).unwrap();
+    fs::write(xdg.path().join("patchdeck/config.toml"), "stage = true\n").unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--print"],
+        &[("XDG_CONFIG_HOME", xdg.path().to_str().unwrap())],
+    );
+    let printed = text(&out.stdout);
+    assert!(printed.contains("stage = true"), "{printed}");
+    assert!(printed.contains("theme = \"dark\"  # default"), "{printed}");
+}
+
+#[test]
+fn the_config_files_max_tokens_is_used_and_the_flag_overrides_it() {
+    let ws = workspace();
+    let root = ws.path().to_str().unwrap();
+    let home = home_with("max_tokens = 1\n");
+    let edits = batch("edits-clean.json");
+    let out = run_in(None, home.path(), &["check", "--root", root, &edits], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = run_in(
+        None,
+        home.path(),
+        &["check", "--root", root, "--max-tokens", "0", &edits],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_bad_config_is_an_error_naming_file_line_and_key() {
+    let home = home_with("theme = \"light\"\n\n[keys]\naccept = \"y\"\nthme = \"dark\"\n");
+    // `thme` sits inside [keys]: an unknown action.
+    let out = run_in(None, home.path(), &["config", "--print"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("config.toml:5: keys.thme: unknown action"),
+        "{err}"
+    );
+
+    let home = home_with("theme = \"light\"\ncolour = \"never\"\n");
+    let out = run_in(None, home.path(), &["config", "--print"], &[]);
+    let err = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("config.toml:2: colour:"), "{err}");
+
+    let home = home_with("color = \"sometimes\"\n");
+    let out = run_in(None, home.path(), &["check", "x.json"], &[]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("config.toml:1: color: \"sometimes\" is not auto, always or never"),
+        "{err}"
+    );
+
+    let home = home_with("");
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--print"],
+        &[("PATCHDECK_COLOR", "blue")],
+    );
+    assert!(
+        text(&out.stderr).contains("PATCHDECK_COLOR"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn sources_injected_by_a_test_never_read_the_real_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    fs::write(&path, "[keys]\naccept = [\"y\", \"Enter\"]\n").unwrap();
+    let sources = Sources {
+        file: Some(path.clone()),
+        env: Default::default(),
+    };
+    let config = Config::load(&sources).unwrap();
+    assert_eq!(config.file.as_deref(), Some(path.as_path()));
+    assert_eq!(
+        config.keys[0].origin,
+        Origin::File {
+            path: path.clone(),
+            line: 2
+        }
+    );
+    // A missing default file is no error.
+    let sources = Sources {
+        file: Some(dir.path().join("absent.toml")),
+        env: Default::default(),
+    };
+    assert_eq!(Config::load(&sources).unwrap(), Config::default());
+}
+
+// ---- keys ----
+
+fn remap(pairs: &[(&str, &[&str])]) -> Result<KeyMap, String> {
+    let overrides: Vec<KeyOverride> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (action, keys))| KeyOverride {
+            action: (*action).to_owned(),
+            keys: keys.iter().map(|k| (*k).to_owned()).collect(),
+            origin: Origin::File {
+                path: "/c.toml".into(),
+                line: i + 2,
+            },
+        })
+        .collect();
+    KeyMap::with_overrides(&overrides)
+}
+
+#[test]
+fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
+    let keymap = remap(&[("accept", &["y"]), ("reject", &["x"]), ("help", &["F"])]).unwrap();
+    assert_eq!(
+        keymap.lookup(Mode::Browse, Key::Char('y')),
+        Some(Action::Accept)
+    );
+    assert_eq!(keymap.lookup(Mode::Browse, Key::Char('a')), None);
+
+    let ws = tui_support::workspace();
+    let mut app = tui_support::open(ws.path(), tui_support::Open::default());
+    app.keymap = keymap;
+    let footer: String = patchdeck::tui::draw::footer_spans(&app, 200)
+        .iter()
+        .map(|s| s.content.to_string())
+        .collect();
+    assert!(footer.contains(" y accept"), "{footer}");
+    assert!(footer.contains(" x reject"), "{footer}");
+    assert!(footer.contains(" F help"), "{footer}");
+    assert!(!footer.contains(" a accept"), "{footer}");
+
+    // The remapped key decides; the old one no longer does.
+    let first = app.pos;
+    app.key(Key::Char('a'));
+    assert!(app.decisions.decisions.is_empty());
+    app.key(Key::Char('y'));
+    assert_eq!(
+        app.decisions.decisions.len(),
+        1,
+        "y accepted change {first}"
+    );
+
+    app.key(Key::Char('F'));
+    assert_eq!(app.mode, Mode::Help);
+    let mut terminal = Terminal::new(TestBackend::new(100, 60)).unwrap();
+    app.size = (100, 60);
+    terminal.draw(|frame| draw(frame, &app)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let screen: String = (0..60)
+        .map(|y| {
+            (0..100)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    let accept_line = screen
+        .lines()
+        .find(|l| l.contains("accept the change"))
+        .unwrap_or_else(|| panic!("help lists accept:\n{screen}"));
+    assert!(accept_line.contains("│  y "), "{accept_line}");
+    assert!(!accept_line.contains("│  a "), "{accept_line}");
+}
+
+#[test]
+fn bad_key_remaps_say_where_and_why() {
+    let error = remap(&[("acept", &["y"])]).unwrap_err();
+    assert!(
+        error.starts_with("/c.toml:2: keys.acept: unknown action"),
+        "{error}"
+    );
+    let error = remap(&[("accept", &["Hyper-q"])]).unwrap_err();
+    assert!(error.contains("\"Hyper-q\" is not a key name"), "{error}");
+    // `r` still means reject: a clash, unless reject moves too.
+    let error = remap(&[("accept", &["r"])]).unwrap_err();
+    assert!(
+        error.contains("would mean both accept and reject"),
+        "{error}"
+    );
+    let swapped = remap(&[("accept", &["r"]), ("reject", &["a"])]).unwrap();
+    assert_eq!(
+        swapped.lookup(Mode::Browse, Key::Char('r')),
+        Some(Action::Accept)
+    );
+    assert_eq!(
+        swapped.lookup(Mode::Browse, Key::Char('a')),
+        Some(Action::Reject)
+    );
+    let ctrl = remap(&[("redo", &["C-y", "Space"]), ("page_down", &["PageDown"])]).unwrap();
+    assert_eq!(
+        ctrl.lookup(Mode::Browse, Key::Ctrl('y')),
+        Some(Action::Redo)
+    );
+    assert_eq!(
+        ctrl.lookup(Mode::Browse, Key::Char(' ')),
+        Some(Action::Redo)
+    );
+}
+
+// ---- completions and man page ----
+
+#[test]
+fn completions_and_man_page_come_from_the_clap_definitions() {
+    let home = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run_in(None, home.path(), &["completions", shell], &[]);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for word in [
+            "check",
+            "apply",
+            "diff",
+            "undo",
+            "stage",
+            "max-tokens",
+            "color",
+        ] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let out = run_in(None, home.path(), &["man"], &[]);
+    assert!(out.status.success());
+    let page = text(&out.stdout);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH patchdeck 1"),
+        "{page}"
+    );
+    for word in [
+        "patchdeck check",
+        "patchdeck apply",
+        "\\-\\-stage",
+        "\\-\\-json",
+        "NO_COLOR",
+    ] {
+        assert!(page.contains(word), "the man page lacks {word}");
+    }
+}
+
+#[test]
+fn every_subcommand_help_has_an_example_and_every_flag_a_default() {
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(None, home.path(), &["--help"], &[]);
+    let top = text(&out.stdout);
+    let names: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help")
+        .collect();
+    assert!(names.len() >= 10, "{names:?}");
+    for name in names {
+        let out = run_in(None, home.path(), &[name, "--help"], &[]);
+        let help = text(&out.stdout);
+        assert!(
+            help.contains("Example:\n  patchdeck"),
+            "{name} --help has no example:\n{help}"
+        );
+        assert!(
+            help.contains(&patchdeck::formats::MAX_TOKENS.to_string())
+                || !help.contains("--max-tokens"),
+            "{name}: the --max-tokens default is the real one"
+        );
+    }
+}
+
+// ---- git ----
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git is installed");
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn notes_of(report: &Value, path: &str) -> Vec<String> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"] == path)
+        .flat_map(|f| f["problems"].as_array().unwrap().clone())
+        .filter(|p| p["blocking"] == false)
+        .map(|p| p["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn files_with_uncommitted_changes_are_marked_and_apply_stage_stages_what_it_wrote() {
+    let repo = tempfile::tempdir().unwrap();
+    // The workspace is a subfolder of the repository, as a monorepo package would be.
+    let ws = repo.path().join("pkg");
+    fs::create_dir(&ws).unwrap();
+    copy_tree(&samples().join("workspace"), &ws);
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "base"]);
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.to_str().unwrap();
+    let clean = batch("clean.json");
+
+    // Committed and untouched: no note.
+    let out = run_in(
+        None,
+        home.path(),
+        &["check", "--json", "--root", root, &clean],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(notes_of(&json(&out), "src/app.py").is_empty());
+
+    // A local edit that the batch does not touch the lines of: still verifies, now noted.
+    let app = ws.join("src/app.py");
+    let mut bytes = fs::read(&app).unwrap();
+    bytes.extend_from_slice(b"# local work\n");
+    fs::write(&app, &bytes).unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["check", "--json", "--root", root, &clean],
+        &[],
+    );
+    let report = json(&out);
+    // The SHA differs now, so the file conflicts; the git note is there as well.
+    assert_eq!(notes_of(&report, "src/app.py"), vec!["uncommitted_changes"]);
+    let out = run_in(None, home.path(), &["check", "--root", root, &clean], &[]);
+    let report_text = text(&out.stdout);
+    assert!(
+        report_text.contains("src/app.py: note: uncommitted_changes: "),
+        "{report_text}"
+    );
+    assert!(!report_text.contains("\x1b["), "piped output has no colour");
+
+    // Put it back, apply with --stage: the written files are staged, nothing else.
+    git(repo.path(), &["checkout", "--", "."]);
+    fs::write(ws.join("unrelated.txt"), "mine\n").unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["apply", "--stage", "--root", root, &clean],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+    let staged: Vec<&str> = staged.lines().collect();
+    assert!(staged.contains(&"pkg/src/app.py"), "{staged:?}");
+    assert!(
+        !staged.iter().any(|p| p.contains("unrelated")),
+        "{staged:?}"
+    );
+    assert!(
+        git(repo.path(), &["diff", "--name-only"]).is_empty(),
+        "everything written is staged"
+    );
+}
+
+#[test]
+fn outside_a_repository_nothing_is_marked_and_nothing_fails() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["check", "--json", "--root", root, &batch("clean.json")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!text(&out.stdout).contains("uncommitted_changes"));
+    // Without git on the PATH at all.
+    let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args([
+            "apply",
+            "--stage",
+            "--json",
+            "--root",
+            root,
+            &batch("clean.json"),
+        ])
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+// ---- colour, quiet, json ----
+
+#[test]
+fn colour_follows_no_color_clicolor_force_and_the_flag() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.path().to_str().unwrap();
+    let demo = batch("demo.json");
+    let check = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec!["check", "--root", root, &demo];
+        all.extend_from_slice(args);
+        let out = run_in(None, home.path(), &all, env);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        text(&out.stdout).contains("\x1b[")
+    };
+    assert!(!check(&[], &[]), "not a terminal: no colour");
+    assert!(check(&[], &[("CLICOLOR_FORCE", "1")]));
+    assert!(!check(&[], &[("CLICOLOR_FORCE", "0")]));
+    assert!(
+        !check(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]),
+        "NO_COLOR wins"
+    );
+    assert!(
+        check(&["--color", "always"], &[("NO_COLOR", "1")]),
+        "the flag wins"
+    );
+    assert!(!check(&["--color=never"], &[("CLICOLOR_FORCE", "1")]));
+    assert!(
+        !check(&["--json", "--color", "always"], &[]),
+        "JSON is never coloured"
+    );
+
+    let out = run_in(
+        None,
+        home.path(),
+        &[
+            "diff",
+            "--color",
+            "always",
+            "--root",
+            root,
+            &batch("clean.json"),
+        ],
+        &[],
+    );
+    let diff = text(&out.stdout);
+    assert!(diff.contains("\x1b[32m+"), "{diff}");
+    assert!(diff.contains("\x1b[31m-"), "{diff}");
+    let out = run_in(
+        None,
+        home.path(),
+        &["diff", "--root", root, &batch("clean.json")],
+        &[],
+    );
+    assert!(!text(&out.stdout).contains('\x1b'));
+    assert!(
+        text(&out.stderr).is_empty(),
+        "no progress when stderr is not a terminal"
+    );
+}
+
+#[test]
+fn color_decisions_in_one_place() {
+    use patchdeck::config::ColorChoice;
+    assert!(ColorChoice::Auto.enabled(true));
+    assert!(!ColorChoice::Auto.enabled(false));
+    assert!(ColorChoice::Always.enabled(false));
+    assert!(!ColorChoice::Never.enabled(true));
+}
+
+#[test]
+fn quiet_prints_nothing_and_the_status_says_the_rest() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["-q", "check", "--root", root, &batch("demo.json")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    let out = run_in(
+        None,
+        home.path(),
+        &["apply", "--quiet", "--root", root, &batch("clean.json")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout.is_empty() && out.stderr.is_empty(),
+        "{}",
+        text(&out.stdout)
+    );
+    // Errors still show.
+    let out = run_in(
+        None,
+        home.path(),
+        &["-q", "check", "--root", root, "/no/such/batch.json"],
+        &[],
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("error"));
+}
+
+#[test]
+fn diff_undo_and_recover_speak_json() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.path().to_str().unwrap();
+    let clean = batch("clean.json");
+    let out = run_in(
+        None,
+        home.path(),
+        &["diff", "--json", "--root", root, &clean],
+        &[],
+    );
+    let diff = json(&out);
+    let files = diff["files"].as_array().unwrap();
+    assert!(!files.is_empty());
+    assert!(files.iter().any(|f| f["path"] == "src/app.py"
+        && f["action"] == "modify"
+        && f["diff"].as_str().unwrap().contains("+        log.info(")));
+
+    let out = run_in(
+        None,
+        home.path(),
+        &["apply", "--json", "--root", root, &clean],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(None, home.path(), &["undo", "--json", "--root", root], &[]);
+    let undone = json(&out);
+    assert!(undone["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["path"] == "src/app.py" && f["action"] == "restored"));
+    let out = run_in(
+        None,
+        home.path(),
+        &["recover", "--json", "--root", root],
+        &[],
+    );
+    assert_eq!(json(&out)["recovered"], false);
+}
+
+#[test]
+fn global_flags_may_come_before_the_default_review_command() {
+    let home = tempfile::tempdir().unwrap();
+    // `patchdeck -q --color never BATCH` means review, which needs a terminal: the error says
+    // so rather than clap rejecting the flags.
+    let out = run_in(
+        None,
+        home.path(),
+        &["-q", "--color", "never", &batch("clean.json")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the reviewer needs a terminal"),
+        "{}",
+        text(&out.stderr)
+    );
+}
