@@ -456,8 +456,26 @@ fn files_with_uncommitted_changes_are_marked_and_apply_stage_stages_what_it_wrot
     );
     assert!(!report_text.contains("\x1b["), "piped output has no colour");
 
-    // Put it back, apply with --stage: the written files are staged, nothing else.
-    git(repo.path(), &["checkout", "--", "."]);
+    // The usual case: the agent wrote the batch against a working copy that git has not
+    // recorded. It verifies (exit 0) and carries the note.
+    let original = fs::read(&app).unwrap()[..bytes.len() - b"# local work\n".len()].to_vec();
+    git(repo.path(), &["commit", "-qam", "local work committed"]);
+    fs::write(&app, &original).unwrap();
+    let out = run_in(
+        None,
+        home.path(),
+        &["check", "--json", "--root", root, &clean],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(
+        notes_of(&json(&out), "src/app.py"),
+        vec!["uncommitted_changes"]
+    );
+
+    // Apply with --stage: the written files are staged, nothing else.
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "back to the batch's base"]);
     fs::write(ws.join("unrelated.txt"), "mine\n").unwrap();
     let out = run_in(
         None,
@@ -674,4 +692,62 @@ fn global_flags_may_come_before_the_default_review_command() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn the_reviewer_marks_files_with_uncommitted_changes() {
+    let ws = tui_support::workspace();
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "."]);
+    git(ws.path(), &["commit", "-qm", "base"]);
+    // HEAD moves on while the working copy keeps the bytes the batch was written against:
+    // notes.txt verifies, and carries changes git has not recorded.
+    let notes = ws.path().join("notes.txt");
+    let original = fs::read(&notes).unwrap();
+    fs::write(&notes, b"committed later\n").unwrap();
+    git(ws.path(), &["commit", "-qam", "later"]);
+    fs::write(&notes, &original).unwrap();
+    let mut app = tui_support::open(ws.path(), tui_support::Open::default());
+    let status = patchdeck::git::status(ws.path()).expect("a git work tree");
+    assert!(
+        status.dirty.contains_key(Path::new("notes.txt")),
+        "{status:?}"
+    );
+    patchdeck::git::mark_uncommitted(&mut app.checked.verification, &status);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    app.size = (120, 40);
+    terminal.draw(|frame| draw(frame, &app)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let screen: Vec<String> = (0..40)
+        .map(|y| {
+            (0..120)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect()
+        })
+        .collect();
+    let row = |path: &str| {
+        screen
+            .iter()
+            .find(|l| l.contains(&format!(" {path} ")))
+            .unwrap_or_else(|| panic!("{path} is listed:\n{}", screen.join("\n")))
+            .clone()
+    };
+    assert!(
+        row("notes.txt").contains("M notes.txt"),
+        "{}",
+        row("notes.txt")
+    );
+    let file = app
+        .checked
+        .batch
+        .files
+        .iter()
+        .position(|f| f.doc_path == "notes.txt")
+        .unwrap();
+    assert_eq!(
+        app.checked.verification.files[file].status,
+        patchdeck::verify::Status::Ok,
+        "the note does not block"
+    );
+    assert!(!row("src/Utils.py").contains("M src/Utils.py"));
 }

@@ -204,6 +204,9 @@ impl App {
     /// whose change still verifies (and every rejection).
     pub fn reload(&mut self) {
         self.checked.reverify(&self.workspace);
+        if let Some(status) = crate::git::status(self.workspace.root()) {
+            crate::git::mark_uncommitted(&mut self.checked.verification, &status);
+        }
         self.forget_file_caches();
         self.changed_on_disk = None;
         let mut dropped = 0;

@@ -99,8 +99,15 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             .as_ref()
             .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string());
         let conflicted = check.status != Status::Ok;
+        // Uncommitted local changes in git, marked as git and lazygit mark them.
+        let dirty = check
+            .problems
+            .iter()
+            .any(|p| p.kind == crate::git::UNCOMMITTED);
         let (mark, mark_style) = if conflicted {
             (Glyph::Conflict.symbol(), p.get("conflict"))
+        } else if dirty {
+            ("M", p.get("warning"))
         } else {
             (" ", p.get("text"))
         };
