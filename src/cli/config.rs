@@ -7,7 +7,7 @@ use patchdeck::tui::keys::{self, KeyMap, Mode};
 
 #[derive(Args, Debug)]
 pub struct ConfigArgs {
-    /// Print the effective configuration with the origin of each value (the only action so far) [default: on]
+    /// Print the effective configuration with the origin of each value (what `patchdeck config` does without it too)
     #[arg(long)]
     pub print: bool,
 }

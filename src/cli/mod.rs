@@ -105,7 +105,7 @@ pub struct BatchArgs {
     /// Workspace root the batch's paths are relative to [default: current directory]
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
-    /// Input format, instead of detecting it (tul002, directive, bundle, structured, edits, codex, aider, markdown, unified)
+    /// Input format, instead of detecting it (tul002, directive, bundle, structured, edits, codex, aider, markdown, unified) [default: detected from the input]
     #[arg(long, value_name = "F")]
     pub format: Option<String>,
     /// Strip N leading components from unified-diff paths, as `git apply -p N` [default: 1]
