@@ -436,11 +436,7 @@ impl Config {
                 };
                 *setting = Setting {
                     value,
-                    origin: Origin::Env(if name == "PATCHDECK_STAGE" {
-                        "PATCHDECK_STAGE"
-                    } else {
-                        "PATCHDECK_PROGRESS"
-                    }),
+                    origin: Origin::Env(name),
                 };
             }
         }

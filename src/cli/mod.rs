@@ -103,7 +103,12 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct BatchArgs {
     /// Workspace root the batch's paths are relative to [default: current directory]
-    #[arg(long, value_name = "DIR", default_value = ".", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
     pub root: PathBuf,
     /// Input format, instead of detecting it (tul002, directive, bundle, structured, edits, codex, aider, markdown, unified) [default: detected from the input]
     #[arg(long, value_name = "F")]

@@ -9,7 +9,12 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct RecoverArgs {
     /// Workspace root [default: current directory]
-    #[arg(long, value_name = "DIR", default_value = ".", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
     pub root: PathBuf,
     /// Print what was done as one JSON object: {"recovered", "finished", "restored", "removed"} [default: text]
     #[arg(long)]

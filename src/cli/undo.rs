@@ -11,7 +11,12 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct UndoArgs {
     /// Workspace root [default: current directory]
-    #[arg(long, value_name = "DIR", default_value = ".", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
     pub root: PathBuf,
     /// Print what was undone as one JSON object: {"label", "files": [{"path", "action"}]} [default: text]
     #[arg(long)]
