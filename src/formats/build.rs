@@ -119,16 +119,19 @@ impl Builder {
         } else {
             Operation::Replace
         };
-        let content = format!(
-            "{}\0{}\0{}\0{:?}\0{:?}\0{:?}",
-            operation.as_str(),
-            range.start,
-            range.count,
-            spec.expected,
-            spec.new_lines,
-            spec.description
+        let id = self.ids.change_id_fmt(
+            &file.id,
+            index,
+            format_args!(
+                "{}\0{}\0{}\0{:?}\0{:?}\0{:?}",
+                operation.as_str(),
+                range.start,
+                range.count,
+                spec.expected,
+                spec.new_lines,
+                spec.description
+            ),
         );
-        let id = self.ids.change_id(&file.id, index, &content);
         file.changes.push(Change {
             id,
             key: spec.key,

@@ -395,15 +395,18 @@ fn parse_change(
         return (position, None);
     };
     let id = given_id.map(ChangeId).unwrap_or_else(|| {
-        let content = format!(
-            "{}\0{}\0{}\0{:?}\0{:?}",
-            operation.as_str(),
-            range.start,
-            range.count,
-            expected,
-            new_lines
-        );
-        ids.change_id(file_id, index, &content)
+        ids.change_id_fmt(
+            file_id,
+            index,
+            format_args!(
+                "{}\0{}\0{}\0{:?}\0{:?}",
+                operation.as_str(),
+                range.start,
+                range.count,
+                expected,
+                new_lines
+            ),
+        )
     });
     let change = Change {
         id,

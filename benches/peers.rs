@@ -1,0 +1,488 @@
+//! `cargo bench --bench peers`: patchdeck against `git apply` and GNU `patch`, as whole
+//! processes, on the same generated unified diff; and patchdeck's `check` and `apply` on the same
+//! changes written in each batch format (unified, TUL-002, bundle, edits).
+//!
+//! The generator is deterministic (xorshift): N source-like files of about 1,000 lines, and
+//! 17 or 18 hunks a file (one to three lines replaced, three lines of context each side). At
+//! 2,000 files that is about 35,000 hunks, a 24 MB diff and 2 M target lines, the scale of
+//! issue 6. Every figure is the median of several runs (`PATCHDECK_BENCH_RUNS`, default 5) of a
+//! whole process: wall time from spawn to exit, and peak resident memory from `wait4`'s
+//! `ru_maxrss`. Each `apply` (and `git apply`, `patch -p1`) runs on a fresh copy of the
+//! workspace, copied outside the timing. Sizes: `PATCHDECK_BENCH_SIZES` (default
+//! `10,200,2000`). `PATCHDECK_BENCH_OUT=DIR` only writes the workspace and batches for profiling.
+//!
+//! GNU `patch` is skipped when it is not installed. The TUI figures come from
+//! `cargo bench --bench frame`, which `cargo bench` runs too.
+
+use patchdeck::model::sha256_hex;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (xorshift), so every run measures the same bytes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: &[&str] = &[
+    "let", "value", "config", "items", "count", "result", "handle", "buffer", "index", "parse",
+    "render", "state", "token", "offset", "length", "cache", "update", "return", "match", "error",
+];
+
+/// One source-like line; the trailing `// line N` makes every line of a file unique, so a
+/// find/replace of it matches once.
+fn source_line(rng: &mut Rng, n: usize) -> String {
+    let indent = "    ".repeat(rng.below(3) as usize);
+    let words: Vec<&str> = (0..2 + rng.below(3))
+        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .collect();
+    format!("{indent}{} = {}; // line {n}", words.join("_"), rng.below(1000))
+}
+
+/// One replaced run of lines: `old` (1-based start, count) becomes `new`.
+struct Hunk {
+    start: usize,
+    count: usize,
+    new: Vec<String>,
+}
+
+struct GenFile {
+    path: String,
+    lines: Vec<String>,
+    hunks: Vec<Hunk>,
+}
+
+impl GenFile {
+    fn text(&self) -> String {
+        let mut text = String::with_capacity(self.lines.len() * 40);
+        for line in &self.lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+
+    fn new_text(&self) -> String {
+        let mut text = String::new();
+        let mut next = 1;
+        for hunk in &self.hunks {
+            for line in &self.lines[next - 1..hunk.start - 1] {
+                text.push_str(line);
+                text.push('\n');
+            }
+            for line in &hunk.new {
+                text.push_str(line);
+                text.push('\n');
+            }
+            next = hunk.start + hunk.count;
+        }
+        for line in &self.lines[next - 1..] {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+}
+
+const CONTEXT: usize = 3;
+
+fn generate_files(n: usize) -> Vec<GenFile> {
+    let mut rng = Rng(0x5eed_1234_abcd_0006);
+    (0..n)
+        .map(|f| {
+            let count = 900 + rng.below(200) as usize;
+            let lines: Vec<String> = (1..=count).map(|n| source_line(&mut rng, n)).collect();
+            let per_file = 17 + (f % 2);
+            let step = count / per_file;
+            let hunks = (0..per_file)
+                .map(|h| {
+                    // Far enough from the neighbours that the contexts never touch.
+                    let start = h * step + CONTEXT + 2 + rng.below((step - 2 * CONTEXT - 6) as u64) as usize;
+                    let old = 1 + rng.below(3) as usize;
+                    let new = (0..1 + rng.below(3) as usize)
+                        .map(|i| format!("{} // changed {i}", lines[start - 1]))
+                        .collect();
+                    Hunk {
+                        start,
+                        count: old,
+                        new,
+                    }
+                })
+                .collect();
+            GenFile {
+                path: format!("src/module_{:02}/file_{f:04}.rs", f % 37),
+                lines,
+                hunks,
+            }
+        })
+        .collect()
+}
+
+fn unified(files: &[GenFile]) -> String {
+    let mut out = String::new();
+    for file in files {
+        let p = &file.path;
+        let _ = write!(out, "diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n");
+        let mut shift: isize = 0;
+        for hunk in &file.hunks {
+            let from = hunk.start - CONTEXT;
+            let to = (hunk.start + hunk.count + CONTEXT - 1).min(file.lines.len());
+            let old_len = to - from + 1;
+            let new_len = old_len - hunk.count + hunk.new.len();
+            let _ = writeln!(
+                out,
+                "@@ -{from},{old_len} +{},{new_len} @@",
+                from as isize + shift
+            );
+            for line in &file.lines[from - 1..hunk.start - 1] {
+                let _ = writeln!(out, " {line}");
+            }
+            for line in &file.lines[hunk.start - 1..hunk.start - 1 + hunk.count] {
+                let _ = writeln!(out, "-{line}");
+            }
+            for line in &hunk.new {
+                let _ = writeln!(out, "+{line}");
+            }
+            for line in &file.lines[hunk.start - 1 + hunk.count..to] {
+                let _ = writeln!(out, " {line}");
+            }
+            shift += hunk.new.len() as isize - hunk.count as isize;
+        }
+    }
+    out
+}
+
+fn tul002(files: &[GenFile]) -> Value {
+    let patches: Vec<Value> = files
+        .iter()
+        .enumerate()
+        .map(|(f, file)| {
+            let changes: Vec<Value> = file
+                .hunks
+                .iter()
+                .map(|h| {
+                    json!({"operation": "replace", "startLine": h.start, "endLine": h.start + h.count - 1,
+                        "expectedOriginalLines": file.lines[h.start - 1..h.start - 1 + h.count],
+                        "newLines": h.new})
+                })
+                .collect();
+            json!({"fileKey": format!("f{f}"), "docPath": file.path,
+                "originalSha256": sha256_hex(file.text().as_bytes()), "changes": changes})
+        })
+        .collect();
+    json!({"batchKey": "bench", "files": patches})
+}
+
+fn bundle(files: &[GenFile]) -> Value {
+    let entries: Vec<Value> = files
+        .iter()
+        .map(|f| json!({"path": f.path, "operation": "replace", "content": f.new_text()}))
+        .collect();
+    json!({"root": ".", "files": entries})
+}
+
+fn edits(files: &[GenFile]) -> Value {
+    let calls: Vec<Value> = files
+        .iter()
+        .map(|file| {
+            let patches: Vec<Value> = file
+                .hunks
+                .iter()
+                .map(|h| {
+                    let old = file.lines[h.start - 1..h.start - 1 + h.count].join("\n");
+                    json!({"operation": "replace", "oldText": old, "newText": h.new.join("\n")})
+                })
+                .collect();
+            json!({"path": file.path, "patches": patches})
+        })
+        .collect();
+    Value::Array(calls)
+}
+
+/// One whole-process run: wall time, and peak resident memory in KiB.
+struct Run {
+    wall: Duration,
+    max_rss_kib: u64,
+}
+
+fn run_once(program: &str, args: &[&str], cwd: &Path) -> Run {
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned and reaps it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    if !ok {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        panic!("{program} {args:?} failed ({status}): {err}");
+    }
+    Run {
+        wall,
+        max_rss_kib: usage.ru_maxrss as u64,
+    }
+}
+
+fn median_run(runs: usize, mut once: impl FnMut() -> Run) -> Run {
+    let mut all: Vec<Run> = (0..runs).map(|_| once()).collect();
+    all.sort_by_key(|r| r.wall);
+    let rss = {
+        let mut m: Vec<u64> = all.iter().map(|r| r.max_rss_kib).collect();
+        m.sort();
+        m[m.len() / 2]
+    };
+    let wall = all[all.len() / 2].wall;
+    Run {
+        wall,
+        max_rss_kib: rss,
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+struct Row {
+    size: usize,
+    what: String,
+    run: Run,
+    peer: Option<(String, Run)>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("PATCHDECK_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10, 200, 2000]);
+    let runs: usize = std::env::var("PATCHDECK_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let keep = std::env::var_os("PATCHDECK_BENCH_OUT").map(PathBuf::from);
+    let dir = tempfile::tempdir().unwrap();
+    let have_patch = Command::new("patch")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let exe = env!("CARGO_BIN_EXE_patchdeck");
+    let mut rows = Vec::new();
+
+    for &size in &sizes {
+        let base = match &keep {
+            Some(k) => k.join(format!("n{size}")),
+            None => dir.path().join(format!("n{size}")),
+        };
+        let ws = base.join("ws");
+        let files = generate_files(size);
+        for f in &files {
+            let p = ws.join(&f.path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, f.text()).unwrap();
+        }
+        let diff = unified(&files);
+        let hunks: usize = files.iter().map(|f| f.hunks.len()).sum();
+        let lines: usize = files.iter().map(|f| f.lines.len()).sum();
+        let batches = [
+            ("unified", base.join("batch.diff"), diff.into_bytes()),
+            (
+                "tul002",
+                base.join("batch.tul.json"),
+                serde_json::to_vec(&tul002(&files)).unwrap(),
+            ),
+            (
+                "bundle",
+                base.join("batch.bundle.json"),
+                serde_json::to_vec(&bundle(&files)).unwrap(),
+            ),
+            (
+                "edits",
+                base.join("batch.edits.json"),
+                serde_json::to_vec(&edits(&files)).unwrap(),
+            ),
+        ];
+        for (_, path, bytes) in &batches {
+            std::fs::write(path, bytes).unwrap();
+        }
+        println!(
+            "{size} files: {hunks} hunks, {lines} target lines, unified diff {:.1} MB",
+            batches[0].2.len() as f64 / 1e6
+        );
+        if keep.is_some() {
+            continue;
+        }
+        let diff_path = batches[0].1.to_str().unwrap().to_owned();
+        let scratch = base.join("scratch");
+
+        for (format, path, _) in &batches {
+            let path = path.to_str().unwrap();
+            let check = median_run(runs, || {
+                run_once(
+                    exe,
+                    &["check", "--json", "--max-tokens", "0", "--root", ws.to_str().unwrap(), path],
+                    &base,
+                )
+            });
+            let apply = median_run(runs, || {
+                copy_tree(&ws, &scratch);
+                run_once(
+                    exe,
+                    &["apply", "--json", "--max-tokens", "0", "--root", scratch.to_str().unwrap(), path],
+                    &base,
+                )
+            });
+            let (check_peer, apply_peer) = if *format == "unified" {
+                let c = median_run(runs, || {
+                    run_once("git", &["apply", "--check", &diff_path], &ws)
+                });
+                let a = median_run(runs, || {
+                    copy_tree(&ws, &scratch);
+                    run_once("git", &["apply", &diff_path], &scratch)
+                });
+                (
+                    Some(("git apply --check".to_owned(), c)),
+                    Some(("git apply".to_owned(), a)),
+                )
+            } else {
+                (None, None)
+            };
+            rows.push(Row {
+                size,
+                what: format!("check {format}"),
+                run: check,
+                peer: check_peer,
+            });
+            rows.push(Row {
+                size,
+                what: format!("apply {format}"),
+                run: apply,
+                peer: apply_peer,
+            });
+            if *format == "unified" && have_patch {
+                let c = median_run(runs, || {
+                    run_once("patch", &["--dry-run", "-s", "-p1", "-i", &diff_path], &ws)
+                });
+                let a = median_run(runs, || {
+                    copy_tree(&ws, &scratch);
+                    run_once("patch", &["-s", "-p1", "-i", &diff_path], &scratch)
+                });
+                let c2 = rows[rows.len() - 2].run.clone_figures();
+                let a2 = rows[rows.len() - 1].run.clone_figures();
+                rows.push(Row {
+                    size,
+                    what: "check unified".into(),
+                    run: c2,
+                    peer: Some(("patch --dry-run".into(), c)),
+                });
+                rows.push(Row {
+                    size,
+                    what: "apply unified".into(),
+                    run: a2,
+                    peer: Some(("patch -p1".into(), a)),
+                });
+            }
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if keep.is_some() {
+        return;
+    }
+
+    println!();
+    println!(
+        "| files | patchdeck | ms | MiB | peer | ms | MiB | time ratio | memory ratio |"
+    );
+    println!("|---:|---|---:|---:|---|---:|---:|---:|---:|");
+    for row in &rows {
+        let mib = |r: &Run| r.max_rss_kib as f64 / 1024.0;
+        match &row.peer {
+            Some((name, peer)) => println!(
+                "| {} | {} | {:.0} | {:.0} | {name} | {:.0} | {:.0} | {:.2} | {:.2} |",
+                row.size,
+                row.what,
+                ms(row.run.wall),
+                mib(&row.run),
+                ms(peer.wall),
+                mib(peer),
+                ms(row.run.wall) / ms(peer.wall),
+                mib(&row.run) / mib(peer),
+            ),
+            None => println!(
+                "| {} | {} | {:.0} | {:.0} | | | | | |",
+                row.size,
+                row.what,
+                ms(row.run.wall),
+                mib(&row.run)
+            ),
+        }
+    }
+
+    // Growth: time per file at each size, against the largest size (1.00 is linear).
+    if sizes.len() > 1 {
+        println!();
+        println!("Growth, ms per file (unified; 1.00 = linear against the largest size):");
+        let largest = *sizes.iter().max().unwrap();
+        for what in ["check unified", "apply unified"] {
+            let per_file = |size: usize| {
+                rows.iter()
+                    .find(|r| r.size == size && r.what == what)
+                    .map(|r| ms(r.run.wall) / size as f64)
+            };
+            let top = per_file(largest).unwrap();
+            let cells: Vec<String> = sizes
+                .iter()
+                .map(|&s| {
+                    let p = per_file(s).unwrap();
+                    format!("{s}: {p:.3} ({:.2})", p / top)
+                })
+                .collect();
+            println!("  {what:<14} {}", cells.join("  "));
+        }
+    }
+}
+
+impl Run {
+    fn clone_figures(&self) -> Run {
+        Run {
+            wall: self.wall,
+            max_rss_kib: self.max_rss_kib,
+        }
+    }
+}
