@@ -48,7 +48,11 @@ fn source_line(rng: &mut Rng, n: usize) -> String {
     let words: Vec<&str> = (0..2 + rng.below(3))
         .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
         .collect();
-    format!("{indent}{} = {}; // line {n}", words.join("_"), rng.below(1000))
+    format!(
+        "{indent}{} = {}; // line {n}",
+        words.join("_"),
+        rng.below(1000)
+    )
 }
 
 /// One replaced run of lines: `old` (1-based start, count) becomes `new`.
@@ -98,6 +102,10 @@ impl GenFile {
 
 const CONTEXT: usize = 3;
 
+/// patchdeck refuses an input over 64 MiB (the 2,000-file bundle, which carries every file's
+/// whole new content, is over it).
+const MAX_INPUT: usize = patchdeck::formats::MAX_INPUT_BYTES;
+
 fn generate_files(n: usize) -> Vec<GenFile> {
     let mut rng = Rng(0x5eed_1234_abcd_0006);
     (0..n)
@@ -109,7 +117,10 @@ fn generate_files(n: usize) -> Vec<GenFile> {
             let hunks = (0..per_file)
                 .map(|h| {
                     // Far enough from the neighbours that the contexts never touch.
-                    let start = h * step + CONTEXT + 2 + rng.below((step - 2 * CONTEXT - 6) as u64) as usize;
+                    let start = h * step
+                        + CONTEXT
+                        + 2
+                        + rng.below((step - 2 * CONTEXT - 6) as u64) as usize;
                     let old = 1 + rng.below(3) as usize;
                     let new = (0..1 + rng.below(3) as usize)
                         .map(|i| format!("{} // changed {i}", lines[start - 1]))
@@ -217,35 +228,51 @@ struct Run {
     max_rss_kib: u64,
 }
 
+/// Runs `program` from a fresh, small copy of this bench (`PATCHDECK_PEERS_LAUNCH`), which
+/// spawns it and reports its wall time and `ru_maxrss`. Spawned straight from this process, a
+/// child would inherit the bench's own resident size (the generated batches) as its peak:
+/// Linux carries the high-water mark across fork and exec.
 fn run_once(program: &str, args: &[&str], cwd: &Path) -> Run {
-    let start = Instant::now();
-    let child = Command::new(program)
+    let out = Command::new(std::env::current_exe().unwrap())
+        .env("PATCHDECK_PEERS_LAUNCH", "1")
+        .arg(program)
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().unwrap());
+    Run {
+        wall: Duration::from_nanos(fields.next().unwrap()),
+        max_rss_kib: fields.next().unwrap(),
+    }
+}
+
+/// The launcher: runs argv[1..], prints "WALL_NS MAX_RSS_KIB", exits with its status.
+fn launch() -> ! {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let start = Instant::now();
+    let child = Command::new(&args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
+        .unwrap_or_else(|e| panic!("{}: {e}", args[0]));
     let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned and reaps it.
+    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned, and reaps it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
     let wall = start.elapsed();
     assert_eq!(pid, child.id() as libc::pid_t);
+    println!("{} {}", wall.as_nanos(), usage.ru_maxrss);
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    if !ok {
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr {
-            use std::io::Read;
-            let _ = e.read_to_string(&mut err);
-        }
-        panic!("{program} {args:?} failed ({status}): {err}");
-    }
-    Run {
-        wall,
-        max_rss_kib: usage.ru_maxrss as u64,
-    }
+    std::process::exit(if ok { 0 } else { 1 });
 }
 
 fn median_run(runs: usize, mut once: impl FnMut() -> Run) -> Run {
@@ -287,6 +314,9 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() {
+    if std::env::var_os("PATCHDECK_PEERS_LAUNCH").is_some() {
+        launch();
+    }
     let sizes: Vec<usize> = std::env::var("PATCHDECK_BENCH_SIZES")
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
@@ -351,12 +381,27 @@ fn main() {
         let diff_path = batches[0].1.to_str().unwrap().to_owned();
         let scratch = base.join("scratch");
 
-        for (format, path, _) in &batches {
+        for (format, path, bytes) in &batches {
+            if bytes.len() > MAX_INPUT {
+                println!(
+                    "  {format}: the batch is {} MiB, over patchdeck's input limit: skipped",
+                    bytes.len() >> 20
+                );
+                continue;
+            }
             let path = path.to_str().unwrap();
             let check = median_run(runs, || {
                 run_once(
                     exe,
-                    &["check", "--json", "--max-tokens", "0", "--root", ws.to_str().unwrap(), path],
+                    &[
+                        "check",
+                        "--json",
+                        "--max-tokens",
+                        "0",
+                        "--root",
+                        ws.to_str().unwrap(),
+                        path,
+                    ],
                     &base,
                 )
             });
@@ -364,7 +409,15 @@ fn main() {
                 copy_tree(&ws, &scratch);
                 run_once(
                     exe,
-                    &["apply", "--json", "--max-tokens", "0", "--root", scratch.to_str().unwrap(), path],
+                    &[
+                        "apply",
+                        "--json",
+                        "--max-tokens",
+                        "0",
+                        "--root",
+                        scratch.to_str().unwrap(),
+                        path,
+                    ],
                     &base,
                 )
             });
@@ -383,6 +436,13 @@ fn main() {
             } else {
                 (None, None)
             };
+            println!(
+                "  {format}: check {:.0} ms {} KiB, apply {:.0} ms {} KiB",
+                ms(check.wall),
+                check.max_rss_kib,
+                ms(apply.wall),
+                apply.max_rss_kib
+            );
             rows.push(Row {
                 size,
                 what: format!("check {format}"),
@@ -426,9 +486,7 @@ fn main() {
     }
 
     println!();
-    println!(
-        "| files | patchdeck | ms | MiB | peer | ms | MiB | time ratio | memory ratio |"
-    );
+    println!("| files | patchdeck | ms | MiB | peer | ms | MiB | time ratio | memory ratio |");
     println!("|---:|---|---:|---:|---|---:|---:|---:|---:|");
     for row in &rows {
         let mib = |r: &Run| r.max_rss_kib as f64 / 1024.0;

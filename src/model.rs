@@ -399,8 +399,12 @@ mod tests {
         assert_eq!(f0, b.file_id(0, "x"));
         assert_ne!(f0, a.file_id(1, "x"));
         assert_ne!(a.change_id(&f0, 0, "c"), a.change_id(&f0, 1, "c"));
-        let by_string = sha256_hex(format!("{}\0{f0}\0change\0{}\0{}", a.batch_seed, 3, "x\0y").as_bytes());
-        assert_eq!(a.change_id(&f0, 3, "x\0y").0, format!("chg-{}", &by_string[..10]));
+        let by_string =
+            sha256_hex(format!("{}\0{f0}\0change\0{}\0{}", a.batch_seed, 3, "x\0y").as_bytes());
+        assert_eq!(
+            a.change_id(&f0, 3, "x\0y").0,
+            format!("chg-{}", &by_string[..10])
+        );
         assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());
     }
 }
