@@ -44,7 +44,8 @@ fn blocks(text: &str) -> Vec<Block> {
     let mut open: Option<(String, String, usize, usize)> = None; // fence, lang, first line, indent
     let mut body = String::new();
     for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
+        // Indentation is spaces and tabs (CommonMark), so it is always whole bytes to strip.
+        let trimmed = line.trim_start_matches([' ', '\t']);
         let indent = line.len() - trimmed.len();
         match &open {
             None => {
