@@ -17,31 +17,14 @@ use std::time::{Duration, Instant};
 const CHANGES_PER_FILE: usize = 10;
 const RUNS: usize = 7;
 
-/// A small deterministic generator (xorshift), so every run measures the same bytes.
-struct Rng(u64);
+#[path = "support/mod.rs"]
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const WORDS: &[&str] = &[
-    "let", "value", "config", "items", "count", "result", "handle", "buffer", "index", "parse",
-    "render", "state", "token", "offset", "length", "cache", "update", "return", "match", "error",
-];
+use support::Rng;
 
 fn source_line(rng: &mut Rng, n: usize) -> String {
     let indent = "    ".repeat(rng.below(4) as usize);
-    let words: Vec<&str> = (0..3 + rng.below(6))
-        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
-        .collect();
+    let words: Vec<&str> = (0..3 + rng.below(6)).map(|_| rng.word()).collect();
     format!(
         "{indent}{} = {}; // line {n}",
         words.join("_"),

@@ -21,33 +21,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (xorshift), so every run measures the same bytes.
-struct Rng(u64);
+#[path = "support/mod.rs"]
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const WORDS: &[&str] = &[
-    "let", "value", "config", "items", "count", "result", "handle", "buffer", "index", "parse",
-    "render", "state", "token", "offset", "length", "cache", "update", "return", "match", "error",
-];
+use support::Rng;
 
 /// One source-like line; the trailing `// line N` makes every line of a file unique, so a
 /// find/replace of it matches once.
 fn source_line(rng: &mut Rng, n: usize) -> String {
     let indent = "    ".repeat(rng.below(3) as usize);
-    let words: Vec<&str> = (0..2 + rng.below(3))
-        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
-        .collect();
+    let words: Vec<&str> = (0..2 + rng.below(3)).map(|_| rng.word()).collect();
     format!(
         "{indent}{} = {}; // line {n}",
         words.join("_"),
