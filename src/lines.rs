@@ -154,7 +154,7 @@ impl<'a> Lines<'a> {
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 /// One edit to apply: the range of current lines it replaces and the lines to put there.

@@ -59,6 +59,7 @@ pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) ->
 impl Checked {
     /// Verifies again against the files as they are now (after a reload).
     pub fn reverify(&mut self, workspace: &Workspace) {
+        workspace.forget_reads();
         self.verification = verify::verify(&self.batch, workspace);
     }
 

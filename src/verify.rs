@@ -142,6 +142,11 @@ impl Verification {
 
 /// Verifies every file patch of `batch` against `workspace`.
 pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
+    workspace.prefetch(
+        batch.files.iter().flat_map(|file| {
+            std::iter::once(file.doc_path.as_str()).chain(file.copy_from.as_deref())
+        }),
+    );
     Verification {
         files: batch
             .files

@@ -14,6 +14,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The largest file patchdeck reads for editing.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -21,10 +22,12 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Name of the folder under the root where patchdeck keeps its lock, journal and sessions.
 pub const STATE_DIR: &str = ".patchdeck";
 
-/// A workspace root, with a cache of folder listings for case-insensitive lookups.
+/// A workspace root, with a cache of folder listings for case-insensitive lookups and of the
+/// files read, so that a file is read and hashed once however many steps look at it.
 pub struct Workspace {
     root: PathBuf,
     listings: RefCell<HashMap<PathBuf, Vec<OsString>>>,
+    reads: RefCell<HashMap<PathBuf, Snapshot>>,
 }
 
 /// Where a docPath leads.
@@ -60,10 +63,10 @@ impl PathProblem {
     }
 }
 
-/// A file's content and identity at the moment it was read.
+/// A file's content and identity at the moment it was read. Cloning it shares the bytes.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub bytes: Vec<u8>,
+    pub bytes: Arc<Vec<u8>>,
     pub sha256: String,
     pub stamp: Stamp,
 }
@@ -104,6 +107,7 @@ impl Workspace {
         Ok(Workspace {
             root,
             listings: RefCell::new(HashMap::new()),
+            reads: RefCell::new(HashMap::new()),
         })
     }
 
@@ -318,9 +322,64 @@ impl Workspace {
         names
     }
 
-    /// Reads a regular file without following a link at its last component.
+    /// Reads a regular file without following a link at its last component. A file is read
+    /// once: later calls get the same snapshot until [`Workspace::forget_reads`].
     pub fn read(&self, rel: &Path) -> io::Result<Snapshot> {
-        read_snapshot(&self.abs(rel))
+        if let Some(snapshot) = self.reads.borrow().get(rel) {
+            return Ok(snapshot.clone());
+        }
+        let snapshot = read_snapshot(&self.abs(rel))?;
+        self.reads
+            .borrow_mut()
+            .insert(rel.to_path_buf(), snapshot.clone());
+        Ok(snapshot)
+    }
+
+    /// Reads the files at these docPaths ahead of time, on every core: reading and hashing is
+    /// most of what verifying a large batch costs, and each file is independent. Paths that do
+    /// not resolve to a file, or fail to read, are left for [`Workspace::read`] to report.
+    pub fn prefetch<'p>(&self, doc_paths: impl IntoIterator<Item = &'p str>) {
+        let rels: Vec<PathBuf> = doc_paths
+            .into_iter()
+            .filter_map(|doc_path| match self.resolve(doc_path) {
+                Ok(Resolved::File { rel, .. }) => Some(rel),
+                _ => None,
+            })
+            .filter(|rel| !self.reads.borrow().contains_key(rel))
+            .collect();
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if rels.len() < 2 || workers < 2 {
+            return;
+        }
+        let chunk = rels.len().div_ceil(workers);
+        let root = self.root.as_path();
+        let read: Vec<(PathBuf, Snapshot)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = rels
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .filter_map(|rel| {
+                                read_snapshot(&root.join(rel))
+                                    .ok()
+                                    .map(|s| (rel.clone(), s))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        self.reads.borrow_mut().extend(read);
+    }
+
+    /// Forgets every file and folder read so far, so the next look sees the disk as it is now.
+    pub fn forget_reads(&self) {
+        self.reads.borrow_mut().clear();
+        self.listings.borrow_mut().clear();
     }
 }
 
@@ -369,7 +428,7 @@ pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
     file.read_to_end(&mut bytes)?;
     Ok(Snapshot {
         sha256: sha256_hex(&bytes),
-        bytes,
+        bytes: Arc::new(bytes),
         stamp: Stamp::of(&meta),
     })
 }

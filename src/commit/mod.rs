@@ -86,7 +86,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         .writes
         .iter()
         .filter(|w| {
-            w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| b.bytes != w.after)
+            w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| *b.bytes != w.after)
         })
         .collect();
     for write in &writes {

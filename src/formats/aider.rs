@@ -77,7 +77,7 @@ pub fn load(
             }
             _ => None,
         };
-        let doc = Doc::from_bytes(bytes.as_deref().unwrap_or_default());
+        let doc = Doc::from_bytes(bytes.as_deref().map_or(&[][..], |b| &b[..]));
         let mut placed: Vec<LineRange> = Vec::new();
         for b in mine {
             let description = Some(format!(

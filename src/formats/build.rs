@@ -3,11 +3,12 @@
 
 use crate::lines::{Eol, Lines};
 use crate::model::{
-    sha256_hex, Change, FileAction, FilePatch, IdDeriver, InputWarning, LineRange, LoadProblem,
-    MatchTier, Operation,
+    Change, FileAction, FilePatch, IdDeriver, InputWarning, LineRange, LoadProblem, MatchTier,
+    Operation,
 };
 use crate::workspace::{Resolved, Workspace};
 use similar::group_diff_ops;
+use std::sync::Arc;
 
 /// Lines of context a whole-file diff keeps around each hunk (as `git diff` does).
 pub const CONTEXT: usize = 3;
@@ -242,7 +243,7 @@ fn describe_hunk(start: usize, len: usize, added: usize, removed: usize) -> Stri
 /// A file of the workspace as a format that locates text reads it at load time.
 pub enum OnDisk {
     File {
-        bytes: Vec<u8>,
+        bytes: Arc<Vec<u8>>,
         sha256: String,
     },
     Missing,
@@ -255,7 +256,7 @@ pub fn read_doc(workspace: &Workspace, doc_path: &str) -> OnDisk {
     match workspace.resolve(doc_path) {
         Ok(Resolved::File { rel, .. }) => match workspace.read(&rel) {
             Ok(snapshot) => OnDisk::File {
-                sha256: sha256_hex(&snapshot.bytes),
+                sha256: snapshot.sha256,
                 bytes: snapshot.bytes,
             },
             Err(_) => OnDisk::Unusable,

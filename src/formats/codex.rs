@@ -127,7 +127,7 @@ fn update(
         }
         _ => None,
     };
-    let doc = Doc::from_bytes(bytes.as_deref().unwrap_or_default());
+    let doc = Doc::from_bytes(bytes.as_deref().map_or(&[][..], |b| &b[..]));
     let mut from = 0;
     for (k, section) in sections.iter().enumerate() {
         let description = Some(match &section.anchor {

@@ -111,7 +111,7 @@ fn load_call(
     let disk = read_doc(workspace, doc_path);
     let (bytes, exists) = match &disk {
         OnDisk::File { bytes, .. } => (bytes.clone(), true),
-        _ => (Vec::new(), false),
+        _ => (Default::default(), false),
     };
     let doc = Doc::from_bytes(&bytes);
     let mut file = builder.file(

@@ -14,6 +14,12 @@ pub fn build(
     builder: &mut Builder,
     loaded: &mut Loaded,
 ) {
+    workspace.prefetch(
+        files
+            .iter()
+            .filter(|section| !section.created)
+            .filter_map(|section| section.old_path.as_deref()),
+    );
     for section in files {
         let description = section.subject.clone();
         if loaded.label.is_none() {
