@@ -70,6 +70,9 @@ pub enum Error {
     ChangedOnDisk { path: String, what: String },
     /// `undo` found files changed since the batch it would undo was committed.
     UndoBlocked { label: String, changed: Vec<String> },
+    /// `undo` found saved originals that no longer have the bytes they were saved with (a
+    /// hard-linked original edited through its other name, or a damaged history).
+    UndoDamaged { label: String, files: Vec<String> },
     /// Another commit holds the workspace lock.
     Locked { lock: PathBuf, owner: String },
     /// The commit failed; every file was restored to its original bytes.
@@ -94,7 +97,9 @@ impl Error {
             | Error::ReadOnly
             | Error::Usage { .. }
             | Error::Root { .. } => exit::INVALID,
-            Error::ChangedOnDisk { .. } | Error::UndoBlocked { .. } => exit::CONFLICT,
+            Error::ChangedOnDisk { .. } | Error::UndoBlocked { .. } | Error::UndoDamaged { .. } => {
+                exit::CONFLICT
+            }
             Error::Locked { .. } | Error::CommitFailed { .. } | Error::RecoveryFailed { .. } => {
                 exit::COMMIT_FAILED
             }
@@ -187,6 +192,11 @@ impl fmt::Display for Error {
                 f,
                 "cannot undo \"{label}\": changed since it was committed: {}; nothing was written",
                 changed.join(", ")
+            ),
+            Error::UndoDamaged { label, files } => write!(
+                f,
+                "cannot undo \"{label}\": the saved originals of {} no longer have the bytes they were saved with; nothing was written",
+                files.join(", ")
             ),
             Error::Locked { lock, owner } => write!(
                 f,

@@ -99,6 +99,12 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     for path in &recovery.restored {
         lines.push(format!("  restored {}", path.display()));
     }
+    for path in &recovery.left_alone {
+        lines.push(format!(
+            "  left {} as it is: another program changed it while the commit was running",
+            path.display()
+        ));
+    }
     for path in &recovery.removed {
         lines.push(format!(
             "  removed {} (created by the interrupted commit)",

@@ -406,10 +406,15 @@ fn describe_kind(kind: &fs::FileType) -> &'static str {
 
 /// Reads a regular file at an absolute path, refusing links and special files.
 pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
-    let mut file = File::options()
+    let file = File::options()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
+    snapshot_of(file)
+}
+
+/// Reads an open file whole, refusing special files and files over [`MAX_FILE_BYTES`].
+pub fn snapshot_of(mut file: File) -> io::Result<Snapshot> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));

@@ -33,6 +33,7 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
                 "finished": r.finished,
                 "restored": paths(&r.restored),
                 "removed": paths(&r.removed),
+                "leftAlone": paths(&r.left_alone),
             }),
             None => serde_json::json!({
                 "recovered": false, "finished": false, "restored": [], "removed": []

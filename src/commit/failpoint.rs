@@ -6,8 +6,8 @@
 //! Steps: `journal`, `mkdir`, `stage`, `backup`, `sync`, `rename`, `mark`, `cleanup`. The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
-use std::cell::Cell;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -23,7 +23,7 @@ pub struct Failpoint {
     step: String,
     nth: Option<usize>,
     action: Action,
-    seen: Cell<usize>,
+    seen: AtomicUsize,
 }
 
 /// The steps a commit passes through, in order.
@@ -69,7 +69,7 @@ impl Failpoint {
             step: step.to_owned(),
             nth,
             action,
-            seen: Cell::new(0),
+            seen: AtomicUsize::new(0),
         })
     }
 
@@ -78,8 +78,8 @@ impl Failpoint {
         if step != self.step {
             return Ok(());
         }
-        self.seen.set(self.seen.get() + 1);
-        if self.nth.is_some_and(|n| n != self.seen.get()) {
+        let seen = self.seen.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.nth.is_some_and(|n| n != seen) {
             return Ok(());
         }
         match self.action {

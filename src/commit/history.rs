@@ -2,83 +2,132 @@
 //! `.patchdeck/history/<commit id>/` with the commit's journal, for `patchdeck undo`.
 //!
 //! Finishing a commit moves its backup folder here instead of deleting it (a rename: the
-//! backups are hard links to the original files, so nothing is copied) and prunes the history
-//! to the newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is
-//! finished by the next recovery.
+//! backups are hard links to, or copies of, the original files) and prunes the history to the
+//! newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is finished
+//! by the next recovery. A recorded journal is validated like the live one before `undo`
+//! trusts it.
 
-use super::journal::{sync_dir, Journal};
-use std::fs;
-use std::io::{self, ErrorKind, Write};
+use super::beneath::Dir;
+use super::journal::{read_all, write_durably, Journal};
+use crate::workspace::STATE_DIR;
+use std::ffi::{OsStr, OsString};
+use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 
 /// How many committed batches can be undone.
 pub const KEEP: usize = 10;
 
+const HISTORY: &str = "history";
+const RECORD: &str = "journal.json";
+
 pub fn history_dir(state_dir: &Path) -> PathBuf {
-    state_dir.join("history")
+    state_dir.join(HISTORY)
+}
+
+/// Where a commit's originals are kept once it is in the history (relative to the root).
+pub fn record_dir_of(id: &str) -> PathBuf {
+    Path::new(STATE_DIR).join(HISTORY).join(id)
+}
+
+/// Opens the history folder, creating it when `create` is set; `None` when there is none.
+fn open(state: &Dir, create: bool) -> io::Result<Option<Dir>> {
+    match state.subdir(OsStr::new(HISTORY)) {
+        Ok(dir) => Ok(Some(dir)),
+        Err(e) if e.kind() == ErrorKind::NotFound && create => {
+            state.mkdir(OsStr::new(HISTORY))?;
+            state.subdir(OsStr::new(HISTORY)).map(Some)
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Moves a committed journal's backups into the history, with the journal beside them.
-pub fn archive(journal: &Journal, root: &Path, state_dir: &Path) -> io::Result<()> {
-    let history = history_dir(state_dir);
-    fs::create_dir_all(&history)?;
-    let dest = history.join(&journal.id);
-    let backups = root.join(&journal.backup_dir);
-    if backups.exists() {
-        fs::rename(&backups, &dest)?;
-    } else if !dest.exists() {
-        fs::create_dir(&dest)?;
+pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
+    let history = open(state, true)?.expect("created");
+    let id = OsStr::new(&journal.id);
+    let backups = journal.backup_dir.file_name().unwrap_or_default();
+    if state.stat(backups)?.is_some() {
+        state.rename(backups, &history, id)?;
+    } else if history.stat(id)?.is_none() {
+        history.mkdir(id)?;
     }
-    let record = Journal {
-        backup_dir: dest.strip_prefix(root).unwrap_or(&dest).to_path_buf(),
+    let dest = history.subdir(id)?;
+    let record_dir = record_dir_of(&journal.id);
+    let mut record = Journal {
+        backup_dir: record_dir.clone(),
         ..journal.clone()
     };
-    let tmp = dest.join("journal.json.tmp");
-    let mut file = fs::File::create(&tmp)?;
-    file.write_all(&serde_json::to_vec_pretty(&record).map_err(io::Error::other)?)?;
-    file.sync_all()?;
-    fs::rename(&tmp, dest.join("journal.json"))?;
-    sync_dir(&dest)?;
-    sync_dir(&history)?;
+    for (n, entry) in record.entries.iter_mut().enumerate() {
+        if entry.backup.is_some() {
+            entry.backup = Some(record_dir.join(n.to_string()));
+        }
+    }
+    let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
+    write_durably(
+        &dest,
+        OsStr::new("journal.json.tmp"),
+        OsStr::new(RECORD),
+        &bytes,
+    )?;
+    history.sync()?;
     prune(&history, KEEP)
 }
 
-/// The archived commits, oldest first.
-pub fn entries(state_dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let history = history_dir(state_dir);
-    let mut dirs: Vec<PathBuf> = match fs::read_dir(&history) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("journal.json").exists())
-            .collect(),
-        Err(e) if e.kind() == ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
+/// The archived commits' ids, oldest first.
+pub fn entries(state: &Dir) -> io::Result<Vec<OsString>> {
+    let Some(history) = open(state, false)? else {
+        return Ok(Vec::new());
     };
-    dirs.sort();
-    Ok(dirs)
+    let mut ids = Vec::new();
+    for id in history.list()? {
+        if let Ok(dir) = history.subdir(&id) {
+            if dir.stat(OsStr::new(RECORD))?.is_some() {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
 }
 
-/// The newest archived commit and its journal.
-pub fn newest(state_dir: &Path) -> io::Result<Option<(PathBuf, Journal)>> {
-    let Some(dir) = entries(state_dir)?.pop() else {
+/// The newest archived commit: its folder and its validated journal.
+pub fn newest(state: &Dir) -> io::Result<Option<(Dir, Journal)>> {
+    let Some(id) = entries(state)?.pop() else {
         return Ok(None);
     };
-    let bytes = fs::read(dir.join("journal.json"))?;
-    let journal = serde_json::from_slice(&bytes)
-        .map_err(|e| io::Error::new(ErrorKind::InvalidData, format!("{}: {e}", dir.display())))?;
+    let history = open(state, false)?.expect("listed");
+    let dir = history.subdir(&id)?;
+    let bytes = read_all(&dir, OsStr::new(RECORD))?;
+    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
+        io::Error::new(
+            ErrorKind::InvalidData,
+            format!("{}: {e}", dir.rel().join(RECORD).display()),
+        )
+    })?;
+    if OsStr::new(&journal.id) != id {
+        return Err(io::Error::new(
+            ErrorKind::InvalidData,
+            format!("{} records another commit", dir.rel().display()),
+        ));
+    }
+    journal.validate(&record_dir_of(&journal.id))?;
     Ok(Some((dir, journal)))
 }
 
+/// Removes one archived commit (after it was undone).
+pub fn forget(state: &Dir, id: &str) -> io::Result<()> {
+    match open(state, false)? {
+        Some(history) => history.remove_tree(OsStr::new(id)),
+        None => Ok(()),
+    }
+}
+
 /// Removes all but the newest `keep` archived commits.
-fn prune(history: &Path, keep: usize) -> io::Result<()> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(history)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    let excess = dirs.len().saturating_sub(keep);
-    for dir in &dirs[..excess] {
-        fs::remove_dir_all(dir)?;
+fn prune(history: &Dir, keep: usize) -> io::Result<()> {
+    let ids = history.list()?;
+    let excess = ids.len().saturating_sub(keep);
+    for id in &ids[..excess] {
+        history.remove_tree(id)?;
     }
     Ok(())
 }

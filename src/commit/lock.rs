@@ -1,159 +1,178 @@
 //! The workspace lock: one commit (or recovery) at a time under a root.
 //!
-//! The lock is the file `.patchdeck/lock`, holding the owner's pid. It appears with its content
-//! in one step (the pid is written to a temporary file that is then hard-linked into place), so
-//! a process killed while taking it never leaves an empty lock that nobody could judge. A lock
-//! whose owner no longer runs is stale and is taken over (and said so). A live owner makes the
-//! caller wait up to a limit, then fail with the owner named.
+//! The lock is an exclusive `flock` on the file `.patchdeck/lock`, which holds the owner's pid
+//! for messages. The kernel releases a `flock` when its owner dies, so a killed patchdeck
+//! never blocks the next one, and two processes can never both believe they took over a dead
+//! owner's lock. The owner removes the file before it lets go; a taker that locked a file which
+//! has meanwhile been removed (or replaced) lets go and tries again, so the lock held is always
+//! the file at the path. A lock file left with a pid in it was left by a process that died
+//! while holding it; the next taker says so. A live owner makes the caller wait up to a limit,
+//! then fail with the owner named.
 
+use super::beneath::Dir;
 use crate::error::{Error, Result};
-use std::fs::{self, File};
-use std::io::{ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{ErrorKind, Read, Seek, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
+
+const LOCK: &str = "lock";
 
 /// A held lock; dropping it releases the lock.
 #[derive(Debug)]
 pub struct Lock {
-    path: PathBuf,
-    /// Set when a stale lock of a dead process was taken over.
+    state: Dir,
+    file: File,
+    /// Set when the lock file of a process that died holding it was taken over.
     pub took_over_from: Option<u32>,
 }
 
 impl Lock {
-    /// Takes the lock in `state_dir`, waiting up to `wait` for a live owner to finish.
-    pub fn acquire(state_dir: &Path, wait: Duration) -> Result<Lock> {
-        let path = state_dir.join("lock");
+    /// Takes the lock in the state folder, waiting up to `wait` for a live owner to finish.
+    pub fn acquire(state: &Dir, wait: Duration) -> Result<Lock> {
         let started = Instant::now();
-        let mut took_over_from = None;
-        let pid = std::process::id();
-        let tmp = state_dir.join(format!("lock.{pid}.tmp"));
+        let failed = |e: std::io::Error| Error::CommitFailed {
+            path: state.rel().join(LOCK).display().to_string(),
+            step: "taking the workspace lock".into(),
+            cause: e.to_string(),
+            rolled_back: true,
+        };
         loop {
-            let linked = File::create(&tmp)
-                .and_then(|mut file| writeln!(file, "{pid}"))
-                .and_then(|()| fs::hard_link(&tmp, &path));
-            let _ = fs::remove_file(&tmp);
-            match linked {
-                Ok(()) => {
-                    return Ok(Lock {
-                        path,
-                        took_over_from,
+            let mut file = open_lock_file(state).map_err(failed)?;
+            // SAFETY: flock on a descriptor we own.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != ErrorKind::WouldBlock {
+                    return Err(failed(e));
+                }
+                if started.elapsed() >= wait {
+                    return Err(Error::Locked {
+                        lock: state.rel().join(LOCK),
+                        owner: match read_pid(&mut file) {
+                            Some(pid) => format!("held by process {pid}"),
+                            None => "owner unknown".into(),
+                        },
                     });
                 }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                    let owner = fs::read_to_string(&path).unwrap_or_default();
-                    let pid = owner.trim().parse::<u32>().ok();
-                    match pid {
-                        Some(pid) if !process_alive(pid) => {
-                            // The owner died without releasing: take over.
-                            let _ = fs::remove_file(&path);
-                            took_over_from = Some(pid);
-                            continue;
-                        }
-                        _ if started.elapsed() >= wait => {
-                            return Err(Error::Locked {
-                                lock: path,
-                                owner: match pid {
-                                    Some(pid) => format!("held by process {pid}"),
-                                    None => "owner unknown".into(),
-                                },
-                            })
-                        }
-                        _ => std::thread::sleep(Duration::from_millis(25)),
-                    }
-                }
-                Err(e) => {
-                    return Err(Error::CommitFailed {
-                        path: path.display().to_string(),
-                        step: "taking the workspace lock".into(),
-                        cause: e.to_string(),
-                        rolled_back: true,
-                    })
-                }
+                std::thread::sleep(Duration::from_millis(25));
+                continue;
             }
+            // The previous owner may have removed the file between our open and our lock.
+            let ours = file.metadata().map_err(failed)?;
+            let at_path = state.stat(OsStr::new(LOCK)).map_err(failed)?;
+            if at_path.is_none_or(|st| {
+                use std::os::unix::fs::MetadataExt;
+                (st.dev, st.ino) != (ours.dev(), ours.ino())
+            }) {
+                continue;
+            }
+            let took_over_from = read_pid(&mut file);
+            let pid = std::process::id();
+            file.set_len(0)
+                .and_then(|()| file.rewind())
+                .and_then(|()| writeln!(file, "{pid}"))
+                .map_err(failed)?;
+            return Ok(Lock {
+                state: state.try_clone().map_err(failed)?,
+                file,
+                took_over_from,
+            });
         }
     }
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
+        // Removed while still held, then released as the file closes.
+        let _ = self.state.remove_file(OsStr::new(LOCK));
+        let _ = &self.file;
     }
 }
 
-/// Removes a lock whose owner no longer runs, returning that owner's pid, and the temporary
-/// files of lock takers that died before finishing.
-pub fn clear_stale(state_dir: &Path) -> Option<u32> {
-    if let Ok(entries) = fs::read_dir(state_dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let taker = name
-                .strip_prefix("lock.")
-                .and_then(|rest| rest.strip_suffix(".tmp"))
-                .and_then(|pid| pid.parse::<u32>().ok());
-            if taker.is_some_and(|pid| !process_alive(pid)) {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
-    let path = state_dir.join("lock");
-    let pid = fs::read_to_string(&path).ok()?.trim().parse::<u32>().ok()?;
-    if process_alive(pid) {
-        return None;
-    }
-    fs::remove_file(&path).ok().map(|()| pid)
+/// Clears the lock file of a process that died holding it, returning that process's pid.
+/// A lock held by a live process is left alone.
+pub fn clear_stale(state: &Dir) -> Option<u32> {
+    state.stat(OsStr::new(LOCK)).ok()??;
+    Lock::acquire(state, Duration::ZERO).ok()?.took_over_from
 }
 
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
+fn open_lock_file(state: &Dir) -> std::io::Result<File> {
+    let name = std::ffi::CString::new(LOCK).expect("no NUL");
+    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: a valid folder descriptor and NUL-terminated name; the result is checked.
+    let fd = unsafe {
+        libc::openat(
+            state.as_raw_fd(),
+            name.as_ptr(),
+            flags,
+            0o644 as libc::c_uint,
+        )
     };
-    // SAFETY: kill with signal 0 only checks whether the process exists.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned by the kernel, owned by nobody else.
+    Ok(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+}
+
+fn read_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.rewind().ok()?;
+    file.read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commit::beneath::Root;
+
+    fn state() -> (tempfile::TempDir, Dir) {
+        let dir = tempfile::tempdir().unwrap();
+        let state = Root::open(dir.path()).unwrap().top().unwrap();
+        (dir, state)
+    }
 
     #[test]
     fn a_second_taker_waits_then_fails_naming_the_owner() {
-        let dir = tempfile::tempdir().unwrap();
-        let held = Lock::acquire(dir.path(), Duration::ZERO).unwrap();
-        let err = Lock::acquire(dir.path(), Duration::from_millis(60)).unwrap_err();
+        let (dir, state) = state();
+        let held = Lock::acquire(&state, Duration::ZERO).unwrap();
+        let err = Lock::acquire(&state, Duration::from_millis(60)).unwrap_err();
         assert!(
             err.to_string()
                 .contains(&format!("process {}", std::process::id())),
             "{err}"
         );
+        assert_eq!(clear_stale(&state), None, "a live lock is left alone");
         drop(held);
-        assert!(Lock::acquire(dir.path(), Duration::ZERO).is_ok());
+        assert!(
+            !dir.path().join(LOCK).exists(),
+            "released locks leave no file"
+        );
+        assert!(Lock::acquire(&state, Duration::ZERO).is_ok());
     }
 
     #[test]
-    fn a_takers_leftover_temporary_is_cleared_when_its_process_is_dead() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let leftover = dir.path().join(format!("lock.{dead}.tmp"));
-        fs::write(&leftover, format!("{dead}\n")).unwrap();
-        let mine = dir.path().join(format!("lock.{}.tmp", std::process::id()));
-        fs::write(&mine, "in progress\n").unwrap();
-        assert_eq!(clear_stale(dir.path()), None, "there is no lock itself");
-        assert!(!leftover.exists());
-        assert!(mine.exists(), "a live taker's temporary is left alone");
+    fn a_dead_owners_lock_is_taken_over_and_named() {
+        let (dir, state) = state();
+        std::fs::write(dir.path().join(LOCK), "4242\n").unwrap();
+        let lock = Lock::acquire(&state, Duration::ZERO).unwrap();
+        assert_eq!(lock.took_over_from, Some(4242));
+        drop(lock);
+        std::fs::write(dir.path().join(LOCK), "4243\n").unwrap();
+        assert_eq!(clear_stale(&state), Some(4243));
+        assert!(!dir.path().join(LOCK).exists());
     }
 
     #[test]
-    fn a_dead_owners_lock_is_taken_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        fs::write(dir.path().join("lock"), format!("{dead}\n")).unwrap();
-        let lock = Lock::acquire(dir.path(), Duration::ZERO).unwrap();
-        assert_eq!(lock.took_over_from, Some(dead));
+    fn a_lock_file_that_is_a_link_is_not_followed() {
+        let (dir, state) = state();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep\n").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(LOCK)).unwrap();
+        assert!(Lock::acquire(&state, Duration::ZERO).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
     }
 }

@@ -2,12 +2,16 @@
 //!
 //! The steps: take the workspace lock; finish or roll back any earlier interrupted commit;
 //! re-check that every target is still the bytes that were verified; write the journal; create
-//! folders; stage each new content in a temporary file beside its target and fsync it; keep a
-//! backup of each original (a hard link, or a copy); fsync folders; rename every staged file
-//! over its target and remove deleted files; fsync folders; mark the journal committed; clean
-//! up. Any failure before the mark rolls every file back; a crash leaves the journal for the
-//! next run ([`recover`]). Nothing here follows a symbolic link.
+//! folders; stage each new content in a temporary file beside its target and fsync it (on
+//! several threads: the disk, not the processor, is what a commit waits on); keep a backup of
+//! each original (a hard link, or a copy when the original has other names); fsync folders;
+//! rename every staged file over its target (each target checked once more just before) and
+//! remove deleted files; fsync folders; mark the journal committed; clean up. Any failure
+//! before the mark rolls every file back; a crash leaves the journal for the next run
+//! ([`recover`]). Every file operation goes through [`beneath`]: nothing here follows a
+//! symbolic link, even one that appears while the commit runs.
 
+pub mod beneath;
 pub mod failpoint;
 pub mod history;
 pub mod journal;
@@ -17,15 +21,18 @@ pub mod undo;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
-use crate::workspace::{read_snapshot, Workspace};
+use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
+use beneath::{Dir, Kind, Root};
 use failpoint::{hit, Failpoint};
-use journal::{remove_if_exists, sync_dir, Entry, Journal, Recovery, State};
+use journal::{backup_dir_of, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// How a commit behaves; the CLI fills this from flags and the environment once.
@@ -78,10 +85,10 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     if options.read_only {
         return Err(Error::ReadOnly);
     }
-    let state_dir = workspace.state_dir();
-    ensure_state_dir(&state_dir)?;
-    let _lock = Lock::acquire(&state_dir, options.lock_wait)?;
-    let recovered = recover_locked(workspace)?;
+    let root = open_root(workspace)?;
+    let state = ensure_state_dir(&root)?;
+    let _lock = Lock::acquire(&state, options.lock_wait)?;
+    let recovered = recover_locked(workspace, &root, &state)?;
     let writes: Vec<&FileWrite> = plan
         .writes
         .iter()
@@ -89,9 +96,10 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| *b.bytes != w.after)
         })
         .collect();
-    for write in &writes {
-        recheck(workspace, write)?;
-    }
+    let found = writes
+        .iter()
+        .map(|w| recheck(&root, w))
+        .collect::<Result<Vec<_>>>()?;
     let written = writes
         .iter()
         .map(|w| Written {
@@ -102,13 +110,21 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         .collect();
     if !writes.is_empty() {
         let mut tx = Transaction::new(workspace, &writes, options);
-        if let Err((path, step, cause)) = tx.run(&writes) {
-            let rolled_back = tx.journal.recover(workspace.root(), &state_dir);
+        if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
+            let rolled_back = tx.journal.recover(&root, &state);
+            let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
+            let cause = match &rolled_back {
+                Ok(r) if !r.left_alone.is_empty() => format!(
+                    "{cause}; left as another program changed them during the commit: {}",
+                    join_paths(&r.left_alone)
+                ),
+                _ => cause.to_string(),
+            };
             return Err(Error::CommitFailed {
                 path: path.display().to_string(),
                 step: step.to_owned(),
-                cause: cause.to_string(),
-                rolled_back: rolled_back.is_ok(),
+                cause,
+                rolled_back: whole,
             });
         }
     }
@@ -117,123 +133,201 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
 
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.
 pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Recovery>> {
-    let state_dir = workspace.state_dir();
-    if !journal::journal_path(&state_dir).exists() {
-        // No interrupted commit; a lock whose owner died is all that can be left.
-        return Ok(lock::clear_stale(&state_dir).map(|pid| Recovery {
+    let root = open_root(workspace)?;
+    let state = match root.dir(Path::new(STATE_DIR)) {
+        Ok(state) => state,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(recovery_failed(workspace, e)),
+    };
+    let journal = state
+        .stat(OsStr::new(journal::JOURNAL))
+        .map_err(|e| recovery_failed(workspace, e))?;
+    if journal.is_none() {
+        // No interrupted commit; the lock of a process that died holding it may be left.
+        return Ok(lock::clear_stale(&state).map(|pid| Recovery {
             stale_lock: Some(pid),
             ..Recovery::default()
         }));
     }
-    let lock = Lock::acquire(&state_dir, lock_wait)?;
-    let recovered = recover_locked(workspace)?;
+    let lock = Lock::acquire(&state, lock_wait)?;
+    let recovered = recover_locked(workspace, &root, &state)?;
     Ok(recovered.map(|r| Recovery {
         stale_lock: lock.took_over_from,
         ..r
     }))
 }
 
-fn recover_locked(workspace: &Workspace) -> Result<Option<Recovery>> {
-    let state_dir = workspace.state_dir();
-    let failed = |cause: io::Error| Error::RecoveryFailed {
-        journal: journal::journal_path(&state_dir),
+fn recovery_failed(workspace: &Workspace, cause: io::Error) -> Error {
+    Error::RecoveryFailed {
+        journal: journal::journal_path(&workspace.state_dir()),
         cause: cause.to_string(),
-    };
-    let Some(journal) = Journal::load(&state_dir).map_err(failed)? else {
+    }
+}
+
+fn recover_locked(workspace: &Workspace, root: &Root, state: &Dir) -> Result<Option<Recovery>> {
+    let Some(journal) = Journal::load(state).map_err(|e| recovery_failed(workspace, e))? else {
         return Ok(None);
     };
     journal
-        .recover(workspace.root(), &state_dir)
+        .recover(root, state)
         .map(Some)
-        .map_err(failed)
+        .map_err(|e| recovery_failed(workspace, e))
 }
 
-fn ensure_state_dir(state_dir: &Path) -> Result<()> {
-    if let Ok(meta) = fs::symlink_metadata(state_dir) {
-        if !meta.is_dir() {
-            return Err(Error::CommitFailed {
-                path: state_dir.display().to_string(),
-                step: "preparing patchdeck's state folder".into(),
-                cause: "it exists and is not a folder".into(),
-                rolled_back: true,
-            });
-        }
-        return Ok(());
+/// Opens the workspace root for the commit's file operations.
+pub(crate) fn open_root(workspace: &Workspace) -> Result<Root> {
+    Root::open(workspace.root()).map_err(|e| Error::Root {
+        root: workspace.root().to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Reads the regular file at `rel` without following links; `None` when nothing is there.
+pub(crate) fn read_beneath(root: &Root, rel: &Path) -> io::Result<Option<Snapshot>> {
+    let (dir, name) = match root.parent_of(rel) {
+        Ok(found) => found,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match dir.stat(name)? {
+        None => Ok(None),
+        Some(_) => snapshot_of(dir.open_file(name)?).map(Some),
     }
-    // The folder ignores itself, so patchdeck's state never shows in `git status`.
-    fs::create_dir(state_dir)
-        .and_then(|()| fs::write(state_dir.join(".gitignore"), "# patchdeck's own state\n*\n"))
-        .map_err(|e| Error::CommitFailed {
-            path: state_dir.display().to_string(),
-            step: "creating patchdeck's state folder".into(),
-            cause: e.to_string(),
-            rolled_back: true,
-        })
 }
 
-/// Checks, under the lock, that a target is still what was verified.
-fn recheck(workspace: &Workspace, write: &FileWrite) -> Result<()> {
+fn ensure_state_dir(root: &Root) -> Result<Dir> {
+    let failed = |step: &str, cause: String| Error::CommitFailed {
+        path: root.path().join(STATE_DIR).display().to_string(),
+        step: step.into(),
+        cause,
+        rolled_back: true,
+    };
+    let top = root
+        .top()
+        .map_err(|e| failed("opening the root", e.to_string()))?;
+    let name = OsStr::new(STATE_DIR);
+    match top.stat(name) {
+        Ok(Some(stat)) if stat.kind == Kind::Dir => {}
+        Ok(Some(_)) => {
+            return Err(failed(
+                "preparing patchdeck's state folder",
+                "it exists and is not a folder".into(),
+            ))
+        }
+        Ok(None) => {
+            // The folder ignores itself, so patchdeck's state never shows in `git status`.
+            top.mkdir(name)
+                .and_then(|()| top.subdir(name))
+                .and_then(|state| {
+                    state
+                        .create_new(OsStr::new(".gitignore"), 0o644)?
+                        .write_all(b"# patchdeck's own state\n*\n")
+                })
+                .map_err(|e| failed("creating patchdeck's state folder", e.to_string()))?;
+        }
+        Err(e) => return Err(failed("preparing patchdeck's state folder", e.to_string())),
+    }
+    top.subdir(name)
+        .map_err(|e| failed("opening patchdeck's state folder", e.to_string()))
+}
+
+/// Checks, under the lock, that a target is still what was verified, and returns the
+/// identity it has now (none for a file to create), for the last check before its rename.
+fn recheck(root: &Root, write: &FileWrite) -> Result<Option<Stamp>> {
     let changed = |what: String| Error::ChangedOnDisk {
         path: write.rel.display().to_string(),
         what,
     };
-    check_no_links(workspace.root(), &write.rel).map_err(changed)?;
-    let abs = workspace.abs(&write.rel);
-    match &write.before {
-        None => match fs::symlink_metadata(&abs) {
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            _ => Err(changed(
+    let unreachable = |e: io::Error| match first_link(root, &write.rel) {
+        Some(link) => changed(format!(
+            "{} became a symbolic link since the batch was verified",
+            link.display()
+        )),
+        None => changed(format!("it can no longer be reached: {e}")),
+    };
+    let Some(before) = &write.before else {
+        return match root.stat(&write.rel) {
+            Ok(None) => Ok(None),
+            Ok(Some(_)) => Err(changed(
                 "it was created since the batch was verified".into(),
             )),
-        },
-        Some(before) => {
-            let now = read_snapshot(&abs)
-                .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
-            if now.stamp.size != before.stamp.size
-                || (now.stamp.mtime_sec, now.stamp.mtime_nsec)
-                    != (before.stamp.mtime_sec, before.stamp.mtime_nsec)
-                || now.sha256 != before.sha256
-            {
-                return Err(changed(format!(
-                    "it was edited since the batch was verified (SHA-256 {} then, {} now)",
-                    short(&before.sha256),
-                    short(&now.sha256)
-                )));
-            }
-            Ok(())
+            Err(e) => Err(unreachable(e)),
+        };
+    };
+    let (dir, name) = root.parent_of(&write.rel).map_err(unreachable)?;
+    match dir.stat(name).map_err(unreachable)? {
+        None => {
+            return Err(changed(
+                "it was deleted since the batch was verified".into(),
+            ))
+        }
+        Some(st) if st.kind == Kind::Symlink => {
+            return Err(changed(
+                "it became a symbolic link since the batch was verified".into(),
+            ))
+        }
+        Some(st) if st.kind != Kind::File => {
+            return Err(changed("it is no longer a regular file".into()))
+        }
+        Some(_) => {}
+    }
+    let now = dir
+        .open_file(name)
+        .and_then(snapshot_of)
+        .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
+    let (was, is) = (&before.stamp, &now.stamp);
+    if now.sha256 != before.sha256
+        || (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
+    {
+        return Err(changed(format!(
+            "it was edited since the batch was verified (SHA-256 {} then, {} now)",
+            short(&before.sha256),
+            short(&now.sha256)
+        )));
+    }
+    if is.mode != was.mode {
+        return Err(changed(format!(
+            "its permissions changed since the batch was verified ({:o} then, {:o} now)",
+            was.mode & 0o7777,
+            is.mode & 0o7777
+        )));
+    }
+    if is.nlink != was.nlink {
+        return Err(changed(format!(
+            "its number of hard links changed since the batch was verified ({} then, {} now)",
+            was.nlink, is.nlink
+        )));
+    }
+    Ok(Some(now.stamp))
+}
+
+/// The first component of `rel` that is a symbolic link, if any.
+fn first_link(root: &Root, rel: &Path) -> Option<PathBuf> {
+    let mut at = PathBuf::new();
+    for component in rel.components() {
+        at.push(component);
+        match root.stat(&at) {
+            Ok(Some(st)) if st.kind == Kind::Symlink => return Some(at),
+            Ok(Some(_)) => {}
+            _ => return None,
         }
     }
+    None
 }
 
 fn short(sha: &str) -> &str {
     &sha[..12.min(sha.len())]
 }
 
-/// Refuses a path any of whose existing components is a symbolic link.
-fn check_no_links(root: &Path, rel: &Path) -> Result<(), String> {
-    let mut at = root.to_path_buf();
-    for component in rel.components() {
-        at.push(component);
-        match fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(format!(
-                    "{} became a symbolic link since the batch was verified",
-                    at.strip_prefix(root).unwrap_or(&at).display()
-                ))
-            }
-            Ok(_) => {}
-            Err(_) => break,
-        }
-    }
-    Ok(())
+fn join_paths(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
 }
 
 type StepError = (PathBuf, &'static str, io::Error);
 
 /// One commit in progress: its journal and what it has done.
 struct Transaction<'a> {
-    root: &'a Path,
-    state_dir: PathBuf,
     failpoint: Option<&'a Failpoint>,
     journal: Journal,
 }
@@ -246,33 +340,26 @@ impl<'a> Transaction<'a> {
             .map_or(0, |d| d.as_nanos());
         // Zero-padded so that IDs sort in commit order (the undo history relies on it).
         let id = format!("{nanos:032x}-{pid}");
-        let backup_dir = PathBuf::from(crate::workspace::STATE_DIR).join(format!("tx-{id}"));
+        let backup_dir = backup_dir_of(&id);
         let mut planned_dirs = BTreeSet::new();
         let entries = writes
             .iter()
             .enumerate()
-            .map(|(n, w)| {
-                let staged = (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n));
-                let backup = (w.kind != WriteKind::Create).then(|| backup_dir.join(n.to_string()));
-                let created_dirs = if w.kind == WriteKind::Create {
+            .map(|(n, w)| Entry {
+                path: w.rel.clone(),
+                kind: w.kind.into(),
+                staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
+                backup: (w.kind != WriteKind::Create).then(|| backup_dir.join(n.to_string())),
+                pre_sha256: w.before.as_ref().map(|b| b.sha256.clone()),
+                post_sha256: (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after)),
+                created_dirs: if w.kind == WriteKind::Create {
                     missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)
                 } else {
                     Vec::new()
-                };
-                Entry {
-                    path: w.rel.clone(),
-                    kind: w.kind.into(),
-                    staged,
-                    backup,
-                    pre_sha256: w.before.as_ref().map(|b| b.sha256.clone()),
-                    post_sha256: (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after)),
-                    created_dirs,
-                }
+                },
             })
             .collect();
         Transaction {
-            root: workspace.root(),
-            state_dir: workspace.state_dir(),
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
                 version: 1,
@@ -298,68 +385,88 @@ impl<'a> Transaction<'a> {
             .map_err(|e| (path.to_path_buf(), step_name(step), e))
     }
 
-    fn run(&mut self, writes: &[&FileWrite]) -> Result<(), StepError> {
-        let root = self.root;
-        self.step(
-            "journal",
-            &self.state_dir,
-            self.journal.save(&self.state_dir),
-        )?;
-        let backup_dir = root.join(&self.journal.backup_dir);
-        self.step("mkdir", &backup_dir, fs::create_dir(&backup_dir))?;
+    fn run(
+        &mut self,
+        root: &Root,
+        state: &Dir,
+        writes: &[&FileWrite],
+        found: &[Option<Stamp>],
+    ) -> Result<(), StepError> {
+        let state_rel = state.rel().to_path_buf();
+        self.step("journal", &state_rel, self.journal.save(state))?;
+        let backup_name = self.journal.backup_dir.file_name().unwrap_or_default();
+        self.step("mkdir", &self.journal.backup_dir, state.mkdir(backup_name))?;
+        let backups = state
+            .subdir(backup_name)
+            .map_err(|e| (self.journal.backup_dir.clone(), step_name("mkdir"), e))?;
         for entry in &self.journal.entries {
             for dir in &entry.created_dirs {
-                self.step("mkdir", dir, fs::create_dir(root.join(dir)))?;
+                let made = root
+                    .parent_of(dir)
+                    .and_then(|(parent, name)| parent.mkdir(name));
+                self.step("mkdir", dir, made)?;
             }
         }
-        let mut dirs = BTreeSet::new();
-        for (entry, write) in self.journal.entries.iter().zip(writes) {
-            let target = root.join(&entry.path);
-            dirs.insert(target.parent().unwrap_or(root).to_path_buf());
-            if let Some(staged) = &entry.staged {
-                let mode = write
-                    .mode
-                    .or(write.before.as_ref().map(|b| b.stamp.mode))
-                    .map(|m| m & 0o7777);
-                self.step(
-                    "stage",
-                    &entry.path,
-                    stage(&root.join(staged), &write.after, mode),
-                )?;
+        let entries: Vec<(&Entry, &FileWrite)> = self
+            .journal
+            .entries
+            .iter()
+            .zip(writes.iter().copied())
+            .collect();
+        let staging: Vec<&(&Entry, &FileWrite)> =
+            entries.iter().filter(|(e, _)| e.staged.is_some()).collect();
+        in_parallel(&staging, |(entry, write)| {
+            let staged = entry.staged.as_deref().expect("filtered");
+            let mode = write
+                .mode
+                .or(write.before.as_ref().map(|b| b.stamp.mode))
+                .map(|m| m & 0o7777);
+            self.step(
+                "stage",
+                &entry.path,
+                stage(root, staged, &write.after, mode),
+            )
+        })?;
+        for (n, (entry, write)) in entries.iter().enumerate() {
+            if entry.backup.is_some() {
+                let shared = write.before.as_ref().is_some_and(|b| b.stamp.nlink > 1);
+                let kept = keep_backup(root, &entry.path, &backups, &n.to_string(), shared);
+                self.step("backup", &entry.path, kept)?;
             }
         }
-        for entry in &self.journal.entries {
-            if let Some(backup) = &entry.backup {
-                let result = keep_backup(&root.join(&entry.path), &root.join(backup));
-                self.step("backup", &entry.path, result)?;
-            }
-        }
-        self.step("sync", &backup_dir, sync_dir(&backup_dir))?;
-        for dir in &dirs {
-            self.step("sync", dir, sync_dir(dir))?;
-        }
-        for entry in &self.journal.entries {
-            let target = root.join(&entry.path);
-            let result = match &entry.staged {
-                Some(staged) => fs::rename(root.join(staged), &target),
-                None => fs::remove_file(&target),
-            };
+        let dirs: Vec<PathBuf> = entries
+            .iter()
+            .map(|(e, _)| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        self.step("sync", &self.journal.backup_dir, backups.sync())?;
+        self.sync_dirs(root, &dirs)?;
+        for ((entry, _), stamp) in entries.iter().zip(found) {
+            let result = root.parent_of(&entry.path).and_then(|(dir, name)| {
+                still_as_rechecked(&dir, name, stamp.as_ref())?;
+                match &entry.staged {
+                    Some(staged) => {
+                        let staged = staged.file_name().unwrap_or_default();
+                        dir.rename(staged, &dir, name)
+                    }
+                    None => dir.remove_file(name),
+                }
+            });
             self.step("rename", &entry.path, result)?;
         }
-        for dir in &dirs {
-            self.step("sync", dir, sync_dir(dir))?;
-        }
+        self.sync_dirs(root, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
         self.journal.state = State::Committed;
-        let marked = hit(self.failpoint, "mark").and_then(|()| self.journal.save(&self.state_dir));
+        let marked = hit(self.failpoint, "mark").and_then(|()| self.journal.save(state));
         if let Err(e) = marked {
             self.journal.state = State::Prepared;
-            return Err((self.state_dir.clone(), step_name("mark"), e));
+            return Err((state_rel, step_name("mark"), e));
         }
         // Committed: from here on the new files stand; cleanup failures leave a committed
         // journal that the next run finishes.
         let _ = hit(self.failpoint, "cleanup")
-            .and_then(|()| self.journal.recover(root, &self.state_dir).map(|_| ()));
+            .and_then(|()| self.journal.recover(root, state).map(|_| ()));
         // As git does, a folder a deletion left empty goes too (best effort: the commit stands).
         for entry in &self.journal.entries {
             if entry.staged.is_none() {
@@ -368,13 +475,82 @@ impl<'a> Transaction<'a> {
         }
         Ok(())
     }
+
+    /// Makes the entries of every folder the commit touches durable, on several threads.
+    fn sync_dirs(&self, root: &Root, dirs: &[PathBuf]) -> Result<(), StepError> {
+        let dirs: Vec<&PathBuf> = dirs.iter().collect();
+        in_parallel(&dirs, |dir| {
+            self.step("sync", dir, root.dir(dir).and_then(|d| d.sync()))
+        })
+    }
+}
+
+/// Runs `work` on every item on a few threads (the work waits on the disk), stopping at the
+/// first error, which is returned.
+fn in_parallel<T: Sync>(
+    items: &[T],
+    work: impl Fn(&T) -> Result<(), StepError> + Sync,
+) -> Result<(), StepError> {
+    const THREADS: usize = 16;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let threads = THREADS.min(items.len());
+    if threads <= 1 {
+        return items.iter().try_for_each(work);
+    }
+    let errors: Vec<StepError> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        let item = items.get(next.fetch_add(1, Ordering::Relaxed))?;
+                        if let Err(e) = work(item) {
+                            stop.store(true, Ordering::Relaxed);
+                            return Some(e);
+                        }
+                    }
+                    None
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("a commit worker panicked"))
+            .collect()
+    });
+    errors.into_iter().next().map_or(Ok(()), Err)
+}
+
+/// The last check before a rename: the target is still the file the commit re-checked (or
+/// still absent), so a change made while the commit ran is never overwritten.
+fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Result<()> {
+    let now = dir.stat(name)?;
+    let same = match (stamp, now) {
+        (None, None) => true,
+        (Some(was), Some(is)) => {
+            (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
+                == (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
+        }
+        _ => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "{} was changed by another program while the commit was running",
+            dir.rel().join(name).display()
+        )))
+    }
 }
 
 /// Removes the folders above `rel` that are now empty, innermost first, up to the root.
-fn remove_empty_parents(root: &Path, rel: &Path) {
+fn remove_empty_parents(root: &Root, rel: &Path) {
     let mut dir = rel.parent();
     while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-        if fs::remove_dir(root.join(d)).is_err() {
+        let removed = root
+            .parent_of(d)
+            .and_then(|(parent, name)| parent.remove_dir(name));
+        if removed.is_err() {
             break;
         }
         dir = d.parent();
@@ -394,21 +570,12 @@ fn step_name(step: &str) -> &'static str {
     }
 }
 
-/// `dir/.name.pd-ID-N.tmp`: beside its target, so the rename stays on one file system.
-fn staged_name(rel: &Path, id: &str, n: usize) -> PathBuf {
-    let name = rel
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    rel.with_file_name(format!(".{name}.pd-{id}-{n}.tmp"))
-}
-
 /// The folders above `rel` that do not exist yet, outermost first, each listed once per commit.
 fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec<PathBuf> {
     let mut missing = Vec::new();
     let mut dir = rel.parent();
     while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-        if root.join(d).exists() || !planned.insert(d.to_path_buf()) {
+        if fs::symlink_metadata(root.join(d)).is_ok() || !planned.insert(d.to_path_buf()) {
             break;
         }
         missing.push(d.to_path_buf());
@@ -419,12 +586,9 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
 }
 
 /// Writes the new content to a fresh temporary file with the original's permissions, durably.
-fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
-    let mut file = File::options()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?;
+fn stage(root: &Root, staged: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    let (dir, name) = root.parent_of(staged)?;
+    let mut file = dir.create_new(name, 0o666)?;
     file.write_all(bytes)?;
     if let Some(mode) = mode {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
@@ -432,12 +596,19 @@ fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     file.sync_all()
 }
 
-/// Keeps the original's bytes at `backup`: a hard link when possible, else a durable copy.
-fn keep_backup(target: &Path, backup: &Path) -> io::Result<()> {
-    if fs::hard_link(target, backup).is_ok() {
+/// Keeps the original's bytes as `name` in `backups`: a hard link when the original has no
+/// other name, else a durable copy (a link would share the inode with the other names, whose
+/// later edits would then change the saved original).
+fn keep_backup(root: &Root, rel: &Path, backups: &Dir, name: &str, shared: bool) -> io::Result<()> {
+    let (dir, target) = root.parent_of(rel)?;
+    let name = OsStr::new(name);
+    backups.remove_file_if_exists(name)?;
+    if !shared && dir.hard_link(target, backups, name).is_ok() {
         return Ok(());
     }
-    remove_if_exists(backup)?;
-    fs::copy(target, backup)?;
-    File::open(backup)?.sync_all()
+    let mut from: File = dir.open_file(target)?;
+    let mut to = backups.create_new(name, 0o600)?;
+    io::copy(&mut from, &mut to)?;
+    to.set_permissions(from.metadata()?.permissions())?;
+    to.sync_all()
 }

@@ -1,18 +1,22 @@
 //! `undo`: restoring the files of the last committed batch from the undo history.
 //!
 //! Undo is allowed only when every file the batch wrote still has the hash it wrote (and every
-//! file it deleted is still absent); otherwise it names the files changed since and does
-//! nothing. The restoration is itself one atomic commit through [`super::commit`], and it is
-//! not recorded in the history, so undoing twice undoes the two last batches.
+//! file it deleted is still absent), and every saved original still has the hash it was saved
+//! with; otherwise it names the files and does nothing. Each file is read once, and that one
+//! reading is both what is compared and what the commit re-checks. The restoration is itself
+//! one atomic commit through [`super::commit`], and it is not recorded in the history, so
+//! undoing twice undoes the two last batches.
 
-use super::history;
-use super::journal::{hash_if_exists, EntryKind};
-use super::{commit, CommitOptions, Committed};
+use super::beneath::Root;
+use super::journal::{read_all, EntryKind};
+use super::{commit, history, open_root, read_beneath, CommitOptions, Committed};
 use crate::error::{Error, Result};
+use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
-use crate::workspace::{read_snapshot, Workspace};
-use std::fs;
-use std::os::unix::fs::MetadataExt;
+use crate::workspace::{Workspace, STATE_DIR};
+use std::ffi::OsStr;
+use std::io::ErrorKind;
+use std::path::Path;
 
 /// What an undo restored.
 pub struct Undone {
@@ -23,63 +27,68 @@ pub struct Undone {
 
 /// Restores the last committed batch.
 pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
-    let state_dir = workspace.state_dir();
+    let root = open_root(workspace)?;
     let failed = |cause: std::io::Error| Error::CommitFailed {
-        path: history::history_dir(&state_dir).display().to_string(),
+        path: history::history_dir(&workspace.state_dir())
+            .display()
+            .to_string(),
         step: "reading the undo history".into(),
         cause: cause.to_string(),
         rolled_back: true,
     };
-    let Some((dir, journal)) = history::newest(&state_dir).map_err(failed)? else {
-        return Err(Error::Usage {
-            message: format!("nothing to undo under {}", workspace.root().display()),
-            hint: Some(format!(
-                "patchdeck keeps the last {} committed batches; none is recorded here",
-                history::KEEP
-            )),
-        });
+    let nothing = || Error::Usage {
+        message: format!("nothing to undo under {}", workspace.root().display()),
+        hint: Some(format!(
+            "patchdeck keeps the last {} committed batches; none is recorded here",
+            history::KEEP
+        )),
+    };
+    let state = match root.dir(Path::new(STATE_DIR)) {
+        Ok(state) => state,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(nothing()),
+        Err(e) => return Err(failed(e)),
+    };
+    let Some((record, journal)) = history::newest(&state).map_err(failed)? else {
+        return Err(nothing());
     };
     let mut changed = Vec::new();
+    let mut damaged = Vec::new();
     let mut writes = Vec::new();
     for (n, entry) in journal.entries.iter().enumerate() {
-        let abs = workspace.abs(&entry.path);
-        let now = hash_if_exists(&abs).map_err(failed)?;
+        let now = read_beneath(&root, &entry.path).map_err(failed)?;
         let expected = match entry.kind {
             EntryKind::Delete => None,
-            _ => entry.post_sha256.clone(),
+            _ => entry.post_sha256.as_deref(),
         };
-        if now != expected {
+        if now.as_ref().map(|s| s.sha256.as_str()) != expected {
             changed.push(entry.path.display().to_string());
             continue;
         }
-        let backup = entry
-            .backup
-            .as_ref()
-            .map(|_| dir.join(n.to_string()))
-            .filter(|_| entry.kind != EntryKind::Create);
-        let original = match &backup {
-            Some(path) => Some(fs::read(path).map_err(failed)?),
-            None => None,
-        };
-        let mode = match &backup {
-            Some(path) => Some(fs::metadata(path).map_err(failed)?.mode()),
-            None => None,
-        };
-        let before = match entry.kind {
-            EntryKind::Delete => None,
-            _ => Some(read_snapshot(&abs).map_err(failed)?),
-        };
-        let kind = match entry.kind {
-            EntryKind::Modify => WriteKind::Modify,
-            EntryKind::Create => WriteKind::Delete,
-            EntryKind::Delete => WriteKind::Create,
+        let (original, mode) = if entry.kind == EntryKind::Create {
+            (Vec::new(), None)
+        } else {
+            let name = n.to_string();
+            let bytes = read_all(&record, OsStr::new(&name)).map_err(failed)?;
+            if Some(sha256_hex(&bytes)) != entry.pre_sha256 {
+                damaged.push(entry.path.display().to_string());
+                continue;
+            }
+            let mode = record
+                .stat(OsStr::new(&name))
+                .map_err(failed)?
+                .map(|st| st.mode);
+            (bytes, mode)
         };
         writes.push(FileWrite {
             file: n,
             rel: entry.path.clone(),
-            kind,
-            before,
-            after: original.unwrap_or_default(),
+            kind: match entry.kind {
+                EntryKind::Modify => WriteKind::Modify,
+                EntryKind::Create => WriteKind::Delete,
+                EntryKind::Delete => WriteKind::Create,
+            },
+            before: now,
+            after: original,
             changes: Vec::new(),
             mode,
         });
@@ -88,6 +97,12 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         return Err(Error::UndoBlocked {
             label: journal.label.clone(),
             changed,
+        });
+    }
+    if !damaged.is_empty() {
+        return Err(Error::UndoDamaged {
+            label: journal.label.clone(),
+            files: damaged,
         });
     }
     let plan = Plan {
@@ -107,12 +122,18 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         .filter(|e| e.kind == EntryKind::Create)
     {
         for created in entry.created_dirs.iter().rev() {
-            let _ = fs::remove_dir(workspace.abs(created));
+            remove_empty_dir(&root, created);
         }
     }
-    fs::remove_dir_all(&dir).map_err(failed)?;
+    history::forget(&state, &journal.id).map_err(failed)?;
     Ok(Undone {
         label: journal.label,
         committed,
     })
+}
+
+fn remove_empty_dir(root: &Root, rel: &Path) {
+    if let Ok((parent, name)) = root.parent_of(rel) {
+        let _ = parent.remove_dir(name);
+    }
 }

@@ -1,0 +1,249 @@
+//! The commit against a hostile world: a folder swapped for a link while commits run, a
+//! journal planted to lead recovery out of the root, and saved originals changed behind the
+//! undo history's back. Nothing may be written outside the root, and nothing patchdeck did
+//! not verify may be overwritten.
+
+mod common;
+
+use common::{patchdeck, stderr, stdout, workspace_with};
+use patchdeck::commit::{commit, CommitOptions};
+use patchdeck::formats::Input;
+use patchdeck::pipeline;
+use patchdeck::review::Decisions;
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+const DIFF: &str = "\
+--- a/d/f.txt
++++ b/d/f.txt
+@@ -1 +1 @@
+-old
++new
+";
+
+/// Swaps two names atomically (a folder and a link), as an attacker racing the commit would.
+fn exchange(a: &Path, b: &Path) -> bool {
+    let a = CString::new(a.as_os_str().as_bytes()).unwrap();
+    let b = CString::new(b.as_os_str().as_bytes()).unwrap();
+    // SAFETY: two valid NUL-terminated paths; renameat2 only renames.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    rc == 0
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_while_commits_run_never_leads_a_write_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("f.txt"), "outside\n").unwrap();
+    let swaps = AtomicUsize::new(0);
+    for trial in 0..30 {
+        let ws = workspace_with(&[("d/f.txt", b"old\n")]);
+        std::os::unix::fs::symlink(outside.path(), ws.path().join("link")).unwrap();
+        let opened = pipeline::open(ws.path(), Duration::from_secs(1)).unwrap();
+        let checked = pipeline::load(
+            &opened.workspace,
+            &Input::from_bytes("race.diff", DIFF),
+            None,
+        )
+        .unwrap();
+        let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+        let stop = AtomicBool::new(false);
+        let result = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let (d, link) = (ws.path().join("d"), ws.path().join("link"));
+                while !stop.load(Ordering::Relaxed) {
+                    if exchange(&d, &link) {
+                        swaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+            let result = commit(&opened.workspace, &plan, &CommitOptions::default());
+            stop.store(true, Ordering::Relaxed);
+            result
+        });
+        // A refused commit may have had to leave its journal (its rollback could not pass
+        // the link either); once the folder is back under its name, recovery finishes it.
+        if fs::symlink_metadata(ws.path().join("d"))
+            .unwrap()
+            .is_symlink()
+        {
+            assert!(exchange(&ws.path().join("d"), &ws.path().join("link")));
+        }
+        pipeline::open(ws.path(), Duration::from_secs(1)).unwrap();
+        let outside_now: Vec<_> = fs::read_dir(outside.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(outside_now, vec!["f.txt"], "trial {trial}: {result:?}");
+        assert_eq!(
+            fs::read(outside.path().join("f.txt")).unwrap(),
+            b"outside\n",
+            "trial {trial}: written outside the root ({result:?})"
+        );
+        let real = ws.path().join("d");
+        let names: Vec<_> = fs::read_dir(&real)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["f.txt"], "trial {trial}: {result:?}");
+        let bytes = fs::read(real.join("f.txt")).unwrap();
+        match &result {
+            Ok(_) => assert_eq!(bytes, b"new\n", "trial {trial}"),
+            Err(_) => assert_eq!(bytes, b"old\n", "trial {trial}"),
+        }
+    }
+    assert!(swaps.load(Ordering::Relaxed) > 0, "the race never ran");
+}
+
+fn plant_journal(ws: &Path, journal: serde_json::Value) {
+    fs::create_dir_all(ws.join(".patchdeck")).unwrap();
+    fs::write(ws.join(".patchdeck/journal"), journal.to_string()).unwrap();
+}
+
+#[test]
+fn a_planted_journal_that_leads_out_of_the_root_is_refused_and_nothing_is_touched() {
+    let victim = tempfile::tempdir().unwrap();
+    fs::create_dir_all(victim.path().join("tree")).unwrap();
+    fs::write(victim.path().join("keep.txt"), "keep\n").unwrap();
+    fs::write(victim.path().join("tree/also.txt"), "also\n").unwrap();
+    let id = format!("{:032x}-1", 1);
+    let sha = "a".repeat(64);
+    let entries = [
+        // A staged file outside the root.
+        serde_json::json!({"path": "notes.txt", "kind": "modify",
+            "staged": victim.path().join("keep.txt"), "backup": format!(".patchdeck/tx-{id}/0"),
+            "preSha256": sha, "postSha256": sha, "createdDirs": []}),
+        // A file to restore that climbs out.
+        serde_json::json!({"path": "../keep.txt", "kind": "delete", "staged": null,
+            "backup": format!(".patchdeck/tx-{id}/0"), "preSha256": sha, "postSha256": null,
+            "createdDirs": []}),
+        // A file in .git.
+        serde_json::json!({"path": ".git/config", "kind": "create",
+            "staged": format!(".git/..config.pd-{id}-0.tmp"), "backup": null,
+            "preSha256": null, "postSha256": sha, "createdDirs": [".git"]}),
+    ];
+    for (n, entry) in entries.iter().enumerate() {
+        let ws = workspace_with(&[("notes.txt", b"mine\n")]);
+        let backup_dirs = [
+            format!(".patchdeck/tx-{id}"),
+            victim.path().join("tree").display().to_string(),
+        ];
+        for backup_dir in &backup_dirs {
+            plant_journal(
+                ws.path(),
+                serde_json::json!({"version": 1, "id": id, "pid": 1, "state": "prepared",
+                    "backupDir": backup_dir, "entries": [entry]}),
+            );
+            let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(3), "entry {n}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("was not written by this version of patchdeck"),
+                "entry {n}: {}",
+                stderr(&out)
+            );
+            assert_eq!(fs::read(victim.path().join("keep.txt")).unwrap(), b"keep\n");
+            assert!(victim.path().join("tree/also.txt").exists());
+            assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"mine\n");
+            assert!(
+                ws.path().join(".patchdeck/journal").exists(),
+                "kept for a person"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_journal_file_that_is_a_link_is_never_written_through() {
+    let victim = tempfile::tempdir().unwrap();
+    fs::write(victim.path().join("profile"), "keep\n").unwrap();
+    let ws = workspace_with(&[("d/f.txt", b"old\n")]);
+    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+    std::os::unix::fs::symlink(
+        victim.path().join("profile"),
+        ws.path().join(".patchdeck/journal.tmp"),
+    )
+    .unwrap();
+    let batch = ws.path().join("../race.diff");
+    fs::write(&batch, DIFF).unwrap();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        batch.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(victim.path().join("profile")).unwrap(), b"keep\n");
+    assert_eq!(fs::read(ws.path().join("d/f.txt")).unwrap(), b"new\n");
+}
+
+#[test]
+fn undo_restores_an_original_whose_other_name_was_edited_since() {
+    let ws = workspace_with(&[("a.txt", b"old\n")]);
+    fs::hard_link(ws.path().join("a.txt"), ws.path().join("b.txt")).unwrap();
+    let batch = tempfile::NamedTempFile::new().unwrap();
+    fs::write(
+        batch.path(),
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n",
+    )
+    .unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        root,
+        "--allow-hard-links",
+        batch.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // b.txt still names the original inode; editing it must not change what undo restores.
+    fs::write(ws.path().join("b.txt"), "user edit to b\n").unwrap();
+    let out = patchdeck(&["undo", "--root", root]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old\n");
+    assert_eq!(
+        fs::read(ws.path().join("b.txt")).unwrap(),
+        b"user edit to b\n"
+    );
+}
+
+#[test]
+fn undo_refuses_a_damaged_saved_original_and_writes_nothing() {
+    let ws = workspace_with(&[("a.txt", b"old\n")]);
+    let batch = tempfile::NamedTempFile::new().unwrap();
+    fs::write(
+        batch.path(),
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n",
+    )
+    .unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck(&["apply", "--root", root, batch.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let history = ws.path().join(".patchdeck/history");
+    let record = fs::read_dir(&history)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::write(record.join("0"), "tampered\n").unwrap();
+    let out = patchdeck(&["undo", "--root", root]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("a.txt no longer have the bytes they were saved with"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"new\n");
+}
