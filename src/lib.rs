@@ -19,6 +19,7 @@ pub mod git;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod parallel;
 pub mod pipeline;
 pub mod plan;
 pub mod preview;

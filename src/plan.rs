@@ -316,10 +316,17 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
 /// Two file patches of a batch that write the same file would overwrite each other: when the
 /// selected changes of both would be written, neither is.
 fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
+    let mut first_writer: std::collections::HashMap<&std::path::Path, usize> =
+        std::collections::HashMap::with_capacity(plan.writes.len());
     let mut twice = Vec::new();
-    for (i, a) in plan.writes.iter().enumerate() {
-        if let Some(b) = plan.writes[i + 1..].iter().find(|b| b.rel == a.rel) {
-            twice.push((a.file, b.file, a.rel.clone()));
+    for write in &plan.writes {
+        match first_writer.entry(&write.rel) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                twice.push((*first.get(), write.file, write.rel.clone()))
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(write.file);
+            }
         }
     }
     for (first, second, rel) in twice {

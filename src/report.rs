@@ -5,7 +5,7 @@
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 
 use crate::commit::Committed;
-use crate::model::{Batch, Change, InputWarning, MatchTier};
+use crate::model::{Batch, Change, ChangeId, InputWarning, MatchTier};
 use crate::plan::{Override, Plan};
 use crate::review::{Decision, Decisions};
 use crate::verify::{Problem, Status, Verification};
@@ -125,18 +125,36 @@ impl Report {
             ..Summary::default()
         };
         let mut files = Vec::with_capacity(batch.files.len());
+        // What was written, looked up once per file and change (batches have thousands).
+        let new_shas: std::collections::HashMap<&std::path::Path, &String> = applied
+            .and_then(|a| a.committed)
+            .map(|c| {
+                c.written
+                    .iter()
+                    .filter_map(|w| Some((w.rel.as_path(), w.sha256.as_ref()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let written: std::collections::HashSet<(usize, &ChangeId)> = applied
+            .filter(|a| a.committed.is_some())
+            .map(|a| {
+                a.plan
+                    .writes
+                    .iter()
+                    .flat_map(|w| w.changes.iter().map(move |c| (w.file, c)))
+                    .collect()
+            })
+            .unwrap_or_default();
         for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
             let path = check
                 .resolved
                 .as_ref()
                 .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
-            let new_sha256 = applied.and_then(|a| a.committed).and_then(|c| {
-                let rel = check.resolved.as_ref()?.rel();
-                c.written
-                    .iter()
-                    .find(|w| w.rel == rel)
-                    .and_then(|w| w.sha256.clone())
-            });
+            let new_sha256 = check
+                .resolved
+                .as_ref()
+                .and_then(|r| new_shas.get(r.rel()))
+                .map(|sha| (*sha).clone());
             let changes = file
                 .changes
                 .iter()
@@ -150,7 +168,8 @@ impl Report {
                     let status = match applied {
                         None => change_check.status.as_str(),
                         Some(a) => {
-                            apply_status(a, index, change, change_check.status, &mut summary)
+                            let was_written = written.contains(&(index, &change.id));
+                            apply_status(a, was_written, change, change_check.status, &mut summary)
                         }
                     };
                     change_report(change, status, &change_check.problems)
@@ -276,7 +295,7 @@ impl Report {
 
 fn apply_status(
     applied: &Applied,
-    file: usize,
+    written: bool,
     change: &Change,
     verified: Status,
     summary: &mut Summary,
@@ -288,12 +307,6 @@ fn apply_status(
         }
         Decision::Undecided => "undecided",
         Decision::Accept | Decision::Edit(_) => {
-            let written = applied.committed.is_some()
-                && applied
-                    .plan
-                    .writes
-                    .iter()
-                    .any(|w| w.file == file && w.changes.contains(&change.id));
             if written {
                 summary.applied += 1;
                 "applied"

@@ -347,32 +347,12 @@ impl Workspace {
             })
             .filter(|rel| !self.reads.borrow().contains_key(rel))
             .collect();
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if rels.len() < 2 || workers < 2 {
-            return;
-        }
-        let chunk = rels.len().div_ceil(workers);
         let root = self.root.as_path();
-        let read: Vec<(PathBuf, Snapshot)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = rels
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .filter_map(|rel| {
-                                read_snapshot(&root.join(rel))
-                                    .ok()
-                                    .map(|s| (rel.clone(), s))
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
+        let read = crate::parallel::map(&rels, |rel| read_snapshot(&root.join(rel)).ok());
+        let read = rels
+            .into_iter()
+            .zip(read)
+            .filter_map(|(rel, s)| Some((rel, s?)));
         self.reads.borrow_mut().extend(read);
     }
 

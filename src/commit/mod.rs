@@ -32,7 +32,6 @@ use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// How a commit behaves; the CLI fills this from flags and the environment once.
@@ -96,20 +95,24 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| *b.bytes != w.after)
         })
         .collect();
-    let found = writes
-        .iter()
-        .map(|w| recheck(&root, w))
+    // Re-reading and hashing every target, and hashing every new content, on every core.
+    let found = crate::parallel::map(&writes, |w| recheck(&root, w))
+        .into_iter()
         .collect::<Result<Vec<_>>>()?;
+    let post: Vec<Option<String>> = crate::parallel::map(&writes, |w| {
+        (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after))
+    });
     let written = writes
         .iter()
-        .map(|w| Written {
+        .zip(&post)
+        .map(|(w, sha256)| Written {
             rel: w.rel.clone(),
             kind: w.kind,
-            sha256: (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after)),
+            sha256: sha256.clone(),
         })
         .collect();
     if !writes.is_empty() {
-        let mut tx = Transaction::new(workspace, &writes, options);
+        let mut tx = Transaction::new(workspace, &writes, &post, options);
         if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
             let rolled_back = tx.journal.recover(&root, &state);
             let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
@@ -326,6 +329,10 @@ fn join_paths(paths: &[PathBuf]) -> String {
 
 type StepError = (PathBuf, &'static str, io::Error);
 
+/// Threads that stage and sync files: the disk takes several requests at once, and each
+/// thread mostly waits on it.
+const IO_THREADS: usize = 16;
+
 /// One commit in progress: its journal and what it has done.
 struct Transaction<'a> {
     failpoint: Option<&'a Failpoint>,
@@ -333,7 +340,12 @@ struct Transaction<'a> {
 }
 
 impl<'a> Transaction<'a> {
-    fn new(workspace: &'a Workspace, writes: &[&FileWrite], options: &'a CommitOptions) -> Self {
+    fn new(
+        workspace: &'a Workspace,
+        writes: &[&FileWrite],
+        post: &[Option<String>],
+        options: &'a CommitOptions,
+    ) -> Self {
         let pid = std::process::id();
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -345,13 +357,14 @@ impl<'a> Transaction<'a> {
         let entries = writes
             .iter()
             .enumerate()
-            .map(|(n, w)| Entry {
+            .zip(post)
+            .map(|((n, w), post_sha256)| Entry {
                 path: w.rel.clone(),
                 kind: w.kind.into(),
                 staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
                 backup: (w.kind != WriteKind::Create).then(|| backup_dir.join(n.to_string())),
                 pre_sha256: w.before.as_ref().map(|b| b.sha256.clone()),
-                post_sha256: (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after)),
+                post_sha256: post_sha256.clone(),
                 created_dirs: if w.kind == WriteKind::Create {
                     missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)
                 } else {
@@ -415,7 +428,7 @@ impl<'a> Transaction<'a> {
             .collect();
         let staging: Vec<&(&Entry, &FileWrite)> =
             entries.iter().filter(|(e, _)| e.staged.is_some()).collect();
-        in_parallel(&staging, |(entry, write)| {
+        crate::parallel::try_each(&staging, IO_THREADS, |(entry, write)| {
             let staged = entry.staged.as_deref().expect("filtered");
             let mode = write
                 .mode
@@ -479,46 +492,10 @@ impl<'a> Transaction<'a> {
     /// Makes the entries of every folder the commit touches durable, on several threads.
     fn sync_dirs(&self, root: &Root, dirs: &[PathBuf]) -> Result<(), StepError> {
         let dirs: Vec<&PathBuf> = dirs.iter().collect();
-        in_parallel(&dirs, |dir| {
+        crate::parallel::try_each(&dirs, IO_THREADS, |dir| {
             self.step("sync", dir, root.dir(dir).and_then(|d| d.sync()))
         })
     }
-}
-
-/// Runs `work` on every item on a few threads (the work waits on the disk), stopping at the
-/// first error, which is returned.
-fn in_parallel<T: Sync>(
-    items: &[T],
-    work: impl Fn(&T) -> Result<(), StepError> + Sync,
-) -> Result<(), StepError> {
-    const THREADS: usize = 16;
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let threads = THREADS.min(items.len());
-    if threads <= 1 {
-        return items.iter().try_for_each(work);
-    }
-    let errors: Vec<StepError> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    while !stop.load(Ordering::Relaxed) {
-                        let item = items.get(next.fetch_add(1, Ordering::Relaxed))?;
-                        if let Err(e) = work(item) {
-                            stop.store(true, Ordering::Relaxed);
-                            return Some(e);
-                        }
-                    }
-                    None
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| h.join().expect("a commit worker panicked"))
-            .collect()
-    });
-    errors.into_iter().next().map_or(Ok(()), Err)
 }
 
 /// The last check before a rename: the target is still the file the commit re-checked (or
