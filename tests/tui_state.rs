@@ -571,3 +571,22 @@ fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
     decisions.set(id, Decision::Accept);
     assert!(app.checked.plan(&decisions).is_blocked());
 }
+
+#[cfg(unix)]
+#[test]
+fn the_editor_file_is_private_and_removed() {
+    let tools = tempfile::tempdir().unwrap();
+    let record = tools.path().join("seen");
+    let script = editor_script(
+        tools.path(),
+        "record.sh",
+        &format!("stat -c '%a %n' \"$1\" > '{}'", record.display()),
+    );
+    let saved = editor::run(&script, "+line\n", tools.path()).unwrap();
+    assert_eq!(saved, "+line\n");
+    let seen = fs::read_to_string(&record).unwrap();
+    let (mode, path) = seen.trim().split_once(' ').unwrap();
+    assert_eq!(mode, "600", "only its owner can read the buffer");
+    assert!(path.contains("patchdeck-edit-"), "{path}");
+    assert!(!Path::new(path).exists(), "removed afterwards");
+}

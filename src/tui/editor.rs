@@ -12,7 +12,7 @@ use super::keys::{Action, Mode};
 use crate::model::{FileAction, LineRange};
 use crate::review::Decision;
 use crate::verify::Status;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::Command;
 
@@ -104,24 +104,26 @@ pub fn parse(text: &str, minus: &[String]) -> Result<Option<Vec<String>>, String
 }
 
 /// Runs the editor command (through `sh`, so `code --wait` works) on a file holding `buffer`,
-/// and returns what was saved.
+/// and returns what was saved. The file is a new temporary file in `dir` with an unpredictable
+/// name, created only for this user (never an existing file, or a link someone placed there),
+/// and removed afterwards.
 pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let path = dir.join(format!(
-        "patchdeck-edit-{}-{}.diff",
-        std::process::id(),
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&path, buffer)?;
+    let mut file = tempfile::Builder::new()
+        .prefix("patchdeck-edit-")
+        .suffix(".diff")
+        .tempfile_in(dir)?;
+    file.write_all(buffer.as_bytes())?;
+    file.flush()?;
+    let path = file.path().to_path_buf();
     let status = Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
         .arg("sh")
         .arg(&path)
         .status();
+    // Read by name: an editor may have saved by writing a new file over the old one.
     let text = std::fs::read_to_string(&path);
-    let _ = std::fs::remove_file(&path);
+    drop(file);
     let status = status?;
     if !status.success() {
         return Err(io::Error::other(format!(
