@@ -70,7 +70,7 @@ fn expected_line_conflict_shows_expected_and_actual_and_where_found() {
     let (text, _) = render(&mut app, 160, 32);
     insta::assert_snapshot!("expected_line_conflict_side_by_side", text);
     assert!(text.contains("on disk at line 32"));
-    assert!(text.contains("found at line 30"));
+    assert!(text.contains("line 30 (-2 lines)"), "{text}");
     // Too narrow for side by side: expected above actual.
     let (text, _) = render(&mut app, 100, 32);
     insta::assert_snapshot!("expected_line_conflict_stacked", text);
@@ -196,5 +196,23 @@ fn the_footer_lists_only_keys_that_apply_now() {
     assert!(
         footer.contains("m move") && footer.contains("u undo"),
         "{footer}"
+    );
+}
+
+#[test]
+fn the_lists_give_way_on_a_narrow_screen_and_use_a_wide_one() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    let (text, _) = render(&mut app, 80, 24);
+    let row = text.lines().nth(3).unwrap();
+    assert_eq!(
+        row.find("││").map(|b| row[..b].chars().count()),
+        Some(19),
+        "{row}"
+    );
+    let (text, _) = render(&mut app, 200, 30);
+    assert!(
+        text.contains("log-load replace 19  Log through the module logger instead of printing."),
+        "{text}"
     );
 }

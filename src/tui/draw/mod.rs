@@ -17,7 +17,7 @@ pub use main_pane::main_extent;
 
 use super::app::{App, Tone};
 use super::keys::{Action, Mode};
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -35,21 +35,45 @@ pub struct Areas {
 }
 
 /// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
-/// `status_height` rows.
+/// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
+/// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
 pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
-    let [header, body, status, footer] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Min(3),
-        Constraint::Length(status_height),
-        Constraint::Length(1),
-    ])
-    .areas(size);
-    let left_width = (body.width * 2 / 5).clamp(24.min(body.width), 56);
-    let [left, main] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(10)]).areas(body);
-    let files_height = (file_count as u16 + 2).clamp(3, (left.height / 2).max(3));
-    let [files, changes] =
-        Layout::vertical([Constraint::Length(files_height), Constraint::Min(3)]).areas(left);
+    let mut rest = size.height;
+    let mut take = |rows: u16| {
+        let rows = rows.min(rest);
+        rest -= rows;
+        rows
+    };
+    let header_height = take(2);
+    let footer_height = take(1);
+    let status_height = take(status_height);
+    let body_height = rest;
+    let row = |y: u16, height: u16| Rect::new(size.x, y, size.width, height);
+    let header = row(size.y, header_height);
+    let body = row(size.y + header_height, body_height);
+    let status = row(body.bottom(), status_height);
+    let footer = row(status.bottom(), footer_height);
+    // The lists take two fifths of a wide screen; on a narrow one they give the diff at least
+    // 60 columns, down to 18 columns of their own.
+    let left_width = (body.width * 2 / 5)
+        .min(body.width.saturating_sub(60))
+        .max(18.min(body.width));
+    let files_height = (file_count.min(u16::MAX as usize - 2) as u16 + 2)
+        .clamp(3, (body.height / 2).max(3))
+        .min(body.height);
+    let files = Rect::new(body.x, body.y, left_width, files_height);
+    let changes = Rect::new(
+        body.x,
+        body.y + files_height,
+        left_width,
+        body.height - files_height,
+    );
+    let main = Rect::new(
+        body.x + left_width,
+        body.y,
+        body.width - left_width,
+        body.height,
+    );
     Areas {
         header,
         files,
