@@ -232,3 +232,34 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     tmux.wait_for("disabled in Restricted mode");
     assert_eq!(std::fs::read(ws.path().join("src/app.py")).unwrap(), before);
 }
+
+#[test]
+fn a_session_that_cannot_be_saved_is_never_called_saved() {
+    let ws = workspace();
+    // The state folder cannot be made: a file is in its way.
+    std::fs::write(ws.path().join(".patchdeck"), "in the way").unwrap();
+    let command = patchdeck(
+        "NO_COLOR=1",
+        &format!(
+            "--root {} {}",
+            quote(ws.path()),
+            quote(&samples().join("demo.json"))
+        ),
+    );
+    let Some(tmux) = Tmux::start("unsaved", &command) else {
+        return;
+    };
+    tmux.wait_for("1/4 log-load");
+    tmux.keys(&["a"]);
+    tmux.wait_for("2/4 validate-name");
+    tmux.keys(&["j", "k"]);
+    // The failure stays on screen, key after key.
+    tmux.wait_for("SESSION NOT SAVED");
+    tmux.keys(&["q"]);
+    let prompt = tmux.wait_for("Quit and lose 1 decision(s)?");
+    assert!(prompt.contains("session not saved"), "{prompt}");
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("exit status 0");
+    assert!(screen.contains("1 decision(s) NOT saved"), "{screen}");
+    assert!(!screen.contains("saved in"), "{screen}");
+}

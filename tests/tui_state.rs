@@ -590,3 +590,40 @@ fn the_editor_file_is_private_and_removed() {
     assert!(path.contains("patchdeck-edit-"), "{path}");
     assert!(!Path::new(path).exists(), "removed afterwards");
 }
+
+#[test]
+fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
+    let ws = workspace();
+    // The state folder cannot be made: a file is in its way.
+    fs::write(ws.path().join(".patchdeck"), "not a folder").unwrap();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "a");
+    app.flush_session();
+    let error = app
+        .session_error
+        .clone()
+        .expect("the failure is remembered");
+    assert!(error.contains("session not saved"), "{error}");
+    assert!(!app.session_saved());
+    // It stays visible after other keys.
+    press(&mut app, "jk");
+    assert!(app.session_error.is_some());
+    let (_, status) = app.status_text().unwrap();
+    assert!(status.contains("session not saved"), "{status}");
+    // Quitting would lose the decision: it asks, and says why.
+    assert_eq!(app.key(Key::Char('q')), Effect::None);
+    assert_eq!(app.mode, Mode::ConfirmQuit);
+    assert!(app.quit_question().contains("session not saved"));
+    assert!(
+        !app.quit_question().contains("y quit"),
+        "the keys come from the key map, under the question"
+    );
+    press(&mut app, "n");
+    // Once the folder can be made, the next save works and the warning goes.
+    fs::remove_file(ws.path().join(".patchdeck")).unwrap();
+    press(&mut app, "a");
+    app.flush_session();
+    assert!(app.session_error.is_none());
+    assert!(app.session_saved());
+    assert_eq!(app.key(Key::Char('q')), Effect::Quit);
+}

@@ -103,6 +103,8 @@ pub struct App {
     pub highlighter: Highlighter,
     pub config: Config,
     pub(super) saver: Option<Saver>,
+    /// Why the session could not be saved, while the last save failed.
+    pub session_error: Option<String>,
     pub summary: Option<Plan>,
     pub outcome: Option<Outcome>,
     pub failed_edit: Option<FailedEdit>,
@@ -162,6 +164,7 @@ impl App {
             highlighter,
             config,
             saver: session.map(Saver::start),
+            session_error: None,
             summary: None,
             outcome: None,
             failed_edit: None,
@@ -249,14 +252,37 @@ impl App {
         }
     }
 
-    /// Waits until the session is on disk (before quitting, and in tests).
+    /// Waits until the session is on disk (before quitting, and in tests), and notes whether
+    /// it is.
     pub fn flush_session(&mut self) {
         if let Some(saver) = &self.saver {
             saver.flush();
-            if let Some(error) = saver.take_error() {
-                self.say(Tone::Error, error);
-            }
         }
+        self.note_session_error();
+    }
+
+    /// Takes in what the saver last said: a failure is kept (and shown) until a save succeeds.
+    fn note_session_error(&mut self) {
+        let error = self.saver.as_ref().and_then(Saver::error);
+        if error.is_some() && error != self.session_error {
+            self.say(Tone::Error, error.clone().unwrap_or_default());
+        }
+        self.session_error = error;
+    }
+
+    /// What the status line says: the last message, or else a session that is not saved.
+    pub fn status_text(&self) -> Option<(Tone, &str)> {
+        match (&self.message, &self.session_error) {
+            (Some(message), _) => Some((message.tone, message.text.as_str())),
+            (None, Some(error)) => Some((Tone::Error, error.as_str())),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether every decision is in the session file (after a flush); false in read-only mode
+    /// or when the last save failed.
+    pub fn session_saved(&self) -> bool {
+        self.saver.is_some() && self.session_error.is_none()
     }
 
     /// Where each part of the screen is, at the current terminal size.
@@ -268,9 +294,8 @@ impl App {
     /// message needs them.
     pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
         let long = self
-            .message
-            .as_ref()
-            .is_some_and(|m| m.text.chars().count() + 3 > screen.width as usize);
+            .status_text()
+            .is_some_and(|(_, text)| text.chars().count() + 3 > screen.width as usize);
         super::draw::areas(
             screen,
             self.checked.batch.files.len(),
@@ -324,9 +349,7 @@ impl App {
             Mode::EditFailed => self.edit_failed_action(action),
             Mode::Reload => self.reload_action(action),
         };
-        if let Some(error) = self.saver.as_ref().and_then(Saver::take_error) {
-            self.say(Tone::Error, error);
-        }
+        self.note_session_error();
         effect
     }
 
@@ -423,26 +446,28 @@ impl App {
         })
     }
 
+    /// Quits at once when nothing would be lost: no decision, a commit done, or every
+    /// decision safely in the session file. Otherwise asks first.
     fn quit(&mut self) -> Effect {
         let decided = self.decisions.decisions.len();
         let committed = matches!(self.outcome, Some(Outcome::Written { .. }));
-        if decided == 0 || committed || self.saver.is_some() {
-            self.flush_session();
+        self.flush_session();
+        if decided == 0 || committed || self.session_saved() {
             return Effect::Quit;
         }
         self.mode = Mode::ConfirmQuit;
         Effect::None
     }
 
-    /// What the quit prompt says.
+    /// What the quit prompt says (its keys come from the key map, under it).
     pub fn quit_question(&self) -> String {
         let decided = self.decisions.decisions.len();
-        let why = if self.config.read_only {
-            "read-only: no session is saved"
-        } else {
-            "the session could not be saved"
+        let why = match &self.session_error {
+            _ if self.config.read_only => "read-only: no session is saved".to_owned(),
+            Some(error) => error.clone(),
+            None => "no session is saved".to_owned(),
         };
-        format!("Quit and lose {decided} decision(s)? ({why})  y quit · n keep reviewing")
+        format!("Quit and lose {decided} decision(s)? ({why})")
     }
 
     fn committed_action(&mut self, action: Action) -> Effect {

@@ -158,6 +158,12 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if app.config.read_only {
         second.push(Span::styled("  READ-ONLY", p.get("warning")));
     }
+    if app.session_error.is_some() {
+        second.push(Span::styled(
+            format!("  {} SESSION NOT SAVED", Glyph::Invalid.symbol()),
+            p.get("conflict"),
+        ));
+    }
     frame.render_widget(
         Paragraph::new(vec![Line::from(first), Line::from(second)]),
         area,
@@ -213,13 +219,13 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("▏", p.get("key")),
             Span::styled("   Enter find · Esc cancel", p.get("dim")),
         ])
-    } else if let Some(message) = &app.message {
-        let (glyph, style) = match message.tone {
+    } else if let Some((tone, text)) = app.status_text() {
+        let (glyph, style) = match tone {
             Tone::Info => ("ℹ", p.get("text")),
             Tone::Warning => (Glyph::Conflict.symbol(), p.get("warning")),
-            Tone::Error => ("✖", p.get("conflict")),
+            Tone::Error => (Glyph::Invalid.symbol(), p.get("conflict")),
         };
-        Line::from(Span::styled(format!(" {glyph} {}", message.text), style))
+        Line::from(Span::styled(format!(" {glyph} {text}"), style))
     } else {
         Line::default()
     };
