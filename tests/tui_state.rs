@@ -627,3 +627,39 @@ fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
     assert!(app.session_saved());
     assert_eq!(app.key(Key::Char('q')), Effect::Quit);
 }
+
+#[test]
+fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let before = fs::read(ws.path().join("src/app.py")).unwrap();
+    let mut app = open(
+        ws.path(),
+        Open {
+            editor: Some(editor_script(tools.path(), "same.sh", "true")),
+            ..Open::default()
+        },
+    );
+    select(&mut app, "clearer-error");
+    let effect = app.key(Key::Char('e'));
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    assert!(
+        app.decisions.replaces.is_empty(),
+        "no lines were taken over"
+    );
+    let message = app.message.clone().unwrap();
+    assert!(
+        message.text.contains("nothing changed; still a conflict"),
+        "{}",
+        message.text
+    );
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "it stays on the conflict"
+    );
+    // Nothing can be committed from it: the return line stays where it is.
+    press(&mut app, "cy");
+    assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), before);
+}

@@ -176,9 +176,18 @@ impl App {
             Ok(Some(lines)) => {
                 let (_, change, _, check) = self.change(pos);
                 let id = change.id.clone();
-                let over = (check.status == Status::Conflict
-                    && !self.decisions.relocate.contains(&id))
-                .then_some(minus);
+                let conflict =
+                    check.status == Status::Conflict && !self.decisions.relocate.contains(&id);
+                // Saving a conflict's lines as they came would write the batch's lines over
+                // lines they were never meant for: that is no resolution.
+                if conflict && lines == change.new_lines {
+                    self.say(
+                        Tone::Warning,
+                        "nothing changed; still a conflict: as they are, the '+' lines would replace lines the batch did not expect (m moves the change, r rejects it)",
+                    );
+                    return;
+                }
+                let over = conflict.then_some(minus);
                 self.step(|tx| {
                     tx.replaces(&id, over);
                     tx.decide(&id, Decision::Edit(lines));
