@@ -663,3 +663,44 @@ fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
     press(&mut app, "cy");
     assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), before);
 }
+
+#[test]
+fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    let conflicting: Vec<String> = (0..app.flat.len())
+        .filter(|&p| app.conflicting(p))
+        .map(|p| app.change(p).1.key.clone().unwrap())
+        .collect();
+    assert_eq!(conflicting, ["clearer-error", "debug-logs"]);
+    press(&mut app, "!");
+    assert_eq!(selected_key(&app), "clearer-error");
+    press(&mut app, "!");
+    assert_eq!(
+        selected_key(&app),
+        "debug-logs",
+        "a stale SHA is a conflict too"
+    );
+    press(&mut app, "!");
+    assert_eq!(selected_key(&app), "clearer-error");
+
+    // A file the batch creates but which exists is a conflict of its change too.
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "codex-conflicting.patch",
+            session: false,
+            ..Open::default()
+        },
+    );
+    let count = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
+    assert_eq!(count, 2);
+    press(&mut app, "!");
+    assert_eq!(app.change(app.pos).0.doc_path, "src/app.py");
+    press(&mut app, "!");
+    assert_eq!(
+        app.change(app.pos).0.doc_path,
+        "src/Utils.py",
+        "! visits the change of the file that already exists"
+    );
+}

@@ -285,6 +285,14 @@ impl App {
         self.saver.is_some() && self.session_error.is_none()
     }
 
+    /// Whether the change at `pos` is a conflict: its own lines do not verify, or its file has
+    /// a problem that blocks writing it (a SHA-256 mismatch, a file that already exists...).
+    /// The header's count, `!` and the files pane all use this one definition.
+    pub fn conflicting(&self, pos: usize) -> bool {
+        let (_, _, file_check, check) = self.change(pos);
+        check.status != crate::verify::Status::Ok || file_check.problems.iter().any(|p| p.blocking)
+    }
+
     /// Where each part of the screen is, at the current terminal size.
     pub fn areas(&self) -> super::draw::Areas {
         self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
@@ -430,7 +438,7 @@ impl App {
         let n = self.flat.len();
         let found = (1..=n)
             .map(|step| (self.pos + step) % n)
-            .find(|&p| self.change(p).3.status != crate::verify::Status::Ok);
+            .find(|&p| self.conflicting(p));
         match found {
             Some(p) => self.go(p),
             None => self.say(Tone::Info, "no conflicting change in this batch"),

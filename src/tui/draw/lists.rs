@@ -39,14 +39,15 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
     let p = &app.palette;
     let (patch, check) = app.file(file);
     let mut counts = [0usize; 5]; // accepted, edited, rejected, undecided, conflicts
-    for (change, change_check) in patch.changes.iter().zip(&check.changes) {
+    let first = app.first_of_file(file).unwrap_or(0);
+    for (ci, change) in patch.changes.iter().enumerate() {
         match app.decisions.get(&change.id) {
             Decision::Accept => counts[0] += 1,
             Decision::Edit(_) => counts[1] += 1,
             Decision::Reject => counts[2] += 1,
             Decision::Undecided => counts[3] += 1,
         }
-        if change_check.status != Status::Ok {
+        if app.conflicting(first + ci) {
             counts[4] += 1;
         }
     }
@@ -98,7 +99,12 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             .resolved
             .as_ref()
             .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string());
-        let conflicted = check.status != Status::Ok;
+        // The same definition of a conflict as the header's count and `!`; a file with no
+        // changes is a conflict when it does not verify.
+        let conflicted = match app.first_of_file(index) {
+            Some(start) => (start..start + patch.changes.len()).any(|p| app.conflicting(p)),
+            None => check.status != Status::Ok,
+        };
         // Uncommitted local changes in git, marked as git and lazygit mark them.
         let dirty = check
             .problems

@@ -174,7 +174,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if app.whole_file {
         title.push(Span::styled(" whole file ", p.get("dim")));
     }
-    let border = if check.status != Status::Ok || file_check.sha_mismatch() {
+    let border = if app.conflicting(app.pos) {
         p.get("conflict")
     } else {
         p.get("border")

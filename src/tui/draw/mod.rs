@@ -193,19 +193,7 @@ impl Counts {
                 Decision::Undecided => counts.decided -= 1,
             }
         }
-        counts.conflicts = app
-            .checked
-            .verification
-            .files
-            .iter()
-            .map(|f| {
-                f.changes
-                    .iter()
-                    .filter(|c| c.status != crate::verify::Status::Ok)
-                    .count()
-                    + usize::from(f.sha_mismatch())
-            })
-            .sum();
+        counts.conflicts = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
         counts
     }
 }
