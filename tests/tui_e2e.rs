@@ -210,7 +210,10 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
     tmux.keys(&["?"]);
     tmux.wait_for("or Esc closes)");
-    tmux.keys(&["Escape", "q"]);
+    // `?` closes the help (an Esc right before another key reads as Alt+key).
+    tmux.keys(&["?"]);
+    tmux.wait_for("? help");
+    tmux.keys(&["q"]);
     tmux.wait_for("exit status 0");
     assert!(dir.join("workspace/src/app.py").exists());
 
