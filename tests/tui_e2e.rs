@@ -120,9 +120,10 @@ fn review_accept_edit_reject_and_commit_writes_the_bytes() {
     tmux.wait_for("3/4 clearer-error");
     tmux.keys(&["a"]);
     tmux.wait_for("cannot simply be accepted");
-    tmux.keys(&["m"]);
+    tmux.keys(&["m"]); // moves it, accepts it and goes on to drop-demo-add
     tmux.wait_for("moved to line 30");
-    tmux.keys(&["j", "r"]); // reject drop-demo-add
+    tmux.wait_for("4/4 drop-demo-add");
+    tmux.keys(&["r"]); // reject drop-demo-add
     tmux.wait_for("accept-whitespace");
     tmux.keys(&["c"]);
     let summary = tmux.wait_for("Commit: all of these, or nothing");

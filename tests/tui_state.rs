@@ -704,3 +704,186 @@ fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
         "! visits the change of the file that already exists"
     );
 }
+
+#[test]
+fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_committed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            ..Open::default()
+        },
+    );
+    assert_eq!(selected_key(&app), "log-load");
+    press(&mut app, "o");
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("cannot override"),
+        "a conflicting change blocks the override"
+    );
+    press(&mut app, "m");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("moved to line 19"));
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "m goes on to the next undecided change, as a and r do"
+    );
+    press(&mut app, "a");
+    // Both accepted, but the file's SHA-256 differs: the summary says which file is blocked,
+    // with its counts, and names the reviewer's key rather than a command-line flag.
+    press(&mut app, "c");
+    let lines = app.summary_lines();
+    let text: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    assert!(
+        text.iter()
+            .any(|l| l.starts_with("blocked src/app.py  2 of 2 change(s) accepted")),
+        "{text:?}"
+    );
+    assert!(
+        !text.iter().any(|l| l.contains("no change is accepted")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|l| l.starts_with("blocked: src/app.py")
+            && l.ends_with("(o on a change of this file overrides it)")),
+        "{text:?}"
+    );
+    assert!(!text.iter().any(|l| l.contains("--allow")), "{text:?}");
+    press(&mut app, "n");
+    press(&mut app, "o");
+    assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    press(&mut app, "c");
+    let text: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
+    assert!(
+        text.iter().any(|l| l
+            == "override: src/app.py: log-load moved from line 21 to line 19, where its expected lines are (m takes it back)"),
+        "the override names the change by its key: {text:?}"
+    );
+    assert!(!text.iter().any(|l| l.starts_with("blocked")), "{text:?}");
+    press(&mut app, "y");
+    assert!(
+        matches!(app.outcome, Some(Outcome::Written { .. })),
+        "{:?}",
+        app.outcome
+    );
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    let lines: Vec<&str> = app_py.lines().collect();
+    assert_eq!(
+        lines[18],
+        "        log.info(\"loaded %d items\", len(self.items))"
+    );
+    assert_eq!(
+        lines[29],
+        "            raise ValueError(f\"not enough {name}: {current} left, {quantity} asked\")"
+    );
+}
+
+#[test]
+fn moving_a_change_back_takes_back_the_override_it_allowed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            ..Open::default()
+        },
+    );
+    press(&mut app, "mao");
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    select(&mut app, "log-load");
+    press(&mut app, "m");
+    assert!(app.decisions.relocate.is_empty());
+    assert!(app.decisions.sha_overrides.is_empty());
+    press(&mut app, "u");
+    assert_eq!(app.decisions.relocate.len(), 1);
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+}
+
+#[test]
+fn after_a_commit_decisions_are_refused() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "acy");
+    assert_eq!(app.mode, Mode::Committed);
+    app.key(Key::Esc);
+    assert_eq!(app.mode, Mode::Browse);
+    let before = app.decisions.clone();
+    for key in ['a', 'r', 'e', 'u', 'A', 'R'] {
+        assert_eq!(app.key(Key::Char(key)), Effect::None, "{key}");
+        let message = app.message.clone().unwrap();
+        assert!(
+            message.text.contains("this batch is committed"),
+            "{key}: {}",
+            message.text
+        );
+    }
+    assert_eq!(app.decisions, before);
+}
+
+#[test]
+fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            ..Open::default()
+        },
+    );
+    // The author's order: replacement 1 (ambiguous), 2 (not found), 3 (placed).
+    let descriptions: Vec<String> = (0..app.flat.len())
+        .map(|p| app.change(p).1.description.clone().unwrap())
+        .collect();
+    assert!(
+        descriptions[0].starts_with("replacement 1:"),
+        "{descriptions:?}"
+    );
+    assert!(
+        descriptions[1].starts_with("replacement 2:"),
+        "{descriptions:?}"
+    );
+    assert!(
+        descriptions[2].starts_with("replacement 3:"),
+        "{descriptions:?}"
+    );
+    assert_eq!(
+        app.change(1).1.new_lines,
+        vec!["def reset(self):".to_owned()],
+        "the replacement is kept to be shown"
+    );
+
+    for pos in [0, 1] {
+        app.go(pos);
+        assert_eq!(app.key(Key::Char('e')), Effect::None, "no editor");
+        let refusal = app.message.clone().unwrap();
+        assert_eq!(refusal.tone, Tone::Error);
+        assert!(refusal.text.starts_with("cannot edit"), "{}", refusal.text);
+        press(&mut app, "a");
+        assert!(app
+            .message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("cannot accept"));
+    }
+    assert!(app.message.as_ref().unwrap().text.contains("not found"));
+    app.go(0);
+    press(&mut app, "e");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("at lines 22, 27"));
+    assert!(app.decisions.decisions.is_empty());
+}

@@ -293,6 +293,13 @@ impl App {
         check.status != crate::verify::Status::Ok || file_check.problems.iter().any(|p| p.blocking)
     }
 
+    /// Why the batch can no longer be decided on, once it is committed.
+    pub fn committed_refusal(&self) -> Option<&'static str> {
+        matches!(self.outcome, Some(Outcome::Written { .. })).then_some(
+            "this batch is committed: decisions no longer change anything; q quits (open the batch again to review the files as they are now)",
+        )
+    }
+
     /// Where each part of the screen is, at the current terminal size.
     pub fn areas(&self) -> super::draw::Areas {
         self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
@@ -362,6 +369,22 @@ impl App {
     }
 
     fn browse(&mut self, action: Action) -> Effect {
+        let decides = matches!(
+            action,
+            Action::Accept
+                | Action::Reject
+                | Action::Edit
+                | Action::Relocate
+                | Action::OverrideSha
+                | Action::AcceptFile
+                | Action::RejectFile
+                | Action::Undo
+                | Action::Redo
+        );
+        if let Some(refusal) = self.committed_refusal().filter(|_| decides) {
+            self.say(Tone::Info, refusal);
+            return Effect::None;
+        }
         match action {
             Action::NextChange => self.go(self.pos + 1),
             Action::PrevChange => self.go(self.pos.saturating_sub(1)),

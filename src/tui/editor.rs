@@ -134,29 +134,41 @@ pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
 }
 
 impl App {
+    /// Why the change at `pos` cannot be edited, if it cannot.
+    pub fn edit_refusal(&self, pos: usize) -> Option<String> {
+        if let Some(refusal) = self.committed_refusal() {
+            return Some(refusal.to_owned());
+        }
+        let (file, change, file_check, check) = self.change(pos);
+        if let Some(places) = change.unplaced() {
+            return Some(format!(
+                "cannot edit: {}; r rejects it",
+                super::decide::unplaced_reason(places)
+            ));
+        }
+        if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
+            Some(
+                "a file deletion is accepted or rejected as a whole; it has no lines to edit"
+                    .to_owned(),
+            )
+        } else if let Some(p) = file_check
+            .problems
+            .iter()
+            .find(|p| p.blocking && p.kind != "sha_mismatch")
+        {
+            Some(format!("cannot edit: {}", p.message))
+        } else if check.status == Status::Invalid
+            || (check.problems.iter().any(|p| p.kind == "out_of_range")
+                && !self.decisions.relocate.contains(&change.id))
+        {
+            Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
+        } else {
+            None
+        }
+    }
+
     pub(super) fn start_edit(&mut self) -> Effect {
-        let (file, change, file_check, check) = self.change(self.pos);
-        let refusal =
-            if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
-                Some(
-                    "a file deletion is accepted or rejected as a whole; it has no lines to edit"
-                        .to_owned(),
-                )
-            } else if let Some(p) = file_check
-                .problems
-                .iter()
-                .find(|p| p.blocking && p.kind != "sha_mismatch")
-            {
-                Some(format!("cannot edit: {}", p.message))
-            } else if check.status == Status::Invalid
-                || (check.problems.iter().any(|p| p.kind == "out_of_range")
-                    && !self.decisions.relocate.contains(&change.id))
-            {
-                Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
-            } else {
-                None
-            };
-        if let Some(refusal) = refusal {
+        if let Some(refusal) = self.edit_refusal(self.pos) {
             self.say(Tone::Error, refusal);
             return Effect::None;
         }

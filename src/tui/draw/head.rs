@@ -8,7 +8,6 @@ use super::main_pane::styled_text;
 use crate::preview::char_spans;
 use crate::review::Decision;
 use crate::tui::app::App;
-use crate::verify::Status;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -200,7 +199,7 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
             }
         }
     }
-    let all_verify = check.changes.iter().all(|c| c.status == Status::Ok);
+    let all_verify = app.override_refusal(app.file_index()).is_none();
     let (text, style) = if app.decisions.sha_overrides.contains(&file.id) {
         (
             format!(
@@ -211,12 +210,12 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
         )
     } else if all_verify {
         (
-            "  every change still verifies: o overrides the mismatch for this file".to_owned(),
+            "  every change verifies or is resolved: o overrides the mismatch".to_owned(),
             p.get("warning"),
         )
     } else {
         (
-            "  not every change verifies, so the mismatch cannot be overridden".to_owned(),
+            "  not every change verifies yet: resolve them, then o overrides".to_owned(),
             p.get("dim"),
         )
     };
