@@ -210,7 +210,7 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     let screen = tmux.wait_for("Demo: inventory cleanup");
     assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
     tmux.keys(&["?"]);
-    tmux.wait_for("or Esc closes)");
+    tmux.wait_for("Esc/?/q close");
     // `?` closes the help (an Esc right before another key reads as Alt+key).
     tmux.keys(&["?"]);
     tmux.wait_for("? help");

@@ -197,6 +197,41 @@ fn the_footer_lists_only_keys_that_apply_now() {
         footer.contains("m move") && footer.contains("u undo"),
         "{footer}"
     );
+    assert!(
+        !footer.contains("a accept"),
+        "a conflict cannot simply be accepted: {footer}"
+    );
+    // At 80 columns the keys that matter most stay, the rest give way.
+    let (text, _) = render(&mut app, 80, 24);
+    let footer = text.lines().last().unwrap().to_owned();
+    assert!(
+        footer.contains("c commit") && footer.contains("u undo") && footer.contains("? help"),
+        "{footer}"
+    );
+    // An override is offered only where it would be taken.
+    select(&mut app, "debug-logs");
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(text.lines().last().unwrap().contains("o override sha"));
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(
+        !text.lines().last().unwrap().contains("o override sha"),
+        "{text}"
+    );
+    press(&mut app, "m");
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(
+        text.lines().last().unwrap().contains("o override sha"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -215,4 +250,51 @@ fn the_lists_give_way_on_a_narrow_screen_and_use_a_wide_one() {
         text.contains("log-load replace 19  Log through the module logger instead of printing."),
         "{text}"
     );
+}
+
+#[test]
+fn overlays_are_as_tall_as_their_wrapped_text() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    select(&mut app, "debug-logs");
+    press(&mut app, "ac"); // a stale SHA: a long blocker that wraps
+    let (text, _) = render(&mut app, 140, 45);
+    assert!(
+        text.contains("overrides it)"),
+        "the blocker's last line:\n{text}"
+    );
+    assert!(text.contains("n/Esc back"), "the keys:\n{text}");
+    press(&mut app, "n");
+    // The help at 80x24 scrolls to its very last line, and no further.
+    app.size = (80, 24);
+    press(&mut app, "?");
+    for _ in 0..200 {
+        press(&mut app, "j");
+    }
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(text.contains("mouse: wheel scrolls"), "{text}");
+    press(&mut app, "k");
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        !text.contains("mouse: wheel scrolls"),
+        "one key scrolls back:\n{text}"
+    );
+}
+
+#[test]
+fn read_only_says_so_once_and_offers_no_commit() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            read_only: true,
+            session: false,
+            colors: ColorDepth::None,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "acy");
+    let (text, _) = render(&mut app, 120, 40);
+    assert_eq!(text.matches("Restricted mode").count(), 1, "{text}");
+    assert!(!text.contains("y commit"), "{text}");
 }

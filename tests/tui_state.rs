@@ -887,3 +887,23 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
         .contains("at lines 22, 27"));
     assert!(app.decisions.decisions.is_empty());
 }
+
+#[test]
+fn the_help_and_the_summary_scroll_no_further_than_their_end() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    app.size = (80, 24);
+    press(&mut app, "?");
+    let most = patchdeck::tui::draw::help_max_scroll(&app);
+    assert!(most > 0, "the help is longer than 24 rows");
+    for _ in 0..most + 20 {
+        press(&mut app, "j");
+    }
+    assert_eq!(app.help_scroll, most);
+    press(&mut app, "k");
+    assert_eq!(
+        app.help_scroll,
+        most - 1,
+        "one key back scrolls back at once"
+    );
+}

@@ -305,17 +305,21 @@ impl App {
         self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
     }
 
-    /// Where each part of a screen of `screen` is: the status line takes two rows when the
-    /// message needs them.
+    /// Where each part of a screen of `screen` is: the status line takes up to three rows when
+    /// the message needs them.
     pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
-        let long = self
-            .status_text()
-            .is_some_and(|(_, text)| text.chars().count() + 3 > screen.width as usize);
-        super::draw::areas(
-            screen,
-            self.checked.batch.files.len(),
-            if long { 2 } else { 1 },
-        )
+        use ratatui::widgets::{Paragraph, Wrap};
+        let rows = match self.status_text() {
+            // As the status line wraps it: a glyph, then the text.
+            Some((_, text)) if self.mode != Mode::CommitSummary => {
+                Paragraph::new(format!(" ✖ {text}"))
+                    .wrap(Wrap { trim: false })
+                    .line_count(screen.width)
+                    .clamp(1, 3)
+            }
+            _ => 1,
+        };
+        super::draw::areas(screen, self.checked.batch.files.len(), rows as u16)
     }
 
     /// Rows of content the main pane shows at once.
@@ -345,7 +349,10 @@ impl App {
             Mode::Browse => self.browse(action),
             Mode::Help => {
                 match action {
-                    Action::NextChange => self.help_scroll += 1,
+                    Action::NextChange => {
+                        let most = super::draw::help_max_scroll(self);
+                        self.help_scroll = (self.help_scroll + 1).min(most);
+                    }
                     Action::PrevChange => self.help_scroll = self.help_scroll.saturating_sub(1),
                     _ => self.mode = Mode::Browse,
                 }

@@ -227,7 +227,10 @@ impl App {
     pub(super) fn summary_action(&mut self, action: Action) -> Effect {
         match action {
             Action::Confirm => self.commit(),
-            Action::NextChange => self.summary_scroll += 1,
+            Action::NextChange => {
+                let most = super::draw::summary_max_scroll(self);
+                self.summary_scroll = (self.summary_scroll + 1).min(most);
+            }
             Action::PrevChange => self.summary_scroll = self.summary_scroll.saturating_sub(1),
             _ => {
                 self.summary = None;

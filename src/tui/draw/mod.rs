@@ -14,6 +14,7 @@ mod overlays;
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
 pub use lists::list_window;
 pub use main_pane::main_extent;
+pub use overlays::{help_max_scroll, summary_max_scroll};
 
 use super::app::{App, Tone};
 use super::keys::{Action, Mode};
@@ -207,6 +208,9 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("▏", p.get("key")),
             Span::styled("   Enter find · Esc cancel", p.get("dim")),
         ])
+    } else if app.mode == Mode::CommitSummary {
+        // The summary shows its own messages (a refusal, why it cannot commit).
+        Line::default()
     } else if let Some((tone, text)) = app.status_text() {
         let (glyph, style) = match tone {
             Tone::Info => ("ℹ", p.get("text")),
@@ -223,56 +227,101 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-/// Whether an action does something right now (the footer lists only those).
+/// Whether an action does something right now in the current mode: the footer and the
+/// overlays' key lines list only those. It asks the same questions the actions ask before they
+/// refuse, so a key offered is a key that works.
 pub fn available(app: &App, action: Action) -> bool {
-    let selected = app.selected().is_some();
-    match action {
-        Action::Undo => app.history.can_undo(),
-        Action::Redo => app.history.can_redo(),
-        Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-        Action::Relocate => {
-            selected && {
-                let (_, _, _, check) = app.change(app.pos);
-                check.status == crate::verify::Status::Conflict && check.found_at().is_some()
+    Availability::new(app).allows(action)
+}
+
+/// [`available`] for several actions of one screen.
+struct Availability<'a> {
+    app: &'a App,
+}
+
+impl<'a> Availability<'a> {
+    fn new(app: &'a App) -> Self {
+        Availability { app }
+    }
+
+    fn allows(&self, action: Action) -> bool {
+        let app = self.app;
+        let pos = app.selected().map(|_| app.pos);
+        let at = |test: &dyn Fn(usize) -> bool| pos.is_some_and(test);
+        match app.mode {
+            Mode::CommitSummary => match action {
+                Action::Confirm => {
+                    !app.config.read_only && app.summary.as_ref().is_some_and(|p| !p.is_blocked())
+                }
+                Action::NextChange | Action::PrevChange => summary_max_scroll(app) > 0,
+                _ => true,
+            },
+            Mode::Help => match action {
+                Action::NextChange | Action::PrevChange => help_max_scroll(app) > 0,
+                _ => true,
+            },
+            Mode::Browse => {
+                let committed = app.committed_refusal().is_some();
+                match action {
+                    Action::Undo => !committed && app.history.can_undo(),
+                    Action::Redo => !committed && app.history.can_redo(),
+                    Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
+                    Action::Accept => at(&|p| app.accept_refusal(p).is_none()),
+                    Action::Reject => at(&|p| app.reject_refusal(p).is_none()),
+                    Action::Edit => at(&|p| app.edit_refusal(p).is_none()),
+                    Action::Relocate => at(&|p| app.relocate_refusal(p).is_none()),
+                    Action::OverrideSha => {
+                        pos.is_some() && app.override_refusal(app.file_index()).is_none()
+                    }
+                    Action::AcceptFile => {
+                        let file = app.file_index();
+                        (0..app.flat.len())
+                            .any(|p| app.flat[p].0 == file && app.accept_refusal(p).is_none())
+                    }
+                    Action::RejectFile => pos.is_some() && !committed,
+                    Action::NextConflict => (0..app.flat.len()).any(|p| app.conflicting(p)),
+                    Action::CommitSummary => !committed,
+                    _ => true,
+                }
             }
+            _ => true,
         }
-        Action::OverrideSha => selected && app.file(app.file_index()).1.sha_mismatch(),
-        Action::NextConflict => app.checked.verification.worst() != crate::verify::Status::Ok,
-        Action::Accept
-        | Action::Reject
-        | Action::Edit
-        | Action::AcceptFile
-        | Action::RejectFile => selected,
-        _ => true,
     }
 }
 
-/// The keys that apply now, from the key map, as many as fit.
+/// The keys that apply now, from the key map, in its order of priority: each that fits is
+/// shown, one that does not is skipped (a shorter one after it may still fit), and the help
+/// key always has its place.
 pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
     let p = &app.palette;
     let mut spans = Vec::new();
     let mut used = 0usize;
     let help = app.mode == Mode::Browse;
-    let reserve = if help { 8 } else { 0 };
+    let help_key = app
+        .keymap
+        .key_for(Mode::Browse, Action::Help)
+        .map_or_else(String::new, |k| k.label());
+    let reserve = if help {
+        help_key.chars().count() + " help".len() + 1
+    } else {
+        0
+    };
+    let availability = Availability::new(app);
     for binding in app.keymap.bindings(app.mode) {
-        if !available(app, binding.action) || (help && binding.action == Action::Help) {
+        if !availability.allows(binding.action) || (help && binding.action == Action::Help) {
             continue;
         }
         let key = binding.keys[0].label();
         let len = key.chars().count() + binding.short.chars().count() + 3;
         if used + len + reserve > width as usize {
-            break;
+            continue;
         }
         used += len;
         spans.push(Span::styled(format!(" {key}"), p.get("key")));
         spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
     }
     if help {
-        let key = app
-            .keymap
-            .key_for(Mode::Browse, Action::Help)
-            .map_or_else(String::new, |k| k.label());
-        spans.push(Span::styled(format!(" {key}"), p.get("key")));
+        spans.push(Span::styled(format!(" {help_key}"), p.get("key")));
         spans.push(Span::styled(" help", p.get("dim")));
     }
     spans
