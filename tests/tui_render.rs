@@ -298,3 +298,65 @@ fn read_only_says_so_once_and_offers_no_commit() {
     assert_eq!(text.matches("Restricted mode").count(), 1, "{text}");
     assert!(!text.contains("y commit"), "{text}");
 }
+
+#[test]
+fn the_selected_row_reads_in_high_contrast() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            theme: "high-contrast",
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, buffer) = render(&mut app, 120, 30);
+    let black = Color::Rgb(0, 0, 0);
+    let cyan = Color::Rgb(0, 0xff, 0xff);
+    for needle in ["▸·  log-load", "log-load replace", "▸⚠ src/app.py"] {
+        let (fg, bg, _) = style_at(&buffer, &text, needle);
+        assert_eq!((fg, bg), (black, cyan), "{needle}");
+    }
+}
+
+#[test]
+fn the_files_pane_shows_each_files_label_dimmed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, buffer) = render(&mut app, 140, 30);
+    let (fg, _, _) = style_at(&buffer, &text, "Helpers: tolerate spaces");
+    assert_eq!(fg, Color::Rgb(0x65, 0x73, 0x7e), "the theme's dim colour");
+}
+
+#[test]
+fn the_header_keeps_the_end_of_the_source() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "../sample-batches/structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, _) = render(&mut app, 70, 24);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains(" · …") && first.ends_with("-conflicting.json"),
+        "cut from the left: {first}"
+    );
+}
+
+/// The style of the cell where `needle` starts.
+fn style_at(buffer: &Buffer, text: &str, needle: &str) -> (Color, Color, Modifier) {
+    let (x, y) = find(buffer, text, needle);
+    let cell = &buffer[(x, y)];
+    (cell.fg, cell.bg, cell.modifier)
+}

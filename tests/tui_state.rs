@@ -907,3 +907,30 @@ fn the_help_and_the_summary_scroll_no_further_than_their_end() {
         "one key back scrolls back at once"
     );
 }
+
+#[test]
+fn search_says_when_it_wraps() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "/ValueError");
+    app.key(Key::Enter);
+    assert!(!app.message.as_ref().unwrap().text.contains("continuing"));
+    press(&mut app, "n");
+    assert!(!app.message.as_ref().unwrap().text.contains("continuing"));
+    press(&mut app, "n");
+    let message = app.message.clone().unwrap();
+    assert!(
+        message
+            .text
+            .contains("search hit BOTTOM, continuing at TOP"),
+        "{}",
+        message.text
+    );
+    press(&mut app, "N");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("search hit TOP, continuing at BOTTOM"));
+}

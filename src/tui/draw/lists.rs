@@ -3,6 +3,7 @@
 //! costs one screen of rows.
 
 use super::glyphs::{change_glyphs, Glyph};
+use super::text::{highlight_matches, keep_start};
 use crate::model::FileAction;
 use crate::preview::generated_marker;
 use crate::review::Decision;
@@ -86,19 +87,52 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
     spans
 }
 
+/// A row of a list, done: when selected, the selection's colours go over every span, so its
+/// text, glyphs and marker read on the selection's background whatever their own colours are;
+/// then the search's matches are marked over that.
+fn row(
+    app: &App,
+    spans: Vec<Span<'static>>,
+    selected: bool,
+    needle: Option<&str>,
+) -> Line<'static> {
+    let p = &app.palette;
+    let selection = p.get("selection");
+    let spans: Vec<Span<'static>> = if selected {
+        spans
+            .into_iter()
+            .map(|span| {
+                let style = span.style.patch(selection);
+                span.style(style)
+            })
+            .collect()
+    } else {
+        spans
+    };
+    let spans = match needle {
+        Some(needle) => highlight_matches(spans, needle, p.get("search_match")),
+        None => spans,
+    };
+    let line = Line::from(spans);
+    if selected {
+        line.style(selection)
+    } else {
+        line
+    }
+}
+
 pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
     let files = &app.checked.batch.files;
     let selected = app.file_index();
     let height = area.height.saturating_sub(2) as usize;
+    let inner_width = area.width.saturating_sub(2) as usize;
     let first = list_window(files.len(), selected, height);
+    let needle = app.search_needle();
     let mut lines = Vec::with_capacity(height);
     for index in first..(first + height).min(files.len()) {
         let (patch, check) = app.file(index);
-        let path = check
-            .resolved
-            .as_ref()
-            .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string());
+        let path = app.file_path(index);
         // The same definition of a conflict as the header's count and `!`; a file with no
         // changes is a conflict when it does not verify.
         let conflicted = match app.first_of_file(index) {
@@ -120,13 +154,27 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
         let mut spans = vec![
             Span::styled(if index == selected { "▸" } else { " " }, p.get("key")),
             Span::styled(mark, mark_style),
-            Span::styled(format!(" {path}"), p.get("text")),
+            Span::styled(" ", p.get("text")),
         ];
+        spans.push(Span::styled(path, p.get("text")));
+        let searched = spans.len();
         spans.extend(file_summary(app, index));
-        let mut line = Line::from(spans);
-        if index == selected {
-            line = line.patch_style(p.get("selection"));
+        // The file's label, dimmed, where there is room for a useful part of it.
+        if let Some(label) = &patch.label {
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = inner_width.saturating_sub(used + 2);
+            if room >= 8 {
+                spans.push(Span::styled(
+                    format!("  {}", keep_start(label, room)),
+                    p.get("dim"),
+                ));
+            }
         }
+        // Only the path is searched.
+        let rest = spans.split_off(searched);
+        let mut line = row(app, spans, index == selected, needle.as_deref());
+        let rest = row(app, rest, index == selected, None);
+        line.spans.extend(rest.spans);
         lines.push(line);
     }
     let title = format!(" Files {}/{} ", selected + 1, files.len());
@@ -146,6 +194,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
     let (patch, check) = app.file(file);
     let selected = app.pos - first_pos;
     let height = area.height.saturating_sub(2) as usize;
+    let needle = app.search_needle();
     let first = list_window(patch.changes.len(), selected, height);
     let mut lines = Vec::with_capacity(height);
     for ci in first..(first + height).min(patch.changes.len()) {
@@ -157,7 +206,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
             &check.changes[ci],
         );
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
-        let mut line = Line::from(vec![
+        let spans = vec![
             Span::styled(if ci == selected { "▸" } else { " " }, p.get("key")),
             Span::styled(decision.symbol(), p.get(decision.style_name())),
             Span::styled(status.symbol(), p.get(status.style_name())),
@@ -170,11 +219,8 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
                 format!("  {}", change.description.as_deref().unwrap_or("")),
                 p.get("text"),
             ),
-        ]);
-        if ci == selected {
-            line = line.patch_style(p.get("selection"));
-        }
-        lines.push(line);
+        ];
+        lines.push(row(app, spans, ci == selected, needle.as_deref()));
     }
     let title = format!(
         " Changes {}/{} · {} ",

@@ -10,11 +10,13 @@ mod head;
 mod lists;
 mod main_pane;
 mod overlays;
+mod text;
 
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
 pub use lists::list_window;
 pub use main_pane::main_extent;
 pub use overlays::{help_max_scroll, summary_max_scroll};
+pub use text::highlight_matches;
 
 use super::app::{App, Tone};
 use super::keys::{Action, Mode};
@@ -108,8 +110,12 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(key) = &batch.key {
         first.push(Span::styled(format!(" [{key}]"), p.get("dim")));
     }
+    // The source is cut from the left when it does not fit, so its file name stays.
+    let used: usize = first.iter().map(Span::width).sum();
+    let lead = format!("  {} · ", batch.format);
+    let room = (area.width as usize).saturating_sub(used + lead.chars().count());
     first.push(Span::styled(
-        format!("  {} · {}", batch.format, batch.source),
+        format!("{lead}{}", text::keep_end(&batch.source, room)),
         p.get("dim"),
     ));
     let counts = Counts::of(app);
