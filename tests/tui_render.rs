@@ -7,6 +7,7 @@ mod tui_support;
 use patchdeck::tui::app::App;
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::env::ColorDepth;
+use patchdeck::tui::keys::Action;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -359,4 +360,153 @@ fn style_at(buffer: &Buffer, text: &str, needle: &str) -> (Color, Color, Modifie
     let (x, y) = find(buffer, text, needle);
     let cell = &buffer[(x, y)];
     (cell.fg, cell.bg, cell.modifier)
+}
+
+/// The footer line of a rendered screen.
+fn footer(text: &str) -> String {
+    text.lines().last().unwrap().to_owned()
+}
+
+#[test]
+fn a_long_line_starts_at_its_change_and_scrolls_with_markers() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "G"); // replacement 3 adds ", indent=2" at the end of a long line
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        text.contains("json.dump(self.items, handle, indent=2)"),
+        "the change is in view at 80 columns:\n{text}"
+    );
+    assert!(text.contains("‹"), "the lines start earlier:\n{text}");
+    assert!(footer(&text).contains("← scroll"), "{}", footer(&text));
+    app.update(Action::ScrollLeft);
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        text.contains("handle, inde›"),
+        "cut, and marked so:\n{text}"
+    );
+    assert!(!text.contains("‹"), "{text}");
+    assert!(footer(&text).contains("→ scroll"), "{}", footer(&text));
+    assert!(!footer(&text).contains("← scroll"), "{}", footer(&text));
+    // Expected and actual lines of a conflict scroll too.
+    let mut app = mono(ws.path());
+    select(&mut app, "clearer-error");
+    let (text, _) = render(&mut app, 64, 30);
+    let expected = text.lines().find(|l| l.contains(" expected │")).unwrap();
+    assert!(expected.ends_with("›│"), "{expected}");
+    app.update(Action::ScrollRight);
+    let (text, _) = render(&mut app, 64, 30);
+    let expected = text.lines().find(|l| l.contains(" expected │")).unwrap();
+    assert!(
+        expected.contains("‹") && expected.contains("+ name)"),
+        "{expected}"
+    );
+}
+
+#[test]
+fn changes_that_could_not_be_placed_say_so_and_show_what_they_would_write() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "j");
+    let (text, _) = render(&mut app, 140, 30);
+    assert!(
+        text.contains("#1 replace (ambiguous: lines 22, 27)"),
+        "{text}"
+    );
+    assert!(text.contains("#2 replace (not found)"), "{text}");
+    assert!(!text.contains("insert after"), "{text}");
+    let added = text
+        .lines()
+        .find_map(|l| {
+            l.split_once("││")
+                .map(|(_, main)| main)
+                .filter(|main| main.contains("+ def reset(self):"))
+        })
+        .unwrap_or_else(|| panic!("the replacement is shown:\n{text}"));
+    assert!(
+        !added.chars().any(|c| c.is_ascii_digit()),
+        "no line numbers for a change without a place: {added}"
+    );
+    assert!(!footer(&text).contains("a accept") && !footer(&text).contains("e edit"));
+}
+
+#[test]
+fn the_whole_file_view_marks_conflicting_changes() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    press(&mut app, "w"); // log-load selected; clearer-error is further down
+    let (text, buffer) = render(&mut app, 120, 50);
+    let (x, y) = find(&buffer, &text, "raise ValueError(f\"not enough");
+    let row: String = text.lines().nth(y as usize).unwrap().to_owned();
+    let main_x = row
+        .find("││")
+        .map(|b| row[..b].chars().count() as u16 + 1)
+        .unwrap();
+    let marker = &buffer[(main_x + 1, y)];
+    assert_eq!(marker.symbol(), "⚠", "{row}");
+    assert!(
+        marker.modifier.contains(Modifier::REVERSED),
+        "the conflict style"
+    );
+    let number = &buffer[(main_x + 4, y)];
+    assert!(number.modifier.contains(Modifier::REVERSED), "{row}");
+    let _ = x;
+}
+
+#[test]
+fn search_matches_are_marked() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "/valueerror");
+    app.key(patchdeck::tui::keys::Key::Enter);
+    let (text, buffer) = render(&mut app, 140, 30);
+    let (fg, bg, _) = style_at(&buffer, &text, "ValueError(\"item name");
+    assert_eq!(
+        (fg, bg),
+        (Color::Rgb(0x2b, 0x30, 0x3b), Color::Rgb(0xeb, 0xcb, 0x8b)),
+        "the theme's search_match"
+    );
+}
+
+#[test]
+fn a_tolerant_match_is_named_once() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "edits-clean.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.match_tier != patchdeck::model::MatchTier::Exact)
+        .expect("a tolerant match in the sample");
+    app.go(pos);
+    let (text, _) = render(&mut app, 160, 40);
+    assert_eq!(text.matches("tolerance \"").count(), 1, "{text}");
+    assert!(!text.contains("tolerant match:"), "{text}");
 }

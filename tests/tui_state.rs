@@ -856,6 +856,12 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
         descriptions[2].starts_with("replacement 3:"),
         "{descriptions:?}"
     );
+    let label = |app: &patchdeck::tui::app::App, pos| {
+        patchdeck::tui::draw::operation_label(app.change(pos).1)
+    };
+    assert_eq!(label(&app, 0), "replace (ambiguous: lines 22, 27)");
+    assert_eq!(label(&app, 1), "replace (not found)");
+    assert_eq!(label(&app, 2), "replace 36");
     assert_eq!(
         app.change(1).1.new_lines,
         vec!["def reset(self):".to_owned()],

@@ -92,6 +92,9 @@ pub struct App {
     pub whole_file: bool,
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
+    /// Columns long lines are scrolled to the left; `None` until the person scrolls, which
+    /// shows the selected change's first changed word (see `draw::main_hscroll`).
+    pub hscroll: Option<usize>,
     pub summary_scroll: usize,
     pub help_scroll: usize,
     pub search: Search,
@@ -154,6 +157,7 @@ impl App {
             mode: Mode::Browse,
             whole_file: false,
             scroll: 0,
+            hscroll: None,
             summary_scroll: 0,
             help_scroll: 0,
             search: Search::default(),
@@ -416,6 +420,8 @@ impl App {
             Action::LastChange => self.go(self.flat.len().saturating_sub(1)),
             Action::PageDown => self.scroll_by(self.page() as i64),
             Action::PageUp => self.scroll_by(-(self.page() as i64)),
+            Action::ScrollRight => self.hscroll_by(1),
+            Action::ScrollLeft => self.hscroll_by(-1),
             Action::Accept => self.accept(),
             Action::Reject => self.reject(),
             Action::AcceptFile => self.accept_file(),
@@ -428,6 +434,7 @@ impl App {
             Action::ToggleWholeFile => {
                 self.whole_file = !self.whole_file;
                 self.scroll = 0;
+                self.hscroll = None;
             }
             Action::Search => self.start_search(),
             Action::SearchNext => self.search_step(true),
@@ -451,6 +458,7 @@ impl App {
         let pos = pos.min(self.flat.len() - 1);
         if pos != self.pos {
             self.scroll = 0;
+            self.hscroll = None;
         }
         self.pos = pos;
     }
@@ -462,6 +470,16 @@ impl App {
         let (anchor, total) = (anchor as i64, total as i64);
         let last_first = (total - self.page() as i64).max(0);
         self.scroll = (anchor + self.scroll + rows).clamp(0, last_first.max(anchor)) - anchor;
+    }
+
+    /// Scrolls long lines by half the width of their text, `direction` -1 (left) or 1 (right),
+    /// within the longest line on screen.
+    pub fn hscroll_by(&mut self, direction: i64) {
+        let width = self.areas().main.width.saturating_sub(2);
+        let (now, most, text_width) = super::draw::main_hscroll(self, width);
+        let step = (text_width / 2).max(4) as i64;
+        let to = (now as i64 + direction * step).clamp(0, most as i64) as usize;
+        self.hscroll = Some(to);
     }
 
     fn next_conflict(&mut self) {

@@ -211,10 +211,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled(decision.symbol(), p.get(decision.style_name())),
             Span::styled(status.symbol(), p.get(status.style_name())),
             Span::styled(format!(" {name}"), p.get("text")),
-            Span::styled(
-                format!(" {} {}", change.operation.as_str(), change.range.describe()),
-                p.get("dim"),
-            ),
+            Span::styled(format!(" {}", super::operation_label(change)), p.get("dim")),
             Span::styled(
                 format!("  {}", change.description.as_deref().unwrap_or("")),
                 p.get("text"),

@@ -14,12 +14,13 @@ mod text;
 
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
 pub use lists::list_window;
-pub use main_pane::main_extent;
+pub use main_pane::{main_extent, main_hscroll};
 pub use overlays::{help_max_scroll, summary_max_scroll};
-pub use text::highlight_matches;
+pub use text::{highlight_matches, window_spans};
 
 use super::app::{App, Tone};
 use super::keys::{Action, Mode};
+use crate::model::Change;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -240,14 +241,19 @@ pub fn available(app: &App, action: Action) -> bool {
     Availability::new(app).allows(action)
 }
 
-/// [`available`] for several actions of one screen.
+/// [`available`] for several actions of one screen, measuring the main pane's horizontal
+/// scrolling once.
 struct Availability<'a> {
     app: &'a App,
+    hscroll: std::cell::OnceCell<(usize, usize)>,
 }
 
 impl<'a> Availability<'a> {
     fn new(app: &'a App) -> Self {
-        Availability { app }
+        Availability {
+            app,
+            hscroll: std::cell::OnceCell::new(),
+        }
     }
 
     fn allows(&self, action: Action) -> bool {
@@ -287,6 +293,18 @@ impl<'a> Availability<'a> {
                     Action::RejectFile => pos.is_some() && !committed,
                     Action::NextConflict => (0..app.flat.len()).any(|p| app.conflicting(p)),
                     Action::CommitSummary => !committed,
+                    Action::ScrollLeft | Action::ScrollRight => {
+                        let (now, most) = *self.hscroll.get_or_init(|| {
+                            let width = app.areas().main.width.saturating_sub(2);
+                            let (now, most, _) = main_hscroll(app, width);
+                            (now, most)
+                        });
+                        if action == Action::ScrollLeft {
+                            now > 0
+                        } else {
+                            now < most
+                        }
+                    }
                     _ => true,
                 }
             }
@@ -331,6 +349,19 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
         spans.push(Span::styled(" help", p.get("dim")));
     }
     spans
+}
+
+/// How a change's operation and place read: `replace 12-14`, or for a change the format could
+/// not place, `replace (not found)` or `replace (ambiguous: lines 12, 40)`.
+pub fn operation_label(change: &Change) -> String {
+    match change.unplaced() {
+        Some([]) => "replace (not found)".to_owned(),
+        Some(places) => {
+            let list: Vec<String> = places.iter().map(usize::to_string).collect();
+            format!("replace (ambiguous: lines {})", list.join(", "))
+        }
+        None => format!("{} {}", change.operation.as_str(), change.range.describe()),
+    }
 }
 
 fn footer(frame: &mut Frame, app: &App, area: Rect) {

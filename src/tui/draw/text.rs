@@ -1,13 +1,77 @@
-//! Fitting styled text into columns: marking search matches, and shortening a path from the
+//! Fitting styled text into columns: cutting a line to a window of columns with markers where
+//! it goes on (horizontal scrolling), marking search matches, and shortening a path from the
 //! left so its file name stays. Widths are terminal columns, as ratatui counts them.
 
 use ratatui::style::Style;
 use ratatui::text::Span;
 
+/// Marks a line that starts before the columns shown.
+pub const STARTS_EARLIER: &str = "‹";
+/// Marks a line that goes on after the columns shown.
+pub const GOES_ON: &str = "›";
+
 /// Columns a character takes on the terminal.
 fn char_width(c: char) -> usize {
     let mut buffer = [0u8; 4];
     Span::raw(&*c.encode_utf8(&mut buffer)).width()
+}
+
+/// The columns `skip..skip + width` of a line of spans. When the line starts before them, the
+/// first column shown is [`STARTS_EARLIER`]; when it goes on after them, the last is
+/// [`GOES_ON`], both in `marker`. A wide character cut in two becomes spaces.
+pub fn window_spans(
+    spans: Vec<Span<'static>>,
+    skip: usize,
+    width: usize,
+    marker: Style,
+) -> Vec<Span<'static>> {
+    let total: usize = spans.iter().map(Span::width).sum();
+    if width == 0 {
+        return Vec::new();
+    }
+    let earlier = skip > 0 && total > 0;
+    let on = total > skip + width;
+    let start = skip + usize::from(earlier);
+    let end = (skip + width).saturating_sub(usize::from(on)).max(start);
+    let mut out = Vec::with_capacity(spans.len() + 2);
+    if earlier {
+        out.push(Span::styled(STARTS_EARLIER, marker));
+    }
+    let mut col = 0;
+    for span in spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            let w = char_width(c);
+            if col >= start && col < end && col + w <= end {
+                text.push(c);
+            } else if col < end && col + w > start {
+                text.extend(std::iter::repeat_n(
+                    ' ',
+                    (col + w).min(end) - col.max(start),
+                ));
+            }
+            col += w;
+            if col > end {
+                break;
+            }
+        }
+        if !text.is_empty() {
+            out.push(Span::styled(text, span.style));
+        }
+    }
+    if on {
+        out.push(Span::styled(GOES_ON, marker));
+    }
+    out
+}
+
+/// Pads spans with spaces to `width` columns.
+pub fn pad_spans(mut spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    let used: usize = spans.iter().map(Span::width).sum();
+    if used < width {
+        spans.push(Span::raw(" ".repeat(width - used)));
+    }
+    spans
 }
 
 /// Byte ranges of `text` where `needle` (already lowercase) occurs, ignoring case.
@@ -122,6 +186,17 @@ mod tests {
 
     fn text(spans: &[Span]) -> String {
         spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_window_marks_where_the_line_goes_on() {
+        let line = || vec![Span::raw("json.dump(self.items, handle, indent=2)")];
+        let marker = Style::default();
+        assert_eq!(text(&window_spans(line(), 0, 12, marker)), "json.dump(s›");
+        assert_eq!(text(&window_spans(line(), 22, 12, marker)), "‹andle, ind›");
+        assert_eq!(text(&window_spans(line(), 30, 20, marker)), "‹ndent=2)");
+        assert_eq!(text(&window_spans(line(), 0, 60, marker)), text(&line()));
+        assert!(window_spans(vec![Span::raw("")], 5, 10, marker).is_empty());
     }
 
     #[test]
