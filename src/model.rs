@@ -240,6 +240,10 @@ pub struct LoadProblem {
     pub message: String,
     /// False for notes that do not stop a commit.
     pub blocking: bool,
+    /// Set when the format could not place the change at all (its text occurs nowhere, or at
+    /// several places): the change's range is then only a stand-in. Holds the first line of
+    /// each place the text occurs (empty when it occurs nowhere).
+    pub unplaced: Option<Vec<usize>>,
 }
 
 impl LoadProblem {
@@ -248,6 +252,7 @@ impl LoadProblem {
             kind,
             message: message.into(),
             blocking: true,
+            unplaced: None,
         }
     }
 
@@ -256,6 +261,16 @@ impl LoadProblem {
             blocking: false,
             ..LoadProblem::conflict(kind, message)
         }
+    }
+}
+
+impl Change {
+    /// When the format could not place this change (see [`LoadProblem::unplaced`]): the first
+    /// line of each place its text occurs, which is empty when it occurs nowhere.
+    pub fn unplaced(&self) -> Option<&[usize]> {
+        self.load_problems
+            .iter()
+            .find_map(|p| p.unplaced.as_deref())
     }
 }
 

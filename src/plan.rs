@@ -46,7 +46,44 @@ pub struct Blocker {
     pub change: Option<ChangeId>,
     /// `conflict` or `invalid`: which exit status the blocker leads to.
     pub status: Status,
+    /// What is wrong, without a remedy (each client names its own way to ask for one).
     pub message: String,
+    /// The explicit override that would let it be written, when there is one.
+    pub remedy: Option<Remedy>,
+}
+
+/// An explicit choice of the person that lifts a blocker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remedy {
+    /// Write the file although its SHA-256 differs (when every change still verifies).
+    OverrideSha,
+    /// Write the file although it has several hard links.
+    OverrideHardLink,
+    /// Apply the change where its expected lines were found.
+    Relocate,
+}
+
+impl Remedy {
+    /// How the command line asks for it.
+    pub fn cli_hint(self) -> &'static str {
+        match self {
+            Remedy::OverrideSha => {
+                "--allow-sha-mismatch writes it anyway when every change still verifies"
+            }
+            Remedy::OverrideHardLink => "--allow-hard-links writes it anyway",
+            Remedy::Relocate => "--relocate applies it there",
+        }
+    }
+}
+
+impl Blocker {
+    /// The message with the command line's remedy, as the CLI and the report say it.
+    pub fn cli_text(&self) -> String {
+        match self.remedy {
+            Some(remedy) => format!("{} ({})", self.message, remedy.cli_hint()),
+            None => self.message.clone(),
+        }
+    }
 }
 
 /// An explicit override the plan uses; the report and the commit summary list every one.
@@ -113,12 +150,17 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
         if selected.is_empty() {
             continue;
         }
-        let block = |plan: &mut Plan, change: Option<ChangeId>, status: Status, message: String| {
+        let block = |plan: &mut Plan,
+                     change: Option<ChangeId>,
+                     status: Status,
+                     message: String,
+                     remedy: Option<Remedy>| {
             plan.blockers.push(Blocker {
                 file: index,
                 change,
                 status,
                 message,
+                remedy,
             })
         };
         let name = check
@@ -138,18 +180,17 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 } else {
                     Status::Conflict
                 };
-                let hint = match problem.kind {
-                    "sha_mismatch" => {
-                        " (--allow-sha-mismatch writes it anyway when every change still verifies)"
-                    }
-                    "hard_link" => " (--allow-hard-links writes it anyway)",
-                    _ => "",
+                let remedy = match problem.kind {
+                    "sha_mismatch" => Some(Remedy::OverrideSha),
+                    "hard_link" => Some(Remedy::OverrideHardLink),
+                    _ => None,
                 };
                 block(
                     &mut plan,
                     None,
                     status,
-                    format!("{name}: {}{hint}", problem.message),
+                    format!("{name}: {}", problem.message),
+                    remedy,
                 );
             }
             continue;
@@ -206,20 +247,17 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                             .map(|p| p.message.as_str())
                             .collect::<Vec<_>>()
                             .join("; ");
-                        let hint = if change_check.found_at().is_some() {
-                            " (--relocate applies it there)"
-                        } else {
-                            ""
-                        };
+                        let remedy = change_check.found_at().map(|_| Remedy::Relocate);
                         block(
                             &mut plan,
                             Some(change.id.clone()),
                             change_check.status,
                             format!(
-                                "{name}: change {} {}: {why}{hint}",
+                                "{name}: change {} {}: {why}",
                                 ci + 1,
                                 change.key.as_deref().unwrap_or(change.id.as_str())
                             ),
+                            remedy,
                         );
                         continue;
                     }
@@ -250,6 +288,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                     a.key.as_deref().unwrap_or(a.id.as_str()),
                     pair[0].0.describe()
                 ),
+                None,
             );
             continue;
         }
@@ -269,6 +308,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                     None,
                     Status::Invalid,
                     format!("{name}: a file deletion is accepted or rejected as a whole"),
+                    None,
                 );
                 continue;
             }
@@ -342,6 +382,7 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
                 batch.files[first].id,
                 batch.files[second].id
             ),
+            remedy: None,
         });
     }
 }

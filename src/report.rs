@@ -197,7 +197,7 @@ impl Report {
                     .iter()
                     .map(|o| describe_override(batch, verification, o))
                     .collect(),
-                a.plan.blockers.iter().map(|b| b.message.clone()).collect(),
+                a.plan.blockers.iter().map(|b| b.cli_text()).collect(),
             ),
             None => (Vec::new(), Vec::new()),
         };

@@ -147,7 +147,20 @@ fn structured_replacements_apply_in_order_including_replace_all() {
 fn a_structured_find_that_occurs_twice_is_ambiguous_and_one_missing_is_not_found() {
     let r = report("structured-conflicting.json");
     assert_eq!(kinds(&r), vec!["ambiguous", "not_found"]);
-    let ambiguous = &r["files"][0]["changes"][1]["problems"][0]["message"];
+    // The changes keep the author's order of the replacements, placed or not.
+    let descriptions: Vec<&str> = r["files"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["description"].as_str().unwrap())
+        .collect();
+    assert!(
+        descriptions[0].starts_with("replacement 1:")
+            && descriptions[1].starts_with("replacement 2:")
+            && descriptions[2].starts_with("replacement 3:"),
+        "{descriptions:?}"
+    );
+    let ambiguous = &r["files"][0]["changes"][0]["problems"][0]["message"];
     assert!(
         ambiguous.as_str().unwrap().contains("at lines 22, 27"),
         "{ambiguous}"

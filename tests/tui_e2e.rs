@@ -120,9 +120,10 @@ fn review_accept_edit_reject_and_commit_writes_the_bytes() {
     tmux.wait_for("3/4 clearer-error");
     tmux.keys(&["a"]);
     tmux.wait_for("cannot simply be accepted");
-    tmux.keys(&["m"]);
+    tmux.keys(&["m"]); // moves it, accepts it and goes on to drop-demo-add
     tmux.wait_for("moved to line 30");
-    tmux.keys(&["j", "r"]); // reject drop-demo-add
+    tmux.wait_for("4/4 drop-demo-add");
+    tmux.keys(&["r"]); // reject drop-demo-add
     tmux.wait_for("accept-whitespace");
     tmux.keys(&["c"]);
     let summary = tmux.wait_for("Commit: all of these, or nothing");
@@ -209,8 +210,11 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     let screen = tmux.wait_for("Demo: inventory cleanup");
     assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
     tmux.keys(&["?"]);
-    tmux.wait_for("or Esc closes)");
-    tmux.keys(&["Escape", "q"]);
+    tmux.wait_for("Esc/?/q close");
+    // `?` closes the help (an Esc right before another key reads as Alt+key).
+    tmux.keys(&["?"]);
+    tmux.wait_for("? help");
+    tmux.keys(&["q"]);
     tmux.wait_for("exit status 0");
     assert!(dir.join("workspace/src/app.py").exists());
 
@@ -231,4 +235,35 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     tmux.keys(&["a", "c", "y"]);
     tmux.wait_for("disabled in Restricted mode");
     assert_eq!(std::fs::read(ws.path().join("src/app.py")).unwrap(), before);
+}
+
+#[test]
+fn a_session_that_cannot_be_saved_is_never_called_saved() {
+    let ws = workspace();
+    // The state folder cannot be made: a file is in its way.
+    std::fs::write(ws.path().join(".patchdeck"), "in the way").unwrap();
+    let command = patchdeck(
+        "NO_COLOR=1",
+        &format!(
+            "--root {} {}",
+            quote(ws.path()),
+            quote(&samples().join("demo.json"))
+        ),
+    );
+    let Some(tmux) = Tmux::start("unsaved", &command) else {
+        return;
+    };
+    tmux.wait_for("1/4 log-load");
+    tmux.keys(&["a"]);
+    tmux.wait_for("2/4 validate-name");
+    tmux.keys(&["j", "k"]);
+    // The failure stays on screen, key after key.
+    tmux.wait_for("SESSION NOT SAVED");
+    tmux.keys(&["q"]);
+    let prompt = tmux.wait_for("Quit and lose 1 decision(s)?");
+    assert!(prompt.contains("session not saved"), "{prompt}");
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("exit status 0");
+    assert!(screen.contains("1 decision(s) NOT saved"), "{screen}");
+    assert!(!screen.contains("saved in"), "{screen}");
 }

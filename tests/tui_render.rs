@@ -7,6 +7,7 @@ mod tui_support;
 use patchdeck::tui::app::App;
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::env::ColorDepth;
+use patchdeck::tui::keys::Action;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -70,7 +71,7 @@ fn expected_line_conflict_shows_expected_and_actual_and_where_found() {
     let (text, _) = render(&mut app, 160, 32);
     insta::assert_snapshot!("expected_line_conflict_side_by_side", text);
     assert!(text.contains("on disk at line 32"));
-    assert!(text.contains("found at line 30"));
+    assert!(text.contains("line 30 (-2 lines)"), "{text}");
     // Too narrow for side by side: expected above actual.
     let (text, _) = render(&mut app, 100, 32);
     insta::assert_snapshot!("expected_line_conflict_stacked", text);
@@ -197,4 +198,315 @@ fn the_footer_lists_only_keys_that_apply_now() {
         footer.contains("m move") && footer.contains("u undo"),
         "{footer}"
     );
+    assert!(
+        !footer.contains("a accept"),
+        "a conflict cannot simply be accepted: {footer}"
+    );
+    // At 80 columns the keys that matter most stay, the rest give way.
+    let (text, _) = render(&mut app, 80, 24);
+    let footer = text.lines().last().unwrap().to_owned();
+    assert!(
+        footer.contains("c commit") && footer.contains("u undo") && footer.contains("? help"),
+        "{footer}"
+    );
+    // An override is offered only where it would be taken.
+    select(&mut app, "debug-logs");
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(text.lines().last().unwrap().contains("o override sha"));
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(
+        !text.lines().last().unwrap().contains("o override sha"),
+        "{text}"
+    );
+    press(&mut app, "m");
+    let (text, _) = render(&mut app, 160, 30);
+    assert!(
+        text.lines().last().unwrap().contains("o override sha"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_lists_give_way_on_a_narrow_screen_and_use_a_wide_one() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    let (text, _) = render(&mut app, 80, 24);
+    let row = text.lines().nth(3).unwrap();
+    assert_eq!(
+        row.find("││").map(|b| row[..b].chars().count()),
+        Some(19),
+        "{row}"
+    );
+    let (text, _) = render(&mut app, 200, 30);
+    assert!(
+        text.contains("log-load replace 19  Log through the module logger instead of printing."),
+        "{text}"
+    );
+}
+
+#[test]
+fn overlays_are_as_tall_as_their_wrapped_text() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    select(&mut app, "debug-logs");
+    press(&mut app, "ac"); // a stale SHA: a long blocker that wraps
+    let (text, _) = render(&mut app, 140, 45);
+    assert!(
+        text.contains("overrides it)"),
+        "the blocker's last line:\n{text}"
+    );
+    assert!(text.contains("n/Esc back"), "the keys:\n{text}");
+    press(&mut app, "n");
+    // The help at 80x24 scrolls to its very last line, and no further.
+    app.size = (80, 24);
+    press(&mut app, "?");
+    for _ in 0..200 {
+        press(&mut app, "j");
+    }
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(text.contains("mouse: wheel scrolls"), "{text}");
+    press(&mut app, "k");
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        !text.contains("mouse: wheel scrolls"),
+        "one key scrolls back:\n{text}"
+    );
+}
+
+#[test]
+fn read_only_says_so_once_and_offers_no_commit() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            read_only: true,
+            session: false,
+            colors: ColorDepth::None,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "acy");
+    let (text, _) = render(&mut app, 120, 40);
+    assert_eq!(text.matches("Restricted mode").count(), 1, "{text}");
+    assert!(!text.contains("y commit"), "{text}");
+}
+
+#[test]
+fn the_selected_row_reads_in_high_contrast() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            theme: "high-contrast",
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, buffer) = render(&mut app, 120, 30);
+    let black = Color::Rgb(0, 0, 0);
+    let cyan = Color::Rgb(0, 0xff, 0xff);
+    for needle in ["▸·  log-load", "log-load replace", "▸⚠ src/app.py"] {
+        let (fg, bg, _) = style_at(&buffer, &text, needle);
+        assert_eq!((fg, bg), (black, cyan), "{needle}");
+    }
+}
+
+#[test]
+fn the_files_pane_shows_each_files_label_dimmed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, buffer) = render(&mut app, 140, 30);
+    let (fg, _, _) = style_at(&buffer, &text, "Helpers: tolerate spaces");
+    assert_eq!(fg, Color::Rgb(0x65, 0x73, 0x7e), "the theme's dim colour");
+}
+
+#[test]
+fn the_header_keeps_the_end_of_the_source() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "../sample-batches/structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let (text, _) = render(&mut app, 70, 24);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains(" · …") && first.ends_with("-conflicting.json"),
+        "cut from the left: {first}"
+    );
+}
+
+/// The style of the cell where `needle` starts.
+fn style_at(buffer: &Buffer, text: &str, needle: &str) -> (Color, Color, Modifier) {
+    let (x, y) = find(buffer, text, needle);
+    let cell = &buffer[(x, y)];
+    (cell.fg, cell.bg, cell.modifier)
+}
+
+/// The footer line of a rendered screen.
+fn footer(text: &str) -> String {
+    text.lines().last().unwrap().to_owned()
+}
+
+#[test]
+fn a_long_line_starts_at_its_change_and_scrolls_with_markers() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "G"); // replacement 3 adds ", indent=2" at the end of a long line
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        text.contains("json.dump(self.items, handle, indent=2)"),
+        "the change is in view at 80 columns:\n{text}"
+    );
+    assert!(text.contains("‹"), "the lines start earlier:\n{text}");
+    assert!(footer(&text).contains("← scroll"), "{}", footer(&text));
+    app.update(Action::ScrollLeft);
+    let (text, _) = render(&mut app, 80, 24);
+    assert!(
+        text.contains("handle, inde›"),
+        "cut, and marked so:\n{text}"
+    );
+    assert!(!text.contains("‹"), "{text}");
+    assert!(footer(&text).contains("→ scroll"), "{}", footer(&text));
+    assert!(!footer(&text).contains("← scroll"), "{}", footer(&text));
+    // Expected and actual lines of a conflict scroll too.
+    let mut app = mono(ws.path());
+    select(&mut app, "clearer-error");
+    let (text, _) = render(&mut app, 64, 30);
+    let expected = text.lines().find(|l| l.contains(" expected │")).unwrap();
+    assert!(expected.ends_with("›│"), "{expected}");
+    app.update(Action::ScrollRight);
+    let (text, _) = render(&mut app, 64, 30);
+    let expected = text.lines().find(|l| l.contains(" expected │")).unwrap();
+    assert!(
+        expected.contains("‹") && expected.contains("+ name)"),
+        "{expected}"
+    );
+}
+
+#[test]
+fn changes_that_could_not_be_placed_say_so_and_show_what_they_would_write() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "j");
+    let (text, _) = render(&mut app, 140, 30);
+    assert!(
+        text.contains("#1 replace (ambiguous: lines 22, 27)"),
+        "{text}"
+    );
+    assert!(text.contains("#2 replace (not found)"), "{text}");
+    assert!(!text.contains("insert after"), "{text}");
+    let added = text
+        .lines()
+        .find_map(|l| {
+            l.split_once("││")
+                .map(|(_, main)| main)
+                .filter(|main| main.contains("+ def reset(self):"))
+        })
+        .unwrap_or_else(|| panic!("the replacement is shown:\n{text}"));
+    assert!(
+        !added.chars().any(|c| c.is_ascii_digit()),
+        "no line numbers for a change without a place: {added}"
+    );
+    assert!(!footer(&text).contains("a accept") && !footer(&text).contains("e edit"));
+}
+
+#[test]
+fn the_whole_file_view_marks_conflicting_changes() {
+    let ws = workspace();
+    let mut app = mono(ws.path());
+    press(&mut app, "w"); // log-load selected; clearer-error is further down
+    let (text, buffer) = render(&mut app, 120, 50);
+    let (x, y) = find(&buffer, &text, "raise ValueError(f\"not enough");
+    let row: String = text.lines().nth(y as usize).unwrap().to_owned();
+    let main_x = row
+        .find("││")
+        .map(|b| row[..b].chars().count() as u16 + 1)
+        .unwrap();
+    let marker = &buffer[(main_x + 1, y)];
+    assert_eq!(marker.symbol(), "⚠", "{row}");
+    assert!(
+        marker.modifier.contains(Modifier::REVERSED),
+        "the conflict style"
+    );
+    let number = &buffer[(main_x + 4, y)];
+    assert!(number.modifier.contains(Modifier::REVERSED), "{row}");
+    let _ = x;
+}
+
+#[test]
+fn search_matches_are_marked() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    );
+    press(&mut app, "/valueerror");
+    app.key(patchdeck::tui::keys::Key::Enter);
+    let (text, buffer) = render(&mut app, 140, 30);
+    let (fg, bg, _) = style_at(&buffer, &text, "ValueError(\"item name");
+    assert_eq!(
+        (fg, bg),
+        (Color::Rgb(0x2b, 0x30, 0x3b), Color::Rgb(0xeb, 0xcb, 0x8b)),
+        "the theme's search_match"
+    );
+}
+
+#[test]
+fn a_tolerant_match_is_named_once() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "edits-clean.json",
+            colors: ColorDepth::None,
+            session: false,
+            ..Open::default()
+        },
+    );
+    let pos = (0..app.flat.len())
+        .find(|&p| app.change(p).1.match_tier != patchdeck::model::MatchTier::Exact)
+        .expect("a tolerant match in the sample");
+    app.go(pos);
+    let (text, _) = render(&mut app, 160, 40);
+    assert_eq!(text.matches("tolerance \"").count(), 1, "{text}");
+    assert!(!text.contains("tolerant match:"), "{text}");
 }

@@ -571,3 +571,372 @@ fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
     decisions.set(id, Decision::Accept);
     assert!(app.checked.plan(&decisions).is_blocked());
 }
+
+#[cfg(unix)]
+#[test]
+fn the_editor_file_is_private_and_removed() {
+    let tools = tempfile::tempdir().unwrap();
+    let record = tools.path().join("seen");
+    let script = editor_script(
+        tools.path(),
+        "record.sh",
+        &format!("stat -c '%a %n' \"$1\" > '{}'", record.display()),
+    );
+    let saved = editor::run(&script, "+line\n", tools.path()).unwrap();
+    assert_eq!(saved, "+line\n");
+    let seen = fs::read_to_string(&record).unwrap();
+    let (mode, path) = seen.trim().split_once(' ').unwrap();
+    assert_eq!(mode, "600", "only its owner can read the buffer");
+    assert!(path.contains("patchdeck-edit-"), "{path}");
+    assert!(!Path::new(path).exists(), "removed afterwards");
+}
+
+#[test]
+fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
+    let ws = workspace();
+    // The state folder cannot be made: a file is in its way.
+    fs::write(ws.path().join(".patchdeck"), "not a folder").unwrap();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "a");
+    app.flush_session();
+    let error = app
+        .session_error
+        .clone()
+        .expect("the failure is remembered");
+    assert!(error.contains("session not saved"), "{error}");
+    assert!(!app.session_saved());
+    // It stays visible after other keys.
+    press(&mut app, "jk");
+    assert!(app.session_error.is_some());
+    let (_, status) = app.status_text().unwrap();
+    assert!(status.contains("session not saved"), "{status}");
+    // Quitting would lose the decision: it asks, and says why.
+    assert_eq!(app.key(Key::Char('q')), Effect::None);
+    assert_eq!(app.mode, Mode::ConfirmQuit);
+    assert!(app.quit_question().contains("session not saved"));
+    assert!(
+        !app.quit_question().contains("y quit"),
+        "the keys come from the key map, under the question"
+    );
+    press(&mut app, "n");
+    // Once the folder can be made, the next save works and the warning goes.
+    fs::remove_file(ws.path().join(".patchdeck")).unwrap();
+    press(&mut app, "a");
+    app.flush_session();
+    assert!(app.session_error.is_none());
+    assert!(app.session_saved());
+    assert_eq!(app.key(Key::Char('q')), Effect::Quit);
+}
+
+#[test]
+fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
+    let ws = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let before = fs::read(ws.path().join("src/app.py")).unwrap();
+    let mut app = open(
+        ws.path(),
+        Open {
+            editor: Some(editor_script(tools.path(), "same.sh", "true")),
+            ..Open::default()
+        },
+    );
+    select(&mut app, "clearer-error");
+    let effect = app.key(Key::Char('e'));
+    run_edit(&mut app, effect, tools.path());
+    assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
+    assert!(
+        app.decisions.replaces.is_empty(),
+        "no lines were taken over"
+    );
+    let message = app.message.clone().unwrap();
+    assert!(
+        message.text.contains("nothing changed; still a conflict"),
+        "{}",
+        message.text
+    );
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "it stays on the conflict"
+    );
+    // Nothing can be committed from it: the return line stays where it is.
+    press(&mut app, "cy");
+    assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), before);
+}
+
+#[test]
+fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    let conflicting: Vec<String> = (0..app.flat.len())
+        .filter(|&p| app.conflicting(p))
+        .map(|p| app.change(p).1.key.clone().unwrap())
+        .collect();
+    assert_eq!(conflicting, ["clearer-error", "debug-logs"]);
+    press(&mut app, "!");
+    assert_eq!(selected_key(&app), "clearer-error");
+    press(&mut app, "!");
+    assert_eq!(
+        selected_key(&app),
+        "debug-logs",
+        "a stale SHA is a conflict too"
+    );
+    press(&mut app, "!");
+    assert_eq!(selected_key(&app), "clearer-error");
+
+    // A file the batch creates but which exists is a conflict of its change too.
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "codex-conflicting.patch",
+            session: false,
+            ..Open::default()
+        },
+    );
+    let count = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
+    assert_eq!(count, 2);
+    press(&mut app, "!");
+    assert_eq!(app.change(app.pos).0.doc_path, "src/app.py");
+    press(&mut app, "!");
+    assert_eq!(
+        app.change(app.pos).0.doc_path,
+        "src/Utils.py",
+        "! visits the change of the file that already exists"
+    );
+}
+
+#[test]
+fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_committed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            ..Open::default()
+        },
+    );
+    assert_eq!(selected_key(&app), "log-load");
+    press(&mut app, "o");
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("cannot override"),
+        "a conflicting change blocks the override"
+    );
+    press(&mut app, "m");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("moved to line 19"));
+    assert_eq!(
+        selected_key(&app),
+        "clearer-error",
+        "m goes on to the next undecided change, as a and r do"
+    );
+    press(&mut app, "a");
+    // Both accepted, but the file's SHA-256 differs: the summary says which file is blocked,
+    // with its counts, and names the reviewer's key rather than a command-line flag.
+    press(&mut app, "c");
+    let lines = app.summary_lines();
+    let text: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    assert!(
+        text.iter()
+            .any(|l| l.starts_with("blocked src/app.py  2 of 2 change(s) accepted")),
+        "{text:?}"
+    );
+    assert!(
+        !text.iter().any(|l| l.contains("no change is accepted")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|l| l.starts_with("blocked: src/app.py")
+            && l.ends_with("(o on a change of this file overrides it)")),
+        "{text:?}"
+    );
+    assert!(!text.iter().any(|l| l.contains("--allow")), "{text:?}");
+    press(&mut app, "n");
+    press(&mut app, "o");
+    assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    press(&mut app, "c");
+    let text: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
+    assert!(
+        text.iter().any(|l| l
+            == "override: src/app.py: log-load moved from line 21 to line 19, where its expected lines are (m takes it back)"),
+        "the override names the change by its key: {text:?}"
+    );
+    assert!(!text.iter().any(|l| l.starts_with("blocked")), "{text:?}");
+    press(&mut app, "y");
+    assert!(
+        matches!(app.outcome, Some(Outcome::Written { .. })),
+        "{:?}",
+        app.outcome
+    );
+    let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    let lines: Vec<&str> = app_py.lines().collect();
+    assert_eq!(
+        lines[18],
+        "        log.info(\"loaded %d items\", len(self.items))"
+    );
+    assert_eq!(
+        lines[29],
+        "            raise ValueError(f\"not enough {name}: {current} left, {quantity} asked\")"
+    );
+}
+
+#[test]
+fn moving_a_change_back_takes_back_the_override_it_allowed() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "moved-line.json",
+            ..Open::default()
+        },
+    );
+    press(&mut app, "mao");
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    select(&mut app, "log-load");
+    press(&mut app, "m");
+    assert!(app.decisions.relocate.is_empty());
+    assert!(app.decisions.sha_overrides.is_empty());
+    press(&mut app, "u");
+    assert_eq!(app.decisions.relocate.len(), 1);
+    assert_eq!(app.decisions.sha_overrides.len(), 1);
+}
+
+#[test]
+fn after_a_commit_decisions_are_refused() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "acy");
+    assert_eq!(app.mode, Mode::Committed);
+    app.key(Key::Esc);
+    assert_eq!(app.mode, Mode::Browse);
+    let before = app.decisions.clone();
+    for key in ['a', 'r', 'e', 'u', 'A', 'R'] {
+        assert_eq!(app.key(Key::Char(key)), Effect::None, "{key}");
+        let message = app.message.clone().unwrap();
+        assert!(
+            message.text.contains("this batch is committed"),
+            "{key}: {}",
+            message.text
+        );
+    }
+    assert_eq!(app.decisions, before);
+}
+
+#[test]
+fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
+    let ws = workspace();
+    let mut app = open(
+        ws.path(),
+        Open {
+            batch: "structured-conflicting.json",
+            ..Open::default()
+        },
+    );
+    // The author's order: replacement 1 (ambiguous), 2 (not found), 3 (placed).
+    let descriptions: Vec<String> = (0..app.flat.len())
+        .map(|p| app.change(p).1.description.clone().unwrap())
+        .collect();
+    assert!(
+        descriptions[0].starts_with("replacement 1:"),
+        "{descriptions:?}"
+    );
+    assert!(
+        descriptions[1].starts_with("replacement 2:"),
+        "{descriptions:?}"
+    );
+    assert!(
+        descriptions[2].starts_with("replacement 3:"),
+        "{descriptions:?}"
+    );
+    let label = |app: &patchdeck::tui::app::App, pos| {
+        patchdeck::tui::draw::operation_label(app.change(pos).1)
+    };
+    assert_eq!(label(&app, 0), "replace (ambiguous: lines 22, 27)");
+    assert_eq!(label(&app, 1), "replace (not found)");
+    assert_eq!(label(&app, 2), "replace 36");
+    assert_eq!(
+        app.change(1).1.new_lines,
+        vec!["def reset(self):".to_owned()],
+        "the replacement is kept to be shown"
+    );
+
+    for pos in [0, 1] {
+        app.go(pos);
+        assert_eq!(app.key(Key::Char('e')), Effect::None, "no editor");
+        let refusal = app.message.clone().unwrap();
+        assert_eq!(refusal.tone, Tone::Error);
+        assert!(refusal.text.starts_with("cannot edit"), "{}", refusal.text);
+        press(&mut app, "a");
+        assert!(app
+            .message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("cannot accept"));
+    }
+    assert!(app.message.as_ref().unwrap().text.contains("not found"));
+    app.go(0);
+    press(&mut app, "e");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("at lines 22, 27"));
+    assert!(app.decisions.decisions.is_empty());
+}
+
+#[test]
+fn the_help_and_the_summary_scroll_no_further_than_their_end() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    app.size = (80, 24);
+    press(&mut app, "?");
+    let most = patchdeck::tui::draw::help_max_scroll(&app);
+    assert!(most > 0, "the help is longer than 24 rows");
+    for _ in 0..most + 20 {
+        press(&mut app, "j");
+    }
+    assert_eq!(app.help_scroll, most);
+    press(&mut app, "k");
+    assert_eq!(
+        app.help_scroll,
+        most - 1,
+        "one key back scrolls back at once"
+    );
+}
+
+#[test]
+fn search_says_when_it_wraps() {
+    let ws = workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "/ValueError");
+    app.key(Key::Enter);
+    assert!(!app.message.as_ref().unwrap().text.contains("continuing"));
+    press(&mut app, "n");
+    assert!(!app.message.as_ref().unwrap().text.contains("continuing"));
+    press(&mut app, "n");
+    let message = app.message.clone().unwrap();
+    assert!(
+        message
+            .text
+            .contains("search hit BOTTOM, continuing at TOP"),
+        "{}",
+        message.text
+    );
+    press(&mut app, "N");
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("search hit TOP, continuing at BOTTOM"));
+}

@@ -48,6 +48,8 @@ fn key_name(key: keys::Key) -> String {
         Key::Ctrl(c) => format!("C-{c}"),
         Key::Up => "Up".into(),
         Key::Down => "Down".into(),
+        Key::Left => "Left".into(),
+        Key::Right => "Right".into(),
         Key::PageUp => "PageUp".into(),
         Key::PageDown => "PageDown".into(),
         Key::Home => "Home".into(),

@@ -27,12 +27,12 @@ pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
     if plan.is_blocked() {
         if !ctx.quiet {
             for blocker in &plan.blockers {
-                eprintln!("patchdeck: blocked: {}", blocker.message);
+                eprintln!("patchdeck: blocked: {}", blocker.cli_text());
             }
             eprintln!("patchdeck: no diff: apply would write nothing");
         }
         if args.json {
-            let blocked: Vec<&str> = plan.blockers.iter().map(|b| b.message.as_str()).collect();
+            let blocked: Vec<String> = plan.blockers.iter().map(|b| b.cli_text()).collect();
             println!("{}", serde_json::json!({"files": [], "blocked": blocked}));
         }
         return Ok(status_exit(plan.blocking_status()));

@@ -85,11 +85,19 @@ fn farewell(app: &App) {
         }
         _ => {
             let decided = app.decisions.decisions.len();
-            if let (Some(session), true) = (app.session(), decided > 0) {
-                eprintln!(
+            if decided == 0 {
+                return;
+            }
+            // "Saved" only when the last write of the session, flushed on the way out, worked.
+            match (app.session(), &app.session_error) {
+                (Some(session), None) => eprintln!(
                     "patchdeck: {decided} decision(s) saved in {}; open the batch again to resume, or `patchdeck apply --decisions` that file",
                     session.path().display()
-                );
+                ),
+                (_, Some(error)) => {
+                    eprintln!("patchdeck: {decided} decision(s) NOT saved: {error}")
+                }
+                (None, None) => {}
             }
         }
     }

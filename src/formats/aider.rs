@@ -94,7 +94,8 @@ pub fn load(
                             "not_found",
                             format!("{path} cannot be read; only an empty SEARCH creates a file"),
                         ),
-                    ),
+                    )
+                    .writing(b.replace.clone()),
                 );
                 continue;
             }
@@ -128,7 +129,8 @@ pub fn load(
                     ));
                     builder.push(
                         &mut file,
-                        ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
+                        ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                            .writing(b.replace.clone()),
                     );
                 }
             }

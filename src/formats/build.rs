@@ -42,12 +42,16 @@ pub struct ChangeSpec {
 }
 
 impl ChangeSpec {
-    /// [`ChangeSpec::unplaced`], shown at the first place an ambiguous find occurs.
+    /// [`ChangeSpec::unplaced`], shown at the first place an ambiguous find occurs, and
+    /// recording every place it occurs.
     pub fn near(
         miss: &super::matcher::Miss,
         description: Option<String>,
-        problem: LoadProblem,
+        mut problem: LoadProblem,
     ) -> ChangeSpec {
+        if let super::matcher::Miss::Ambiguous(lines, _) = miss {
+            problem.unplaced = Some(lines.clone());
+        }
         let mut spec = ChangeSpec::unplaced(description, problem);
         if let super::matcher::Miss::Ambiguous(lines, _) = miss {
             if let Some(first) = lines.first() {
@@ -57,8 +61,17 @@ impl ChangeSpec {
         spec
     }
 
-    /// A change that could not be placed: it carries its problem, which verify reports.
-    pub fn unplaced(description: Option<String>, problem: LoadProblem) -> ChangeSpec {
+    /// The lines it would write, for a change that could not be placed (shown to the reviewer;
+    /// never written, since the change has no place).
+    pub fn writing(mut self, new_lines: Vec<String>) -> ChangeSpec {
+        self.new_lines = new_lines;
+        self
+    }
+
+    /// A change that could not be placed: it carries its problem, which verify reports, marked
+    /// as unplaced (the range is a stand-in).
+    pub fn unplaced(description: Option<String>, mut problem: LoadProblem) -> ChangeSpec {
+        problem.unplaced.get_or_insert_with(Vec::new);
         ChangeSpec {
             description,
             range: Some(LineRange::after(0)),

@@ -143,7 +143,8 @@ fn update(
                         "not_found",
                         format!("{path} cannot be read, so there is nothing to update"),
                     ),
-                ),
+                )
+                .writing(section.new.clone()),
             );
             continue;
         }
@@ -167,13 +168,26 @@ fn update(
                                     section.at_line
                                 ),
                             ),
-                        ),
+                        )
+                        .writing(section.new.clone()),
                     );
                     continue;
                 }
                 many => {
                     let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
-                    builder.push(&mut file, ChangeSpec::unplaced(description, LoadProblem::conflict("ambiguous", format!("anchor \"{anchor}\" found {} times, at lines {}; it must occur once", many.len(), list.join(", ")))));
+                    let mut problem = LoadProblem::conflict(
+                        "ambiguous",
+                        format!(
+                            "anchor \"{anchor}\" found {} times, at lines {}; it must occur once",
+                            many.len(),
+                            list.join(", ")
+                        ),
+                    );
+                    problem.unplaced = Some(many.iter().map(|i| i + 1).collect());
+                    builder.push(
+                        &mut file,
+                        ChangeSpec::unplaced(description, problem).writing(section.new.clone()),
+                    );
                     continue;
                 }
             }
@@ -232,7 +246,8 @@ fn update(
                 };
                 builder.push(
                     &mut file,
-                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message)),
+                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                        .writing(section.new.clone()),
                 );
             }
         }

@@ -15,7 +15,7 @@
 use super::build::{
     create_all, diff_changes, read_doc, text_lines, Builder, ChangeSpec, Loaded, OnDisk,
 };
-use super::matcher::{find_text, tier_name, Doc, TOLERANT};
+use super::matcher::{find_text, split_text, tier_name, Doc, TOLERANT};
 use super::structured::preview;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, InputWarning, LineRange, LoadProblem, MatchTier};
@@ -210,7 +210,7 @@ fn load_call(
             Op::Replace(old) => {
                 let name = format!("oldText \"{}\"", preview(&old));
                 if !exists {
-                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite")))
+                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite"))).writing(split_text(&text))
                 } else {
                     // Re-place with the final text (clipboard and reindent applied).
                     match find_text(&doc, &old, &text, TOLERANT) {
@@ -235,6 +235,7 @@ fn load_call(
                                 description(format!("replace \"{}\"", preview(&old))),
                                 LoadProblem::conflict(kind, message),
                             )
+                            .writing(split_text(&text))
                         }
                     }
                 }

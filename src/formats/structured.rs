@@ -10,7 +10,7 @@
 //! replacements that made it.
 
 use super::build::{read_doc, Builder, ChangeSpec, Loaded, OnDisk};
-use super::matcher::{find_all_text, find_text, Doc, Miss};
+use super::matcher::{find_all_text, find_text, split_text, Doc, Miss};
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem};
 use crate::workspace::Workspace;
@@ -151,7 +151,7 @@ pub fn patch_file(
             for (i, r) in replacements.iter().enumerate() {
                 builder.push(
                     &mut file,
-                    ChangeSpec::unplaced(Some(describe(i, r)), LoadProblem::conflict("not_found", format!("{doc_path} cannot be read, so replacement {} has nothing to apply to", i + 1))),
+                    ChangeSpec::unplaced(Some(describe(i, r)), LoadProblem::conflict("not_found", format!("{doc_path} cannot be read, so replacement {} has nothing to apply to", i + 1))).writing(split_text(&r.replace)),
                 );
             }
             return file;
@@ -196,31 +196,39 @@ pub fn patch_file(
             Err(miss) => {
                 let what = format!("replacement {} (find \"{}\")", i + 1, preview(&r.find));
                 let (kind, message) = miss.describe(&what);
-                failed.push(ChangeSpec::near(
-                    &miss,
-                    Some(describe(i, r)),
-                    LoadProblem::conflict(kind, message),
+                failed.push((
+                    i,
+                    ChangeSpec::near(
+                        &miss,
+                        Some(describe(i, r)),
+                        LoadProblem::conflict(kind, message),
+                    )
+                    .writing(split_text(&r.replace)),
                 ));
             }
         }
     }
-    for spec in runs(&original, &current, &origin, &removed_by, replacements) {
-        builder.push(&mut file, spec);
-    }
-    for spec in failed {
+    // The changes follow the author's order of the replacements (a run of lines several
+    // replacements wrote goes where its first one is), not their places in the file: the plan
+    // orders writes by place itself.
+    let mut specs = runs(&original, &current, &origin, &removed_by, replacements);
+    specs.extend(failed);
+    specs.sort_by_key(|(first_writer, _)| *first_writer);
+    for (_, spec) in specs {
         builder.push(&mut file, spec);
     }
     file
 }
 
-/// Each run of lines between untouched original lines is one change.
+/// Each run of lines between untouched original lines is one change, with the first
+/// replacement that wrote it.
 fn runs(
     original: &Doc,
     current: &Doc,
     origin: &[Result<usize, Vec<usize>>],
     removed_by: &[Vec<usize>],
     replacements: &[Replacement],
-) -> Vec<ChangeSpec> {
+) -> Vec<(usize, ChangeSpec)> {
     let mut out = Vec::new();
     let mut next_original = 0;
     let mut k = 0;
@@ -258,23 +266,27 @@ fn runs(
             let eof_newline = (reaches_end
                 && current.ends_with_newline() != original.ends_with_newline())
             .then(|| current.ends_with_newline());
-            out.push(ChangeSpec {
-                description: Some(
-                    writers
+            let first_writer = writers.first().copied().unwrap_or(0);
+            out.push((
+                first_writer,
+                ChangeSpec {
+                    description: Some(
+                        writers
+                            .iter()
+                            .map(|&w| describe(w, &replacements[w]))
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    ),
+                    range: Some(range),
+                    expected: (range.count > 0).then(|| original.texts(range)),
+                    new_lines: current.lines[start_new..k]
                         .iter()
-                        .map(|&w| describe(w, &replacements[w]))
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                range: Some(range),
-                expected: (range.count > 0).then(|| original.texts(range)),
-                new_lines: current.lines[start_new..k]
-                    .iter()
-                    .map(|(t, _)| t.clone())
-                    .collect(),
-                eof_newline,
-                ..ChangeSpec::default()
-            });
+                        .map(|(t, _)| t.clone())
+                        .collect(),
+                    eof_newline,
+                    ..ChangeSpec::default()
+                },
+            ));
         }
         next_original = end_original + 1;
         k += 1;

@@ -92,6 +92,9 @@ pub struct App {
     pub whole_file: bool,
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
+    /// Columns long lines are scrolled to the left; `None` until the person scrolls, which
+    /// shows the selected change's first changed word (see `draw::main_hscroll`).
+    pub hscroll: Option<usize>,
     pub summary_scroll: usize,
     pub help_scroll: usize,
     pub search: Search,
@@ -103,6 +106,8 @@ pub struct App {
     pub highlighter: Highlighter,
     pub config: Config,
     pub(super) saver: Option<Saver>,
+    /// Why the session could not be saved, while the last save failed.
+    pub session_error: Option<String>,
     pub summary: Option<Plan>,
     pub outcome: Option<Outcome>,
     pub failed_edit: Option<FailedEdit>,
@@ -152,6 +157,7 @@ impl App {
             mode: Mode::Browse,
             whole_file: false,
             scroll: 0,
+            hscroll: None,
             summary_scroll: 0,
             help_scroll: 0,
             search: Search::default(),
@@ -162,6 +168,7 @@ impl App {
             highlighter,
             config,
             saver: session.map(Saver::start),
+            session_error: None,
             summary: None,
             outcome: None,
             failed_edit: None,
@@ -249,14 +256,52 @@ impl App {
         }
     }
 
-    /// Waits until the session is on disk (before quitting, and in tests).
+    /// Waits until the session is on disk (before quitting, and in tests), and notes whether
+    /// it is.
     pub fn flush_session(&mut self) {
         if let Some(saver) = &self.saver {
             saver.flush();
-            if let Some(error) = saver.take_error() {
-                self.say(Tone::Error, error);
-            }
         }
+        self.note_session_error();
+    }
+
+    /// Takes in what the saver last said: a failure is kept (and shown) until a save succeeds.
+    fn note_session_error(&mut self) {
+        let error = self.saver.as_ref().and_then(Saver::error);
+        if error.is_some() && error != self.session_error {
+            self.say(Tone::Error, error.clone().unwrap_or_default());
+        }
+        self.session_error = error;
+    }
+
+    /// What the status line says: the last message, or else a session that is not saved.
+    pub fn status_text(&self) -> Option<(Tone, &str)> {
+        match (&self.message, &self.session_error) {
+            (Some(message), _) => Some((message.tone, message.text.as_str())),
+            (None, Some(error)) => Some((Tone::Error, error.as_str())),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether every decision is in the session file (after a flush); false in read-only mode
+    /// or when the last save failed.
+    pub fn session_saved(&self) -> bool {
+        self.saver.is_some() && self.session_error.is_none()
+    }
+
+    /// Whether the change at `pos` is a conflict: its own lines do not verify, or its file has
+    /// a problem that blocks writing it (a SHA-256 mismatch, a file that already exists...).
+    /// The header's count, `!` and the files pane all use this one definition.
+    pub fn conflicting(&self, pos: usize) -> bool {
+        let (_, _, file_check, check) = self.change(pos);
+        check.status != crate::verify::Status::Ok || file_check.problems.iter().any(|p| p.blocking)
+    }
+
+    /// Why the batch can no longer be decided on, once it is committed.
+    pub fn committed_refusal(&self) -> Option<&'static str> {
+        matches!(self.outcome, Some(Outcome::Written { .. })).then_some(
+            "this batch is committed: decisions no longer change anything; q quits (open the batch again to review the files as they are now)",
+        )
     }
 
     /// Where each part of the screen is, at the current terminal size.
@@ -264,18 +309,21 @@ impl App {
         self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
     }
 
-    /// Where each part of a screen of `screen` is: the status line takes two rows when the
-    /// message needs them.
+    /// Where each part of a screen of `screen` is: the status line takes up to three rows when
+    /// the message needs them.
     pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
-        let long = self
-            .message
-            .as_ref()
-            .is_some_and(|m| m.text.chars().count() + 3 > screen.width as usize);
-        super::draw::areas(
-            screen,
-            self.checked.batch.files.len(),
-            if long { 2 } else { 1 },
-        )
+        use ratatui::widgets::{Paragraph, Wrap};
+        let rows = match self.status_text() {
+            // As the status line wraps it: a glyph, then the text.
+            Some((_, text)) if self.mode != Mode::CommitSummary => {
+                Paragraph::new(format!(" ✖ {text}"))
+                    .wrap(Wrap { trim: false })
+                    .line_count(screen.width)
+                    .clamp(1, 3)
+            }
+            _ => 1,
+        };
+        super::draw::areas(screen, self.checked.batch.files.len(), rows as u16)
     }
 
     /// Rows of content the main pane shows at once.
@@ -305,7 +353,10 @@ impl App {
             Mode::Browse => self.browse(action),
             Mode::Help => {
                 match action {
-                    Action::NextChange => self.help_scroll += 1,
+                    Action::NextChange => {
+                        let most = super::draw::help_max_scroll(self);
+                        self.help_scroll = (self.help_scroll + 1).min(most);
+                    }
                     Action::PrevChange => self.help_scroll = self.help_scroll.saturating_sub(1),
                     _ => self.mode = Mode::Browse,
                 }
@@ -324,13 +375,27 @@ impl App {
             Mode::EditFailed => self.edit_failed_action(action),
             Mode::Reload => self.reload_action(action),
         };
-        if let Some(error) = self.saver.as_ref().and_then(Saver::take_error) {
-            self.say(Tone::Error, error);
-        }
+        self.note_session_error();
         effect
     }
 
     fn browse(&mut self, action: Action) -> Effect {
+        let decides = matches!(
+            action,
+            Action::Accept
+                | Action::Reject
+                | Action::Edit
+                | Action::Relocate
+                | Action::OverrideSha
+                | Action::AcceptFile
+                | Action::RejectFile
+                | Action::Undo
+                | Action::Redo
+        );
+        if let Some(refusal) = self.committed_refusal().filter(|_| decides) {
+            self.say(Tone::Info, refusal);
+            return Effect::None;
+        }
         match action {
             Action::NextChange => self.go(self.pos + 1),
             Action::PrevChange => self.go(self.pos.saturating_sub(1)),
@@ -355,6 +420,8 @@ impl App {
             Action::LastChange => self.go(self.flat.len().saturating_sub(1)),
             Action::PageDown => self.scroll_by(self.page() as i64),
             Action::PageUp => self.scroll_by(-(self.page() as i64)),
+            Action::ScrollRight => self.hscroll_by(1),
+            Action::ScrollLeft => self.hscroll_by(-1),
             Action::Accept => self.accept(),
             Action::Reject => self.reject(),
             Action::AcceptFile => self.accept_file(),
@@ -367,6 +434,7 @@ impl App {
             Action::ToggleWholeFile => {
                 self.whole_file = !self.whole_file;
                 self.scroll = 0;
+                self.hscroll = None;
             }
             Action::Search => self.start_search(),
             Action::SearchNext => self.search_step(true),
@@ -390,6 +458,7 @@ impl App {
         let pos = pos.min(self.flat.len() - 1);
         if pos != self.pos {
             self.scroll = 0;
+            self.hscroll = None;
         }
         self.pos = pos;
     }
@@ -403,11 +472,21 @@ impl App {
         self.scroll = (anchor + self.scroll + rows).clamp(0, last_first.max(anchor)) - anchor;
     }
 
+    /// Scrolls long lines by half the width of their text, `direction` -1 (left) or 1 (right),
+    /// within the longest line on screen.
+    pub fn hscroll_by(&mut self, direction: i64) {
+        let width = self.areas().main.width.saturating_sub(2);
+        let (now, most, text_width) = super::draw::main_hscroll(self, width);
+        let step = (text_width / 2).max(4) as i64;
+        let to = (now as i64 + direction * step).clamp(0, most as i64) as usize;
+        self.hscroll = Some(to);
+    }
+
     fn next_conflict(&mut self) {
         let n = self.flat.len();
         let found = (1..=n)
             .map(|step| (self.pos + step) % n)
-            .find(|&p| self.change(p).3.status != crate::verify::Status::Ok);
+            .find(|&p| self.conflicting(p));
         match found {
             Some(p) => self.go(p),
             None => self.say(Tone::Info, "no conflicting change in this batch"),
@@ -423,26 +502,28 @@ impl App {
         })
     }
 
+    /// Quits at once when nothing would be lost: no decision, a commit done, or every
+    /// decision safely in the session file. Otherwise asks first.
     fn quit(&mut self) -> Effect {
         let decided = self.decisions.decisions.len();
         let committed = matches!(self.outcome, Some(Outcome::Written { .. }));
-        if decided == 0 || committed || self.saver.is_some() {
-            self.flush_session();
+        self.flush_session();
+        if decided == 0 || committed || self.session_saved() {
             return Effect::Quit;
         }
         self.mode = Mode::ConfirmQuit;
         Effect::None
     }
 
-    /// What the quit prompt says.
+    /// What the quit prompt says (its keys come from the key map, under it).
     pub fn quit_question(&self) -> String {
         let decided = self.decisions.decisions.len();
-        let why = if self.config.read_only {
-            "read-only: no session is saved"
-        } else {
-            "the session could not be saved"
+        let why = match &self.session_error {
+            _ if self.config.read_only => "read-only: no session is saved".to_owned(),
+            Some(error) => error.clone(),
+            None => "no session is saved".to_owned(),
         };
-        format!("Quit and lose {decided} decision(s)? ({why})  y quit · n keep reviewing")
+        format!("Quit and lose {decided} decision(s)? ({why})")
     }
 
     fn committed_action(&mut self, action: Action) -> Effect {

@@ -11,7 +11,7 @@ use super::keys::{Action, Mode};
 use crate::commit::CommitOptions;
 use crate::error::Error;
 use crate::pipeline;
-use crate::plan::WriteKind;
+use crate::plan::{Blocker, Override, Remedy, WriteKind};
 use crate::report::{Applied, Report};
 use crate::review::Decision;
 use crate::verify::Status;
@@ -40,7 +40,9 @@ impl App {
         self.mode = Mode::CommitSummary;
     }
 
-    /// The summary as lines: every write with its counts, then overrides, warnings, blockers.
+    /// The summary as lines: every write with its counts, every file that has accepted changes
+    /// but will not be written, then overrides, warnings and blockers with the keys that lift
+    /// them.
     pub fn summary_lines(&self) -> Vec<SummaryLine> {
         let Some(plan) = &self.summary else {
             return Vec::new();
@@ -78,23 +80,40 @@ impl App {
                 ),
             ));
         }
-        if plan.writes.is_empty() {
-            out.push(line(
-                false,
-                "nothing to write: no change is accepted".into(),
-            ));
+        let mut any_accepted = false;
+        for (index, file) in self.checked.batch.files.iter().enumerate() {
+            let accepted = file
+                .changes
+                .iter()
+                .filter(|c| self.decisions.get(&c.id).is_selected())
+                .count();
+            any_accepted |= accepted > 0;
+            if accepted > 0 && !plan.writes.iter().any(|w| w.file == index) {
+                out.push(line(
+                    true,
+                    format!(
+                        "blocked {}  {accepted} of {} change(s) accepted, not written (see below)",
+                        self.file_path(index),
+                        file.changes.len()
+                    ),
+                ));
+            }
         }
-        let report = Report::build(
-            &self.checked.batch,
-            &self.checked.verification,
-            Some(&Applied {
-                decisions: &self.decisions,
-                plan,
-                committed: None,
-            }),
-        );
-        for text in report.overrides {
-            out.push(line(true, format!("override: {text}")));
+        if plan.writes.is_empty() {
+            out.push(if any_accepted {
+                line(
+                    true,
+                    "nothing can be written until every blocker below is lifted".into(),
+                )
+            } else {
+                line(false, "nothing to write: no change is accepted".into())
+            });
+        }
+        for o in &plan.overrides {
+            out.push(line(
+                true,
+                format!("override: {}", self.describe_override(o)),
+            ));
         }
         let undecided = self
             .flat
@@ -111,15 +130,107 @@ impl App {
             ));
         }
         for blocker in &plan.blockers {
-            out.push(line(true, format!("blocked: {}", blocker.message)));
+            out.push(line(
+                true,
+                format!("blocked: {}{}", blocker.message, self.remedy_hint(blocker)),
+            ));
         }
         out
+    }
+
+    /// A file's path under the root (its docPath when it could not be resolved).
+    pub fn file_path(&self, file: usize) -> String {
+        let (patch, check) = self.file(file);
+        check
+            .resolved
+            .as_ref()
+            .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string())
+    }
+
+    /// The name a person knows a change by: its key, or its number in its file.
+    pub fn change_name(&self, id: &crate::model::ChangeId) -> String {
+        self.checked
+            .batch
+            .files
+            .iter()
+            .find_map(|f| {
+                let at = f.changes.iter().position(|c| &c.id == id)?;
+                Some(f.changes[at].key.clone().unwrap_or(format!("#{}", at + 1)))
+            })
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The key of a reviewing action, as the footer names it.
+    fn key_name(&self, action: Action) -> String {
+        self.keymap
+            .key_for(Mode::Browse, action)
+            .map_or_else(|| "?".to_owned(), |k| k.label())
+    }
+
+    /// An override of the plan, in the reviewer's words: changes by their keys, and the key
+    /// that takes it back.
+    fn describe_override(&self, o: &Override) -> String {
+        match o {
+            Override::ShaMismatch { file } => format!(
+                "{}: written although its SHA-256 differs from the batch's ({} takes it back)",
+                self.file_path(*file),
+                self.key_name(Action::OverrideSha)
+            ),
+            Override::HardLink { file } => format!(
+                "{}: written although it has several hard links; its other names keep the old content",
+                self.file_path(*file)
+            ),
+            Override::EditedOver { file, change, at } => format!(
+                "{}: {} edited to replace the lines now at line {at}, which are not the batch's expected lines",
+                self.file_path(*file),
+                self.change_name(change)
+            ),
+            Override::Relocated {
+                file,
+                change,
+                from,
+                to,
+            } => format!(
+                "{}: {} moved from line {from} to line {to}, where its expected lines are ({} takes it back)",
+                self.file_path(*file),
+                self.change_name(change),
+                self.key_name(Action::Relocate)
+            ),
+        }
+    }
+
+    /// What lifts a blocker, in the reviewer's keys.
+    fn remedy_hint(&self, blocker: &Blocker) -> String {
+        match blocker.remedy {
+            Some(Remedy::OverrideSha) => match self.override_refusal(blocker.file) {
+                None => format!(
+                    " ({} on a change of this file overrides it)",
+                    self.key_name(Action::OverrideSha)
+                ),
+                Some(_) => format!(
+                    " (resolve its conflicting changes, then {} overrides it)",
+                    self.key_name(Action::OverrideSha)
+                ),
+            },
+            Some(Remedy::Relocate) => format!(
+                " ({} on the change moves it there)",
+                self.key_name(Action::Relocate)
+            ),
+            Some(Remedy::OverrideHardLink) => format!(
+                " (the reviewer does not override this; `patchdeck apply` can: {})",
+                Remedy::OverrideHardLink.cli_hint()
+            ),
+            None => String::new(),
+        }
     }
 
     pub(super) fn summary_action(&mut self, action: Action) -> Effect {
         match action {
             Action::Confirm => self.commit(),
-            Action::NextChange => self.summary_scroll += 1,
+            Action::NextChange => {
+                let most = super::draw::summary_max_scroll(self);
+                self.summary_scroll = (self.summary_scroll + 1).min(most);
+            }
             Action::PrevChange => self.summary_scroll = self.summary_scroll.saturating_sub(1),
             _ => {
                 self.summary = None;
@@ -229,12 +340,17 @@ impl App {
                 }
             }
         }
+        // An override stays only while it is still allowed: the mismatch is there and every
+        // change verifies or is resolved.
+        let still_allowed: Vec<bool> = (0..self.checked.batch.files.len())
+            .map(|f| self.file(f).1.sha_mismatch() && self.override_refusal(f).is_none())
+            .collect();
         let files = &self.checked.batch.files;
-        let checks = &self.checked.verification.files;
         self.decisions.sha_overrides.retain(|id| {
-            files.iter().zip(checks).any(|(f, c)| {
-                &f.id == id && c.sha_mismatch() && c.changes.iter().all(|c| c.status == Status::Ok)
-            })
+            files
+                .iter()
+                .zip(&still_allowed)
+                .any(|(f, allowed)| &f.id == id && *allowed)
         });
         self.history.clear();
         self.save_session();

@@ -12,6 +12,21 @@ use crate::model::{ChangeId, FilePatchId};
 use crate::review::{Decision, Decisions};
 use crate::verify::Status;
 
+/// Why a change the format could not place cannot be edited or accepted.
+pub fn unplaced_reason(places: &[usize]) -> String {
+    if places.is_empty() {
+        "the lines this change replaces were not found in the file, so it has no place to apply"
+            .to_owned()
+    } else {
+        let list: Vec<String> = places.iter().map(usize::to_string).collect();
+        format!(
+            "the lines this change replaces occur {} times (at lines {}), so its place is ambiguous",
+            places.len(),
+            list.join(", ")
+        )
+    }
+}
+
 /// How many steps undo remembers.
 const UNDO_LIMIT: usize = 1_000;
 
@@ -158,9 +173,58 @@ impl App {
         true
     }
 
+    /// Whether the change at `pos` verifies, or its conflict is resolved: moved to where its
+    /// expected lines are, or edited over the lines on disk. What the plan will check for it
+    /// then holds, so it counts as verified for a SHA-256 override.
+    pub fn verified_or_resolved(&self, pos: usize) -> bool {
+        let (_, change, _, check) = self.change(pos);
+        match check.status {
+            Status::Ok => true,
+            Status::Invalid => false,
+            Status::Conflict => {
+                (self.decisions.relocate.contains(&change.id) && check.found_at().is_some())
+                    || (self.decisions.replaces.contains_key(&change.id)
+                        && matches!(self.decisions.get(&change.id), Decision::Edit(_)))
+            }
+        }
+    }
+
+    /// Why a file's SHA-256 mismatch cannot be overridden, if it cannot.
+    pub fn override_refusal(&self, file: usize) -> Option<String> {
+        if let Some(refusal) = self.committed_refusal() {
+            return Some(refusal.to_owned());
+        }
+        let (_, check) = self.file(file);
+        if !check.sha_mismatch() {
+            return Some("o overrides a SHA-256 mismatch; this file's hash matches".into());
+        }
+        let unresolved = (0..self.flat.len())
+            .filter(|&p| self.flat[p].0 == file && !self.verified_or_resolved(p))
+            .count();
+        (unresolved > 0).then(|| {
+            format!(
+                "cannot override: {unresolved} change(s) of this file do not verify against it; resolve them first (e edits, m moves where the expected lines were found, r rejects)"
+            )
+        })
+    }
+
+    /// Why the change at `pos` cannot be moved to where its expected lines were found.
+    pub fn relocate_refusal(&self, pos: usize) -> Option<String> {
+        if let Some(refusal) = self.committed_refusal() {
+            return Some(refusal.to_owned());
+        }
+        let (_, _, _, check) = self.change(pos);
+        (check.status != Status::Conflict || check.found_at().is_none()).then(|| {
+            "m moves a conflicting change whose expected lines were found once elsewhere; this one has no such place".to_owned()
+        })
+    }
+
     /// Why the selected change cannot be accepted as it is, if it cannot.
     pub fn accept_refusal(&self, pos: usize) -> Option<String> {
-        let (file, change, file_check, check) = self.change(pos);
+        if let Some(refusal) = self.committed_refusal() {
+            return Some(refusal.to_owned());
+        }
+        let (_, change, file_check, check) = self.change(pos);
         if let Some(problem) = file_check
             .problems
             .iter()
@@ -170,6 +234,12 @@ impl App {
         }
         let resolved = self.decisions.relocate.contains(&change.id)
             || self.decisions.replaces.contains_key(&change.id);
+        if let Some(places) = change.unplaced() {
+            return Some(format!(
+                "cannot accept: {}; r rejects it",
+                unplaced_reason(places)
+            ));
+        }
         match check.status {
             Status::Ok => None,
             _ if resolved => None,
@@ -185,13 +255,17 @@ impl App {
                         "m moves it to line {at}, where its expected lines are"
                     ));
                 }
-                let _ = file;
                 Some(format!(
                     "conflict: this change cannot simply be accepted; {} (or r rejects it)",
                     ways.join(", ")
                 ))
             }
         }
+    }
+
+    /// Why the change at `pos` cannot be rejected (only once the batch is committed).
+    pub fn reject_refusal(&self, _pos: usize) -> Option<String> {
+        self.committed_refusal().map(str::to_owned)
     }
 
     pub(super) fn accept(&mut self) {
@@ -282,53 +356,58 @@ impl App {
         );
     }
 
-    /// Toggles moving a conflicting change to where its expected lines were found.
+    /// Toggles moving a conflicting change to where its expected lines were found. Moving it
+    /// accepts it and goes on to the next undecided change, as `a` does; moving it back makes it
+    /// undecided (and takes back its file's SHA-256 override, which needed it resolved).
     pub(super) fn relocate(&mut self) {
-        let (_, change, _, check) = self.change(self.pos);
-        let id = change.id.clone();
-        let Some(at) = check
-            .found_at()
-            .filter(|_| check.status == Status::Conflict)
-        else {
-            self.say(
-                Tone::Error,
-                "m moves a conflicting change whose expected lines were found once elsewhere; this one has no such place",
-            );
+        if let Some(refusal) = self.relocate_refusal(self.pos) {
+            self.say(Tone::Error, refusal);
             return;
-        };
+        }
+        let (file, change, _, check) = self.change(self.pos);
+        let (id, file_id) = (change.id.clone(), file.id.clone());
+        let at = check.found_at().unwrap_or_default();
         if self.decisions.relocate.contains(&id) {
+            let overridden = self.decisions.sha_overrides.contains(&file_id);
             self.step(|tx| {
                 tx.relocate(&id, false);
                 tx.decide(&id, Decision::Undecided);
+                if overridden {
+                    tx.override_sha(&file_id, false);
+                }
             });
-            self.say(Tone::Info, "no longer moved; the change is undecided again");
+            self.say(
+                Tone::Info,
+                if overridden {
+                    "no longer moved; the change is undecided again and its file's SHA-256 override is taken back"
+                } else {
+                    "no longer moved; the change is undecided again"
+                },
+            );
         } else {
             self.step(|tx| {
                 tx.relocate(&id, true);
                 tx.decide(&id, Decision::Accept);
             });
-            self.say(Tone::Info, format!("moved to line {at} and accepted"));
+            self.advance();
+            let text = format!("moved to line {at} and accepted");
+            match &self.message {
+                Some(m) => {
+                    let text = format!("{text}; {}", m.text);
+                    self.say(Tone::Info, text);
+                }
+                None => self.say(Tone::Info, text),
+            }
         }
     }
 
     /// Toggles the explicit override of the selected file's SHA-256 mismatch.
     pub(super) fn override_sha(&mut self) {
-        let (file, check) = self.file(self.file_index());
-        let id = file.id.clone();
-        if !check.sha_mismatch() {
-            self.say(
-                Tone::Error,
-                "o overrides a SHA-256 mismatch; this file's hash matches",
-            );
+        if let Some(refusal) = self.override_refusal(self.file_index()) {
+            self.say(Tone::Error, refusal);
             return;
         }
-        if check.changes.iter().any(|c| c.status != Status::Ok) {
-            self.say(
-                Tone::Error,
-                "cannot override: not every change of this file verifies against it; resolve those first",
-            );
-            return;
-        }
+        let id = self.file(self.file_index()).0.id.clone();
         let on = !self.decisions.sha_overrides.contains(&id);
         self.step(|tx| tx.override_sha(&id, on));
         self.say(

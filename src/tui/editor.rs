@@ -12,7 +12,7 @@ use super::keys::{Action, Mode};
 use crate::model::{FileAction, LineRange};
 use crate::review::Decision;
 use crate::verify::Status;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::Command;
 
@@ -104,24 +104,26 @@ pub fn parse(text: &str, minus: &[String]) -> Result<Option<Vec<String>>, String
 }
 
 /// Runs the editor command (through `sh`, so `code --wait` works) on a file holding `buffer`,
-/// and returns what was saved.
+/// and returns what was saved. The file is a new temporary file in `dir` with an unpredictable
+/// name, created only for this user (never an existing file, or a link someone placed there),
+/// and removed afterwards.
 pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let path = dir.join(format!(
-        "patchdeck-edit-{}-{}.diff",
-        std::process::id(),
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&path, buffer)?;
+    let mut file = tempfile::Builder::new()
+        .prefix("patchdeck-edit-")
+        .suffix(".diff")
+        .tempfile_in(dir)?;
+    file.write_all(buffer.as_bytes())?;
+    file.flush()?;
+    let path = file.path().to_path_buf();
     let status = Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
         .arg("sh")
         .arg(&path)
         .status();
+    // Read by name: an editor may have saved by writing a new file over the old one.
     let text = std::fs::read_to_string(&path);
-    let _ = std::fs::remove_file(&path);
+    drop(file);
     let status = status?;
     if !status.success() {
         return Err(io::Error::other(format!(
@@ -132,29 +134,41 @@ pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
 }
 
 impl App {
+    /// Why the change at `pos` cannot be edited, if it cannot.
+    pub fn edit_refusal(&self, pos: usize) -> Option<String> {
+        if let Some(refusal) = self.committed_refusal() {
+            return Some(refusal.to_owned());
+        }
+        let (file, change, file_check, check) = self.change(pos);
+        if let Some(places) = change.unplaced() {
+            return Some(format!(
+                "cannot edit: {}; r rejects it",
+                super::decide::unplaced_reason(places)
+            ));
+        }
+        if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
+            Some(
+                "a file deletion is accepted or rejected as a whole; it has no lines to edit"
+                    .to_owned(),
+            )
+        } else if let Some(p) = file_check
+            .problems
+            .iter()
+            .find(|p| p.blocking && p.kind != "sha_mismatch")
+        {
+            Some(format!("cannot edit: {}", p.message))
+        } else if check.status == Status::Invalid
+            || (check.problems.iter().any(|p| p.kind == "out_of_range")
+                && !self.decisions.relocate.contains(&change.id))
+        {
+            Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
+        } else {
+            None
+        }
+    }
+
     pub(super) fn start_edit(&mut self) -> Effect {
-        let (file, change, file_check, check) = self.change(self.pos);
-        let refusal =
-            if file_check.action == FileAction::Delete || file.action == FileAction::Delete {
-                Some(
-                    "a file deletion is accepted or rejected as a whole; it has no lines to edit"
-                        .to_owned(),
-                )
-            } else if let Some(p) = file_check
-                .problems
-                .iter()
-                .find(|p| p.blocking && p.kind != "sha_mismatch")
-            {
-                Some(format!("cannot edit: {}", p.message))
-            } else if check.status == Status::Invalid
-                || (check.problems.iter().any(|p| p.kind == "out_of_range")
-                    && !self.decisions.relocate.contains(&change.id))
-            {
-                Some("cannot edit: the change's lines are not in the file; reject it".to_owned())
-            } else {
-                None
-            };
-        if let Some(refusal) = refusal {
+        if let Some(refusal) = self.edit_refusal(self.pos) {
             self.say(Tone::Error, refusal);
             return Effect::None;
         }
@@ -174,9 +188,18 @@ impl App {
             Ok(Some(lines)) => {
                 let (_, change, _, check) = self.change(pos);
                 let id = change.id.clone();
-                let over = (check.status == Status::Conflict
-                    && !self.decisions.relocate.contains(&id))
-                .then_some(minus);
+                let conflict =
+                    check.status == Status::Conflict && !self.decisions.relocate.contains(&id);
+                // Saving a conflict's lines as they came would write the batch's lines over
+                // lines they were never meant for: that is no resolution.
+                if conflict && lines == change.new_lines {
+                    self.say(
+                        Tone::Warning,
+                        "nothing changed; still a conflict: as they are, the '+' lines would replace lines the batch did not expect (m moves the change, r rejects it)",
+                    );
+                    return;
+                }
+                let over = conflict.then_some(minus);
                 self.step(|tx| {
                     tx.replaces(&id, over);
                     tx.decide(&id, Decision::Edit(lines));

@@ -20,6 +20,8 @@ pub enum Action {
     LastChange,
     PageDown,
     PageUp,
+    ScrollLeft,
+    ScrollRight,
     Accept,
     Reject,
     AcceptFile,
@@ -65,6 +67,8 @@ pub enum Key {
     Ctrl(char),
     Up,
     Down,
+    Left,
+    Right,
     PageUp,
     PageDown,
     Home,
@@ -83,6 +87,8 @@ impl Key {
             KeyCode::Char(c) => Key::Char(c),
             KeyCode::Up => Key::Up,
             KeyCode::Down => Key::Down,
+            KeyCode::Left => Key::Left,
+            KeyCode::Right => Key::Right,
             KeyCode::PageUp => Key::PageUp,
             KeyCode::PageDown => Key::PageDown,
             KeyCode::Home => Key::Home,
@@ -95,7 +101,7 @@ impl Key {
     }
 
     /// Reads a key name as the config file writes it: a character, `C-x`, `Space`, `Enter`,
-    /// `Esc`, `Backspace`, `Up`, `Down`, `PageUp`, `PageDown`, `Home`, `End`.
+    /// `Esc`, `Backspace`, `Up`, `Down`, `Left`, `Right`, `PageUp`, `PageDown`, `Home`, `End`.
     pub fn parse(name: &str) -> Option<Key> {
         let mut chars = name.chars();
         if let (Some(c), None) = (chars.next(), chars.next()) {
@@ -118,6 +124,8 @@ impl Key {
             "backspace" => Key::Backspace,
             "up" => Key::Up,
             "down" => Key::Down,
+            "left" => Key::Left,
+            "right" => Key::Right,
             "pageup" | "pgup" => Key::PageUp,
             "pagedown" | "pgdn" => Key::PageDown,
             "home" => Key::Home,
@@ -133,6 +141,8 @@ impl Key {
             Key::Ctrl(c) => format!("C-{c}"),
             Key::Up => "↑".into(),
             Key::Down => "↓".into(),
+            Key::Left => "←".into(),
+            Key::Right => "→".into(),
             Key::PageUp => "PgUp".into(),
             Key::PageDown => "PgDn".into(),
             Key::Home => "Home".into(),
@@ -176,20 +186,24 @@ const fn bind(
     }
 }
 
-/// The key map, in the order the footer and the help show it.
+/// The key map, in the order the footer and the help show it: the order is the footer's
+/// priority (it shows as many of the keys that apply now as fit, skipping the rest), so deciding
+/// comes first, then committing and undoing, then moving around.
 #[rustfmt::skip]
 pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('a')], A::Accept, "accept", "accept the change, go to the next undecided one"),
     bind(M::Browse, &[K::Char('r')], A::Reject, "reject", "reject the change, go to the next undecided one"),
     bind(M::Browse, &[K::Char('e')], A::Edit, "edit", "edit the change's lines in $VISUAL/$EDITOR (accepts it)"),
-    bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "apply a conflicting change where its expected lines were found"),
+    bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "move a conflicting change to where its expected lines were found (accepts it)"),
     bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override sha", "write this file although its SHA-256 differs (every change verifies)"),
-    bind(M::Browse, &[K::Char('j'), K::Down], A::NextChange, "next", "next change (into the next file)"),
-    bind(M::Browse, &[K::Char('k'), K::Up], A::PrevChange, "prev", "previous change (into the previous file)"),
     bind(M::Browse, &[K::Char('c')], A::CommitSummary, "commit", "review what will be written, then commit"),
     bind(M::Browse, &[K::Char('u')], A::Undo, "undo", "undo the last decision"),
     bind(M::Browse, &[K::Ctrl('r'), K::Char('U')], A::Redo, "redo", "redo what was undone"),
-    bind(M::Browse, &[K::Char('!')], A::NextConflict, "next conflict", "next conflicting change"),
+    bind(M::Browse, &[K::Right, K::Char('l')], A::ScrollRight, "scroll", "scroll long lines right (› marks a line that goes on)"),
+    bind(M::Browse, &[K::Left, K::Char('h')], A::ScrollLeft, "scroll", "scroll long lines back left (‹ marks a line that starts earlier)"),
+    bind(M::Browse, &[K::Char('!')], A::NextConflict, "next conflict", "next conflicting change (its own lines, or its file's SHA-256 or state)"),
+    bind(M::Browse, &[K::Char('j'), K::Down], A::NextChange, "next", "next change (into the next file)"),
+    bind(M::Browse, &[K::Char('k'), K::Up], A::PrevChange, "prev", "previous change (into the previous file)"),
     bind(M::Browse, &[K::Char(']'), K::Char('J')], A::NextFile, "next file", "first change of the next file"),
     bind(M::Browse, &[K::Char('['), K::Char('K')], A::PrevFile, "prev file", "first change of the previous file"),
     bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
@@ -202,8 +216,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('G'), K::End], A::LastChange, "last", "last change"),
     bind(M::Browse, &[K::PageDown, K::Ctrl('d'), K::Char(' ')], A::PageDown, "page down", "scroll the diff down a page"),
     bind(M::Browse, &[K::PageUp, K::Ctrl('u')], A::PageUp, "page up", "scroll the diff up a page"),
-    bind(M::Browse, &[K::Char('?')], A::Help, "help", "show every key"),
     bind(M::Browse, &[K::Char('q'), K::Ctrl('c')], A::Quit, "quit", "quit (asks first when decisions would be lost)"),
+    bind(M::Browse, &[K::Char('?')], A::Help, "help", "show every key"),
     bind(M::Help, &[K::Esc, K::Char('?'), K::Char('q')], A::Cancel, "close", "close the help"),
     bind(M::Help, &[K::Char('j'), K::Down, K::PageDown], A::NextChange, "scroll", "scroll the help down"),
     bind(M::Help, &[K::Char('k'), K::Up, K::PageUp], A::PrevChange, "scroll up", "scroll the help up"),
@@ -262,6 +276,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("last", Action::LastChange),
     ("page_down", Action::PageDown),
     ("page_up", Action::PageUp),
+    ("scroll_left", Action::ScrollLeft),
+    ("scroll_right", Action::ScrollRight),
     ("help", Action::Help),
     ("quit", Action::Quit),
 ];
@@ -285,7 +301,7 @@ impl KeyMap {
             let keys = o
                 .keys
                 .iter()
-                .map(|k| Key::parse(k).ok_or_else(|| format!("{at}: \"{k}\" is not a key name (a character, C-x, Space, Enter, Esc, Backspace, Up, Down, PageUp, PageDown, Home, End)")))
+                .map(|k| Key::parse(k).ok_or_else(|| format!("{at}: \"{k}\" is not a key name (a character, C-x, Space, Enter, Esc, Backspace, Up, Down, Left, Right, PageUp, PageDown, Home, End)")))
                 .collect::<Result<Vec<Key>, String>>()?;
             let binding = map
                 .bindings

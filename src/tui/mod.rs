@@ -78,8 +78,8 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
     }
 }
 
-/// Mouse: the wheel scrolls the diff (or moves between changes over the lists); a click
-/// selects the file or change under it.
+/// Mouse: the wheel scrolls the diff (or moves between changes over the lists), sideways too;
+/// a click selects the file or change under it.
 pub fn mouse(app: &mut App, event: MouseEvent) {
     if app.mode != Mode::Browse {
         return;
@@ -96,6 +96,12 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
         }
         MouseEventKind::ScrollDown => app.scroll_by(3),
         MouseEventKind::ScrollUp => app.scroll_by(-3),
+        MouseEventKind::ScrollRight => {
+            app.update(Action::ScrollRight);
+        }
+        MouseEventKind::ScrollLeft => {
+            app.update(Action::ScrollLeft);
+        }
         MouseEventKind::Down(MouseButton::Left) => {
             let row_in = |area: Rect| {
                 (at.y > area.y && at.y < area.y + area.height - 1)

@@ -1,5 +1,7 @@
 //! Saving the session off the input path: decisions go to a writer thread, which keeps only
 //! the newest when several arrive at once, so a fast run of decisions never waits on the disk.
+//! A failed write is remembered until a later write succeeds, so the reviewer can keep saying
+//! that the decisions are not saved, and ask before quitting.
 
 use crate::review::Decisions;
 use crate::session::Session;
@@ -58,9 +60,9 @@ impl Saver {
         }
     }
 
-    /// The last write's error, once (then forgotten).
-    pub fn take_error(&self) -> Option<String> {
-        self.error.lock().ok()?.take()
+    /// Why the last write failed, while it stands: a later successful write clears it.
+    pub fn error(&self) -> Option<String> {
+        self.error.lock().ok()?.clone()
     }
 }
 
@@ -75,13 +77,12 @@ impl Drop for Saver {
 
 fn write_loop(session: &Session, rx: &Receiver<Message>, error: &Mutex<Option<String>>) {
     let write = |decisions: &Decisions| {
-        if let Err(e) = session.save(decisions) {
-            if let Ok(mut slot) = error.lock() {
-                *slot = Some(format!(
-                    "session not saved to {}: {e}",
-                    session.path().display()
-                ));
-            }
+        let result = session
+            .save(decisions)
+            .err()
+            .map(|e| format!("session not saved to {}: {e}", session.path().display()));
+        if let Ok(mut slot) = error.lock() {
+            *slot = result;
         }
     };
     while let Ok(message) = rx.recv() {

@@ -4,6 +4,11 @@
 use super::app::{App, Effect, Tone};
 use super::keys::{Action, Key, Mode};
 
+/// What the status line adds when a search goes past the last match, as vim says it.
+const WRAPPED_TO_TOP: &str = "search hit BOTTOM, continuing at TOP";
+/// ... or past the first, searching backwards.
+const WRAPPED_TO_BOTTOM: &str = "search hit TOP, continuing at BOTTOM";
+
 #[derive(Clone, Debug, Default)]
 pub struct Search {
     /// What is being typed, while in search mode.
@@ -45,7 +50,7 @@ impl App {
                 let matches = &self.search.matches;
                 let first = matches.iter().copied().find(|&p| p >= self.pos);
                 self.go(first.unwrap_or(matches[0]));
-                self.say_match();
+                self.say_match(first.is_none().then_some(WRAPPED_TO_TOP));
             }
         }
         Effect::None
@@ -57,33 +62,43 @@ impl App {
             return;
         }
         let matches = &self.search.matches;
-        let next = if forward {
-            matches
-                .iter()
-                .copied()
-                .find(|&p| p > self.pos)
-                .unwrap_or(matches[0])
+        let (next, wrapped) = if forward {
+            match matches.iter().copied().find(|&p| p > self.pos) {
+                Some(p) => (p, None),
+                None => (matches[0], Some(WRAPPED_TO_TOP)),
+            }
         } else {
-            matches
-                .iter()
-                .rev()
-                .copied()
-                .find(|&p| p < self.pos)
-                .unwrap_or(*matches.last().expect("not empty"))
+            match matches.iter().rev().copied().find(|&p| p < self.pos) {
+                Some(p) => (p, None),
+                None => (*matches.last().expect("not empty"), Some(WRAPPED_TO_BOTTOM)),
+            }
         };
         self.go(next);
-        self.say_match();
+        self.say_match(wrapped);
     }
 
-    fn say_match(&mut self) {
+    /// The search being shown, lowercase, while it has matches (the screen marks them).
+    pub fn search_needle(&self) -> Option<String> {
+        (!self.search.matches.is_empty()).then(|| self.search.query.to_lowercase())
+    }
+
+    fn say_match(&mut self, wrapped: Option<&str>) {
         let at = self.search.matches.iter().position(|&p| p == self.pos);
         let text = format!(
-            "/{}: match {} of {}",
+            "/{}: match {} of {}{}",
             self.search.query,
             at.map_or(0, |i| i + 1),
-            self.search.matches.len()
+            self.search.matches.len(),
+            wrapped.map_or_else(String::new, |w| format!(" ({w})"))
         );
-        self.say(Tone::Info, text);
+        self.say(
+            if wrapped.is_some() {
+                Tone::Warning
+            } else {
+                Tone::Info
+            },
+            text,
+        );
     }
 
     /// Every change whose file or own text contains `needle` (already lowercase).

@@ -96,7 +96,8 @@ impl Palette {
         let mut styles = BTreeMap::new();
         for &key in NAMES {
             let spec = entries.get(key).map_or("", String::as_str);
-            let style = parse_style(spec).map_err(|e| format!("theme {name}: {key}: {e}"))?;
+            let style =
+                parse_style(spec, depth).map_err(|e| format!("theme {name}: {key}: {e}"))?;
             styles.insert(key, adapt(key, style, depth));
         }
         Ok(Palette {
@@ -143,8 +144,67 @@ fn map_color(color: Color, depth: ColorDepth) -> Option<Color> {
     }
 }
 
-/// The nearest colour of the xterm 256-colour palette (its 6x6x6 cube or grey ramp).
+/// The xterm 256-colour palette's colour for an RGB colour: the nearest of its 6x6x6 cube or
+/// grey ramp, except that a clearly coloured one keeps its hue. Dark tints are nearer to a grey
+/// than to any cube colour, so by distance alone a green and a red background both become the
+/// same grey; they become the nearest cube colours of their own hue instead.
 pub fn to_ansi256(r: u8, g: u8, b: u8) -> u8 {
+    let nearest = nearest_ansi256(r, g, b);
+    let Some(hue) = clear_hue(r, g, b) else {
+        return nearest;
+    };
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    let dist = |(x, y, z): (u8, u8, u8)| {
+        let d = |a: u8, b: u8| (a as i32 - b as i32).pow(2);
+        d(x, r) + d(y, g) + d(z, b)
+    };
+    // The cube's 216 colours, by index, with their hue.
+    let cube = (0..216u8).filter_map(|i| {
+        let rgb = (
+            LEVELS[i as usize / 36],
+            LEVELS[i as usize / 6 % 6],
+            LEVELS[i as usize % 6],
+        );
+        hue_of(rgb.0, rgb.1, rgb.2).map(|h| (16 + i, rgb, h))
+    });
+    cube.filter(|&(_, _, cube_hue)| {
+        let apart = (cube_hue - hue).abs();
+        apart.min(360.0 - apart) <= 30.0
+    })
+    .min_by_key(|&(_, rgb, _)| dist(rgb))
+    .map_or(nearest, |(index, _, _)| index)
+}
+
+/// The hue (degrees) of a colour with any colour at all.
+fn hue_of(r: u8, g: u8, b: u8) -> Option<f32> {
+    let (r, g, b) = (r as f32, g as f32, b as f32);
+    let max = r.max(g).max(b);
+    let chroma = max - r.min(g).min(b);
+    if chroma == 0.0 {
+        return None;
+    }
+    let hue = if max == r {
+        60.0 * ((g - b) / chroma)
+    } else if max == g {
+        60.0 * ((b - r) / chroma + 2.0)
+    } else {
+        60.0 * ((r - g) / chroma + 4.0)
+    };
+    Some(hue.rem_euclid(360.0))
+}
+
+/// The hue of a clearly coloured colour: one whose colour is a good part of its brightness.
+/// Greyish colours (a bluish grey border, a dark selection) are left to the nearest match.
+fn clear_hue(r: u8, g: u8, b: u8) -> Option<f32> {
+    let max = r.max(g).max(b);
+    let chroma = max - r.min(g).min(b);
+    (chroma >= 24 && chroma as f32 >= 0.3 * max as f32)
+        .then(|| hue_of(r, g, b))
+        .flatten()
+}
+
+/// The nearest colour of the xterm 256-colour palette (its 6x6x6 cube or grey ramp).
+fn nearest_ansi256(r: u8, g: u8, b: u8) -> u8 {
     const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
     let level = |v: u8| {
         (0..6)
@@ -197,7 +257,9 @@ fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, String> {
     Ok(entries)
 }
 
-fn parse_style(spec: &str) -> Result<Style, String> {
+/// Reads a style; a colour written `#rrggbb/NNN` is the 256-colour palette's index NNN on a
+/// terminal without truecolor.
+fn parse_style(spec: &str, depth: ColorDepth) -> Result<Style, String> {
     let mut style = Style::default();
     let mut words = spec.split_whitespace();
     while let Some(word) = words.next() {
@@ -209,15 +271,26 @@ fn parse_style(spec: &str) -> Result<Style, String> {
             "reversed" => style.add_modifier(Modifier::REVERSED),
             "on" => {
                 let color = words.next().ok_or("\"on\" needs a colour")?;
-                style.bg(parse_color(color)?)
+                style.bg(parse_color(color, depth)?)
             }
-            color => style.fg(parse_color(color)?),
+            color => style.fg(parse_color(color, depth)?),
         };
     }
     Ok(style)
 }
 
-fn parse_color(word: &str) -> Result<Color, String> {
+fn parse_color(word: &str, depth: ColorDepth) -> Result<Color, String> {
+    if let Some((rgb, index)) = word.split_once('/') {
+        let color = parse_color(rgb, depth)?;
+        let index: u8 = index
+            .parse()
+            .map_err(|_| format!("\"{word}\": after / comes a 256-colour index, 0 to 255"))?;
+        return Ok(if depth == ColorDepth::Indexed {
+            Color::Indexed(index)
+        } else {
+            color
+        });
+    }
     if let Some(hex) = word.strip_prefix('#') {
         if hex.len() == 6 {
             if let Ok(v) = u32::from_str_radix(hex, 16) {
@@ -278,5 +351,46 @@ mod tests {
         assert!(mono.syntax.is_none());
         assert_eq!(to_ansi256(255, 0, 0), 196);
         assert_eq!(to_ansi256(0x30, 0x30, 0x30), 236);
+        // A dark green and a dark red stay green and red (both are nearest to grey 235).
+        assert_eq!(to_ansi256(0x1e, 0x3a, 0x24), 22);
+        assert_eq!(to_ansi256(0x3f, 0x1e, 0x22), 52);
+        // A bluish grey stays grey.
+        assert_eq!(to_ansi256(0x3b, 0x44, 0x52), 238);
+    }
+
+    #[test]
+    fn a_theme_may_name_the_256_colour_index_of_a_colour() {
+        let style = parse_style("on #e6ffed/194", ColorDepth::Indexed).unwrap();
+        assert_eq!(style.bg, Some(Color::Indexed(194)));
+        let style = parse_style("on #e6ffed/194", ColorDepth::TrueColor).unwrap();
+        assert_eq!(style.bg, Some(Color::Rgb(0xe6, 0xff, 0xed)));
+        assert!(parse_style("#e6ffed/256", ColorDepth::Indexed).is_err());
+    }
+
+    #[test]
+    fn added_removed_and_selection_stay_apart_in_256_colours() {
+        let look = |p: &Palette, name: &str| {
+            let style = p.get(name);
+            (style.fg, style.bg)
+        };
+        for (name, _) in BUNDLED {
+            let palette = Palette::load(name, ColorDepth::Indexed).unwrap();
+            let names = [
+                "added",
+                "removed",
+                "added_emphasis",
+                "removed_emphasis",
+                "selection",
+            ];
+            for (i, a) in names.iter().enumerate() {
+                for b in &names[i + 1..] {
+                    assert_ne!(
+                        look(&palette, a),
+                        look(&palette, b),
+                        "theme {name}: {a} and {b} look the same on a 256-colour terminal"
+                    );
+                }
+            }
+        }
     }
 }

@@ -5,15 +5,16 @@
 
 use super::glyphs::Glyph;
 use super::main_pane::styled_text;
+use super::text::{pad_spans, window_spans};
 use crate::preview::char_spans;
 use crate::review::Decision;
 use crate::tui::app::App;
-use crate::verify::Status;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// The lines above the diff: description, file facts, and every conflict in full.
-pub fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+/// The lines above the diff: description, file facts, and every conflict in full. Expected and
+/// actual lines are shown from column `hscroll` on, as the diff is.
+pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     let p = &app.palette;
     let (file, change, file_check, check) = app.change(app.pos);
     let mut out = Vec::new();
@@ -76,7 +77,7 @@ pub fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             style,
         )));
         if let Some(mismatch) = &problem.mismatch {
-            mismatch_lines(app, &mut out, mismatch, width);
+            mismatch_lines(app, &mut out, mismatch, width, hscroll);
         }
         if let Some(at) = problem.found_at {
             let text = if app.decisions.relocate.contains(&change.id) {
@@ -92,16 +93,6 @@ pub fn head_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             };
             out.push(Line::from(Span::styled(text, p.get("warning"))));
         }
-    }
-    if change.match_tier != crate::model::MatchTier::Exact {
-        out.push(Line::from(Span::styled(
-            format!(
-                "{} found with a tolerant match: {:?}",
-                Glyph::Tolerant.symbol(),
-                change.match_tier
-            ),
-            p.get("warning"),
-        )));
     }
     if app.decisions.replaces.contains_key(&change.id) {
         out.push(Line::from(Span::styled(
@@ -200,7 +191,7 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
             }
         }
     }
-    let all_verify = check.changes.iter().all(|c| c.status == Status::Ok);
+    let all_verify = app.override_refusal(app.file_index()).is_none();
     let (text, style) = if app.decisions.sha_overrides.contains(&file.id) {
         (
             format!(
@@ -211,26 +202,35 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
         )
     } else if all_verify {
         (
-            "  every change still verifies: o overrides the mismatch for this file".to_owned(),
+            "  every change verifies or is resolved: o overrides the mismatch".to_owned(),
             p.get("warning"),
         )
     } else {
         (
-            "  not every change verifies, so the mismatch cannot be overridden".to_owned(),
+            "  not every change verifies yet: resolve them, then o overrides".to_owned(),
             p.get("dim"),
         )
     };
     out.push(Line::from(Span::styled(text, style)));
 }
 
-fn mismatch_lines(
-    app: &App,
-    out: &mut Vec<Line<'static>>,
-    m: &crate::verify::LineMismatch,
-    width: u16,
-) {
-    let p = &app.palette;
-    let rows = m.expected.len().max(m.actual.len());
+/// How expected and actual lines are laid out at `width`.
+struct MismatchLayout {
+    /// The indentation both sides share, not shown.
+    indent: usize,
+    expected: Vec<String>,
+    actual: Vec<String>,
+    side_by_side: bool,
+    /// Columns of one side, side by side.
+    column: usize,
+    /// Columns of text a line shows: (expected, actual).
+    text_widths: (usize, usize),
+}
+
+/// Columns before the text of a stacked expected or actual line (` expected │ `).
+const STACKED_LABEL: usize = 12;
+
+fn mismatch_layout(m: &crate::verify::LineMismatch, width: u16) -> MismatchLayout {
     // Indentation both sides share is not shown, so code fits side by side; any difference in
     // indentation still shows, and is marked.
     let indent = m
@@ -241,17 +241,73 @@ fn mismatch_lines(
         .map(|l| l.len() - l.trim_start_matches(' ').len())
         .min()
         .unwrap_or(0);
-    let cut = |l: &str| l.get(indent..).unwrap_or("").to_owned();
-    let expected_lines: Vec<String> = m.expected.iter().map(|l| cut(l)).collect();
-    let actual_lines: Vec<String> = m.actual.iter().map(|l| cut(l)).collect();
-    let column = (width as usize).saturating_sub(3) / 2;
-    let longest = expected_lines
+    let cut = |l: &String| l.get(indent..).unwrap_or("").replace('\t', "    ");
+    let expected: Vec<String> = m.expected.iter().map(cut).collect();
+    let actual: Vec<String> = m.actual.iter().map(cut).collect();
+    let width = width as usize;
+    let column = width.saturating_sub(3) / 2;
+    let longest = expected
         .iter()
-        .chain(&actual_lines)
-        .map(|l| l.chars().count())
+        .chain(&actual)
+        .map(|l| Span::raw(l.as_str()).width())
         .max()
         .unwrap_or(0);
     let side_by_side = longest < column;
+    let text_widths = if side_by_side {
+        (column.saturating_sub(1), width.saturating_sub(column + 3))
+    } else {
+        let w = width.saturating_sub(STACKED_LABEL);
+        (w, w)
+    };
+    MismatchLayout {
+        indent,
+        expected,
+        actual,
+        side_by_side,
+        column,
+        text_widths,
+    }
+}
+
+/// How many columns the selected change's expected or actual lines go past what they show.
+pub fn mismatch_overflow(app: &App, width: u16) -> usize {
+    let (_, _, _, check) = app.change(app.pos);
+    check
+        .problems
+        .iter()
+        .filter_map(|p| p.mismatch.as_ref())
+        .map(|m| {
+            let layout = mismatch_layout(m, width);
+            let over = |lines: &[String], shown: usize| {
+                lines
+                    .iter()
+                    .map(|l| {
+                        Span::raw(l.as_str())
+                            .width()
+                            .saturating_sub(shown.saturating_sub(1))
+                    })
+                    .max()
+                    .unwrap_or(0)
+            };
+            over(&layout.expected, layout.text_widths.0)
+                .max(over(&layout.actual, layout.text_widths.1))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn mismatch_lines(
+    app: &App,
+    out: &mut Vec<Line<'static>>,
+    m: &crate::verify::LineMismatch,
+    width: u16,
+    hscroll: usize,
+) {
+    let p = &app.palette;
+    let rows = m.expected.len().max(m.actual.len());
+    let layout = mismatch_layout(m, width);
+    let column = layout.column;
+    let indent = layout.indent;
     if indent > 0 {
         out.push(Line::from(Span::styled(
             format!("  (the {indent} spaces of indentation both sides share are not shown)"),
@@ -259,16 +315,17 @@ fn mismatch_lines(
         )));
     }
     let label = format!("on disk at line {}", m.at);
-    if side_by_side {
+    if layout.side_by_side {
         out.push(Line::from(vec![
             Span::styled(pad(" expected (batch)", column), p.get("title")),
             Span::styled(" │ ", p.get("border")),
             Span::styled(label.clone(), p.get("title")),
         ]));
     }
+    let marker = p.get("key");
     for i in 0..rows {
-        let expected = expected_lines.get(i).map_or("", String::as_str);
-        let actual = actual_lines.get(i).map(String::as_str);
+        let expected = layout.expected.get(i).map_or("", String::as_str);
+        let actual = layout.actual.get(i).map(String::as_str);
         let (left_spans, right_spans) = char_spans(expected, actual.unwrap_or(""));
         let left = styled_text(
             &[(Style::default(), expected.to_owned())],
@@ -285,21 +342,26 @@ fn mismatch_lines(
             ),
             None => vec![Span::styled("(end of file)", p.get("differs"))],
         };
-        if side_by_side {
+        let (left_width, right_width) = layout.text_widths;
+        let right_skip = if actual.is_some() { hscroll } else { 0 };
+        if layout.side_by_side {
             let mut spans = vec![Span::styled(" ", p.get("dim"))];
-            spans.extend(fit(left, column.saturating_sub(1)));
+            spans.extend(pad_spans(
+                window_spans(left, hscroll, left_width, marker),
+                left_width,
+            ));
             spans.push(Span::styled(" │ ", p.get("border")));
-            spans.extend(right);
+            spans.extend(window_spans(right, right_skip, right_width, marker));
             out.push(Line::from(spans));
         } else {
             let mut spans = vec![Span::styled(" expected │ ", p.get("dim"))];
-            spans.extend(left);
+            spans.extend(window_spans(left, hscroll, left_width, marker));
             out.push(Line::from(spans));
             let mut spans = vec![Span::styled(
                 format!(" {:<8} │ ", format!("line {}", m.at + i)),
                 p.get("dim"),
             )];
-            spans.extend(right);
+            spans.extend(window_spans(right, right_skip, right_width, marker));
             out.push(Line::from(spans));
         }
     }
@@ -309,23 +371,5 @@ fn pad(text: &str, width: usize) -> String {
     let mut out: String = text.chars().take(width).collect();
     let len = out.chars().count();
     out.extend(std::iter::repeat_n(' ', width - len));
-    out
-}
-
-/// Cuts or pads spans to exactly `width` characters.
-fn fit(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
-    let mut out = Vec::new();
-    let mut used = 0;
-    for span in spans {
-        if used >= width {
-            break;
-        }
-        let text: String = span.content.chars().take(width - used).collect();
-        used += text.chars().count();
-        out.push(Span::styled(text, span.style));
-    }
-    if used < width {
-        out.push(Span::raw(" ".repeat(width - used)));
-    }
     out
 }

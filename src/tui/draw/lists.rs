@@ -3,6 +3,7 @@
 //! costs one screen of rows.
 
 use super::glyphs::{change_glyphs, Glyph};
+use super::text::{highlight_matches, keep_start};
 use crate::model::FileAction;
 use crate::preview::generated_marker;
 use crate::review::Decision;
@@ -39,14 +40,15 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
     let p = &app.palette;
     let (patch, check) = app.file(file);
     let mut counts = [0usize; 5]; // accepted, edited, rejected, undecided, conflicts
-    for (change, change_check) in patch.changes.iter().zip(&check.changes) {
+    let first = app.first_of_file(file).unwrap_or(0);
+    for (ci, change) in patch.changes.iter().enumerate() {
         match app.decisions.get(&change.id) {
             Decision::Accept => counts[0] += 1,
             Decision::Edit(_) => counts[1] += 1,
             Decision::Reject => counts[2] += 1,
             Decision::Undecided => counts[3] += 1,
         }
-        if change_check.status != Status::Ok {
+        if app.conflicting(first + ci) {
             counts[4] += 1;
         }
     }
@@ -85,20 +87,58 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
     spans
 }
 
+/// A row of a list, done: when selected, the selection's colours go over every span, so its
+/// text, glyphs and marker read on the selection's background whatever their own colours are;
+/// then the search's matches are marked over that.
+fn row(
+    app: &App,
+    spans: Vec<Span<'static>>,
+    selected: bool,
+    needle: Option<&str>,
+) -> Line<'static> {
+    let p = &app.palette;
+    let selection = p.get("selection");
+    let spans: Vec<Span<'static>> = if selected {
+        spans
+            .into_iter()
+            .map(|span| {
+                let style = span.style.patch(selection);
+                span.style(style)
+            })
+            .collect()
+    } else {
+        spans
+    };
+    let spans = match needle {
+        Some(needle) => highlight_matches(spans, needle, p.get("search_match")),
+        None => spans,
+    };
+    let line = Line::from(spans);
+    if selected {
+        line.style(selection)
+    } else {
+        line
+    }
+}
+
 pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
     let files = &app.checked.batch.files;
     let selected = app.file_index();
     let height = area.height.saturating_sub(2) as usize;
+    let inner_width = area.width.saturating_sub(2) as usize;
     let first = list_window(files.len(), selected, height);
+    let needle = app.search_needle();
     let mut lines = Vec::with_capacity(height);
     for index in first..(first + height).min(files.len()) {
         let (patch, check) = app.file(index);
-        let path = check
-            .resolved
-            .as_ref()
-            .map_or_else(|| patch.doc_path.clone(), |r| r.rel().display().to_string());
-        let conflicted = check.status != Status::Ok;
+        let path = app.file_path(index);
+        // The same definition of a conflict as the header's count and `!`; a file with no
+        // changes is a conflict when it does not verify.
+        let conflicted = match app.first_of_file(index) {
+            Some(start) => (start..start + patch.changes.len()).any(|p| app.conflicting(p)),
+            None => check.status != Status::Ok,
+        };
         // Uncommitted local changes in git, marked as git and lazygit mark them.
         let dirty = check
             .problems
@@ -114,13 +154,27 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
         let mut spans = vec![
             Span::styled(if index == selected { "▸" } else { " " }, p.get("key")),
             Span::styled(mark, mark_style),
-            Span::styled(format!(" {path}"), p.get("text")),
+            Span::styled(" ", p.get("text")),
         ];
+        spans.push(Span::styled(path, p.get("text")));
+        let searched = spans.len();
         spans.extend(file_summary(app, index));
-        let mut line = Line::from(spans);
-        if index == selected {
-            line = line.patch_style(p.get("selection"));
+        // The file's label, dimmed, where there is room for a useful part of it.
+        if let Some(label) = &patch.label {
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = inner_width.saturating_sub(used + 2);
+            if room >= 8 {
+                spans.push(Span::styled(
+                    format!("  {}", keep_start(label, room)),
+                    p.get("dim"),
+                ));
+            }
         }
+        // Only the path is searched.
+        let rest = spans.split_off(searched);
+        let mut line = row(app, spans, index == selected, needle.as_deref());
+        let rest = row(app, rest, index == selected, None);
+        line.spans.extend(rest.spans);
         lines.push(line);
     }
     let title = format!(" Files {}/{} ", selected + 1, files.len());
@@ -140,6 +194,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
     let (patch, check) = app.file(file);
     let selected = app.pos - first_pos;
     let height = area.height.saturating_sub(2) as usize;
+    let needle = app.search_needle();
     let first = list_window(patch.changes.len(), selected, height);
     let mut lines = Vec::with_capacity(height);
     for ci in first..(first + height).min(patch.changes.len()) {
@@ -151,24 +206,18 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
             &check.changes[ci],
         );
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
-        let mut line = Line::from(vec![
+        let spans = vec![
             Span::styled(if ci == selected { "▸" } else { " " }, p.get("key")),
             Span::styled(decision.symbol(), p.get(decision.style_name())),
             Span::styled(status.symbol(), p.get(status.style_name())),
             Span::styled(format!(" {name}"), p.get("text")),
-            Span::styled(
-                format!(" {} {}", change.operation.as_str(), change.range.describe()),
-                p.get("dim"),
-            ),
+            Span::styled(format!(" {}", super::operation_label(change)), p.get("dim")),
             Span::styled(
                 format!("  {}", change.description.as_deref().unwrap_or("")),
                 p.get("text"),
             ),
-        ]);
-        if ci == selected {
-            line = line.patch_style(p.get("selection"));
-        }
-        lines.push(line);
+        ];
+        lines.push(row(app, spans, ci == selected, needle.as_deref()));
     }
     let title = format!(
         " Changes {}/{} · {} ",

@@ -6,8 +6,9 @@
 //! characters marked and where the expected lines were found instead. Only the rows on screen
 //! are built and highlighted.
 
-use super::glyphs::{change_glyphs, decision_glyph, Glyph};
-use super::head::head_lines;
+use super::glyphs::{change_glyphs, Glyph};
+use super::head::{head_lines, mismatch_overflow};
+use super::text::{highlight_matches, window_spans};
 use crate::preview::{change_rows, FileLayout, Placed, Row, RowKind, CONTEXT};
 use crate::review::Decision;
 use crate::tui::app::App;
@@ -37,6 +38,8 @@ impl Rows {
 
 struct Content {
     head: Vec<Line<'static>>,
+    /// How many lines of `head` are `head_lines` (notes about the rows follow them).
+    head_own: usize,
     rows: Rows,
     /// The line shown first when not scrolled.
     anchor: usize,
@@ -50,32 +53,44 @@ pub fn main_extent(app: &App, width: u16) -> (usize, usize) {
     }
 }
 
+/// The new lines of the change at `ci` of the selected file: an edit's, or its own.
+fn new_lines_of(app: &App, c: &crate::model::Change) -> Vec<String> {
+    match app.decisions.get(&c.id) {
+        Decision::Edit(lines) => lines.clone(),
+        _ => c.new_lines.clone(),
+    }
+}
+
+/// Where change `ci` of file `fi` applies: its own range, or where it was moved to.
+fn placed_range(app: &App, fi: usize, ci: usize) -> crate::model::LineRange {
+    let (file, file_check) = app.file(fi);
+    let c = &file.changes[ci];
+    let mut range = c.range;
+    if app.decisions.relocate.contains(&c.id) {
+        if let Some(at) = file_check.changes[ci].found_at() {
+            range.start = at;
+        }
+    }
+    range
+}
+
+/// What the main pane shows, with expected and actual lines from their first column (the
+/// number of head lines does not depend on horizontal scrolling).
 fn content(app: &App, width: u16) -> Option<Content> {
     let (fi, ci) = app.selected()?;
     let (file, change, file_check, check) = app.change(app.pos);
     let bytes = file_check.base_bytes();
     let index = app.line_index(fi);
-    let mut head = head_lines(app, width);
-    let new_lines = |c: &crate::model::Change| match app.decisions.get(&c.id) {
-        Decision::Edit(lines) => lines.clone(),
-        _ => c.new_lines.clone(),
-    };
-    let placed_range = |ci: usize| {
-        let c = &file.changes[ci];
-        let mut range = c.range;
-        if app.decisions.relocate.contains(&c.id) {
-            if let Some(at) = file_check.changes[ci].found_at() {
-                range.start = at;
-            }
-        }
-        range
-    };
+    let mut head = head_lines(app, width, 0);
+    let head_own = head.len();
     if app.whole_file {
+        // A change the format could not place has no place in the file to show it at.
         let mut placed: Vec<Placed> = (0..file.changes.len())
+            .filter(|&i| file.changes[i].unplaced().is_none())
             .map(|i| Placed {
                 change: i,
-                range: placed_range(i),
-                new_lines: new_lines(&file.changes[i]),
+                range: placed_range(app, fi, i),
+                new_lines: new_lines_of(app, &file.changes[i]),
             })
             .collect();
         placed.sort_by_key(|p| (p.range.start, p.range.count > 0, p.change));
@@ -85,8 +100,32 @@ fn content(app: &App, width: u16) -> Option<Content> {
             .map_or(0, |r| head.len() + r.saturating_sub(CONTEXT));
         return Some(Content {
             head,
+            head_own,
             rows: Rows::File(layout),
             anchor,
+        });
+    }
+    if change.unplaced().is_some() {
+        head.push(Line::from(Span::styled(
+            "  It would write (where is not known):",
+            app.palette.get("dim"),
+        )));
+        let rows = new_lines_of(app, change)
+            .into_iter()
+            .map(|text| Row {
+                kind: RowKind::Added,
+                old: None,
+                new: None,
+                text,
+                emphasis: Vec::new(),
+                change: Some(ci),
+            })
+            .collect();
+        return Some(Content {
+            head,
+            head_own,
+            rows: Rows::Change(rows),
+            anchor: 0,
         });
     }
     if check.status == Status::Invalid && check.problems.iter().any(|p| p.kind == "out_of_range") {
@@ -95,58 +134,187 @@ fn content(app: &App, width: u16) -> Option<Content> {
             app.palette.get("dim"),
         )));
     }
-    let rows = change_rows(bytes, &index, placed_range(ci), &new_lines(change), CONTEXT);
+    let rows = change_rows(
+        bytes,
+        &index,
+        placed_range(app, fi, ci),
+        &new_lines_of(app, change),
+        CONTEXT,
+    );
     Some(Content {
         head,
+        head_own,
         rows: Rows::Change(rows),
         anchor: 0,
     })
+}
+
+/// Columns of a row before its text: marker, both line numbers, sign.
+fn row_prefix_width(number_width: usize) -> usize {
+    1 + number_width + 1 + number_width + 1 + 2
+}
+
+fn number_width(app: &App) -> usize {
+    let (fi, _) = app.selected().unwrap_or_default();
+    let (_, change, _, _) = app.change(app.pos);
+    (app.line_index(fi).len() + change.new_lines.len() + 1)
+        .to_string()
+        .len()
+        .max(3)
+}
+
+/// Columns a row's text takes on screen (tabs show as four spaces).
+fn text_columns(text: &str) -> usize {
+    Span::raw(text.replace('\t', "    ")).width()
+}
+
+/// Which lines of the content are on screen: (first line, first row, row count).
+fn window(app: &App, content: &Content, height: usize) -> (usize, usize, usize) {
+    let total = content.head.len() + content.rows.len();
+    let max_first = total.saturating_sub(height);
+    let first = (content.anchor as i64 + app.scroll).clamp(0, max_first as i64) as usize;
+    let head_shown = content.head.len().saturating_sub(first).min(height);
+    let row_first = first.saturating_sub(content.head.len());
+    let row_count = (height - head_shown).min(content.rows.len().saturating_sub(row_first));
+    (first, row_first, row_count)
+}
+
+fn visible_rows(app: &App, content: &Content, row_first: usize, row_count: usize) -> Vec<Row> {
+    let (fi, _) = app.selected().unwrap_or_default();
+    let index = app.line_index(fi);
+    let bytes = app.file(fi).1.base_bytes();
+    match &content.rows {
+        Rows::Change(rows) => rows[row_first..row_first + row_count].to_vec(),
+        Rows::File(layout) => (row_first..row_first + row_count)
+            .filter_map(|i| layout.row(bytes, &index, i))
+            .collect(),
+    }
+}
+
+/// Horizontal scrolling of the main pane, `width` columns wide: (columns scrolled now, the
+/// most it can scroll, columns of text a row shows). Until the person scrolls, the view starts
+/// where the selected change's first changed word is visible.
+pub fn main_hscroll(app: &App, width: u16) -> (usize, usize, usize) {
+    match content(app, width) {
+        Some(content) => hscroll_of(app, &content, width),
+        None => (0, 0, 0),
+    }
+}
+
+/// [`main_hscroll`] for content already built (its head's width does not matter).
+fn hscroll_of(app: &App, content: &Content, width: u16) -> (usize, usize, usize) {
+    let text_width = (width as usize).saturating_sub(row_prefix_width(number_width(app)));
+    let height = app.page();
+    let (_, row_first, row_count) = window(app, content, height);
+    let rows = visible_rows(app, content, row_first, row_count);
+    let longest_row = rows
+        .iter()
+        .map(|r| text_columns(&r.text))
+        .max()
+        .unwrap_or(0);
+    let most = longest_row
+        .saturating_sub(text_width.saturating_sub(1))
+        .max(mismatch_overflow(app, width));
+    let now = app
+        .hscroll
+        .unwrap_or_else(|| first_change_column(app, content, text_width))
+        .min(most);
+    (now, most, text_width)
+}
+
+/// Where to start showing the selected change so its first changed word is in view.
+fn first_change_column(app: &App, content: &Content, text_width: usize) -> usize {
+    let Some((fi, ci)) = app.selected() else {
+        return 0;
+    };
+    let (_, change, file_check, _) = app.change(app.pos);
+    if change.unplaced().is_some() {
+        return 0;
+    }
+    let own;
+    let rows = match &content.rows {
+        Rows::Change(rows) => rows,
+        Rows::File(_) => {
+            own = change_rows(
+                file_check.base_bytes(),
+                &app.line_index(fi),
+                placed_range(app, fi, ci),
+                &new_lines_of(app, change),
+                0,
+            );
+            &own
+        }
+    };
+    // The columns of every changed word: when they do not all fit, start a little before the
+    // first of them, far enough right for the last one to show when they fit together.
+    let spans = rows
+        .iter()
+        .filter(|r| r.kind != RowKind::Context)
+        .flat_map(|r| {
+            r.emphasis.iter().map(|span| {
+                (
+                    text_columns(r.text.get(..span.start).unwrap_or("")),
+                    text_columns(r.text.get(..span.end).unwrap_or("")),
+                )
+            })
+        });
+    let Some((first, last)) = spans.fold(None, |acc: Option<(usize, usize)>, (s, e)| {
+        Some(acc.map_or((s, e), |(a, b)| (a.min(s), b.max(e))))
+    }) else {
+        return 0;
+    };
+    // One column is kept for the marker that a line goes on.
+    if last < text_width {
+        return 0;
+    }
+    let start = first.saturating_sub(text_width / 4);
+    if last + 1 > start + text_width {
+        (last + 1 - text_width).min(first.saturating_sub(1))
+    } else {
+        start
+    }
 }
 
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
     let inner_width = area.width.saturating_sub(2);
     let height = area.height.saturating_sub(2) as usize;
-    let Some(content) = content(app, inner_width) else {
+    let Some(mut content) = content(app, inner_width) else {
         frame.render_widget(
             Paragraph::new("This batch has no changes.").block(Block::bordered()),
             area,
         );
         return;
     };
+    let (hscroll, _, text_width) = hscroll_of(app, &content, inner_width);
+    if hscroll > 0 {
+        // Expected and actual lines scroll with the diff; the head has as many lines.
+        let notes = content.head.split_off(content.head_own);
+        content.head = head_lines(app, inner_width, hscroll);
+        content.head.extend(notes);
+    }
     let (fi, ci) = app.selected().expect("content exists");
     let (file, change, file_check, check) = app.change(app.pos);
-    let total = content.head.len() + content.rows.len();
-    let max_first = total.saturating_sub(height);
-    let first = (content.anchor as i64 + app.scroll).clamp(0, max_first as i64) as usize;
+    let (first, row_first, row_count) = window(app, &content, height);
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     lines.extend(content.head.iter().skip(first).take(height).cloned());
-    let row_first = first.saturating_sub(content.head.len());
-    let row_count = height
-        .saturating_sub(lines.len())
-        .min(content.rows.len().saturating_sub(row_first));
     let index = app.line_index(fi);
     let bytes = file_check.base_bytes();
-    let rows: Vec<Row> = match &content.rows {
-        Rows::Change(rows) => rows[row_first..row_first + row_count].to_vec(),
-        Rows::File(layout) => (row_first..row_first + row_count)
-            .filter_map(|i| layout.row(bytes, &index, i))
-            .collect(),
-    };
-    let path = file_check
-        .resolved
-        .as_ref()
-        .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+    let rows = visible_rows(app, &content, row_first, row_count);
+    let path = app.file_path(fi);
     let old_line = |n: usize| index.line(bytes, n).to_owned();
     let pieces = app
         .highlighter
         .rows(p, fi, &path, &old_line, index.len(), &rows);
-    let number_width = (index.len() + change.new_lines.len() + 1)
-        .to_string()
-        .len()
-        .max(3);
+    let view = RowView {
+        number_width: number_width(app),
+        selected: ci,
+        hscroll,
+        text_width,
+        needle: app.search_needle(),
+    };
     for (row, pieces) in rows.iter().zip(pieces) {
-        lines.push(row_line(app, row, &pieces, number_width, ci));
+        lines.push(row_line(app, row, &pieces, &view));
     }
     let (decision, status) = change_glyphs(&app.decisions, &change.id, change.match_tier, check);
     let mut title = Vec::new();
@@ -162,19 +330,18 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     ));
     title.push(Span::styled(
         format!(
-            " {path} · {}/{} {} · {} {} ",
+            " {path} · {}/{} {} · {} ",
             ci + 1,
             file.changes.len(),
             change.key.as_deref().unwrap_or(change.id.as_str()),
-            change.operation.as_str(),
-            change.range.describe()
+            super::operation_label(change)
         ),
         p.get("title"),
     ));
     if app.whole_file {
         title.push(Span::styled(" whole file ", p.get("dim")));
     }
-    let border = if check.status != Status::Ok || file_check.sha_mismatch() {
+    let border = if app.conflicting(app.pos) {
         p.get("conflict")
     } else {
         p.get("border")
@@ -185,18 +352,27 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// One diff row: line numbers, sign, and the text with syntax colours and changed words.
-fn row_line(
-    app: &App,
-    row: &Row,
-    pieces: &[Piece],
-    width: usize,
+/// How rows are drawn on this screen.
+struct RowView {
+    number_width: usize,
+    /// The selected change's index in its file.
     selected: usize,
-) -> Line<'static> {
+    hscroll: usize,
+    text_width: usize,
+    /// The search to mark, lowercase.
+    needle: Option<String>,
+}
+
+/// One diff row: line numbers, sign, and the text with syntax colours and changed words, cut to
+/// the columns shown. In the whole-file view, a change that does not verify carries its
+/// conflict glyph and style, so no conflict hides among the file's lines.
+fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'static> {
     let p = &app.palette;
+    let width = view.number_width;
     let number = |n: Option<usize>| n.map_or_else(|| " ".repeat(width), |n| format!("{n:>width$}"));
+    let file = app.file_index();
     let rejected = row.change.is_some_and(|c| {
-        let id = &app.checked.batch.files[app.file_index()].changes[c].id;
+        let id = &app.checked.batch.files[file].changes[c].id;
         *app.decisions.get(id) == Decision::Reject
     });
     let (sign, base, emphasis) = match row.kind {
@@ -209,28 +385,53 @@ fn row_line(
     } else {
         (base, emphasis)
     };
-    let marker = match row.change {
-        Some(c) if app.whole_file && c == selected => Span::styled("▌", p.get("key")),
-        Some(c) if app.whole_file => {
-            let id = &app.checked.batch.files[app.file_index()].changes[c].id;
-            let glyph = decision_glyph(app.decisions.get(id));
-            Span::styled(glyph.symbol(), p.get(glyph.style_name()))
+    let status = row.change.filter(|_| app.whole_file).map(|c| {
+        let (patch, check) = app.file(file);
+        let change = &patch.changes[c];
+        change_glyphs(
+            &app.decisions,
+            &change.id,
+            change.match_tier,
+            &check.changes[c],
+        )
+    });
+    let conflict = matches!(status, Some((_, Glyph::Conflict | Glyph::Invalid)));
+    let marker = match (row.change, status) {
+        (Some(c), Some(_)) if c == view.selected => Span::styled(
+            "▌",
+            if conflict {
+                p.get("conflict")
+            } else {
+                p.get("key")
+            },
+        ),
+        (Some(_), Some((_, glyph @ (Glyph::Conflict | Glyph::Invalid)))) => {
+            Span::styled(glyph.symbol(), p.get("conflict"))
+        }
+        (Some(_), Some((decision, _))) => {
+            Span::styled(decision.symbol(), p.get(decision.style_name()))
         }
         _ => Span::raw(" "),
     };
+    let numbers = if conflict {
+        p.get("conflict")
+    } else {
+        p.get("line_number")
+    };
     let mut spans = vec![
         marker,
-        Span::styled(
-            format!("{} {} ", number(row.old), number(row.new)),
-            p.get("line_number"),
-        ),
+        Span::styled(format!("{} {} ", number(row.old), number(row.new)), numbers),
         Span::styled(format!("{sign} "), base.patch(p.get("key")).patch(base)),
     ];
-    spans.extend(styled_text(
-        pieces,
-        &row.emphasis,
-        p.get("text").patch(base),
-        emphasis,
+    let mut text = styled_text(pieces, &row.emphasis, p.get("text").patch(base), emphasis);
+    if let Some(needle) = &view.needle {
+        text = highlight_matches(text, needle, p.get("search_match"));
+    }
+    spans.extend(window_spans(
+        text,
+        view.hscroll,
+        view.text_width,
+        base.patch(p.get("key")),
     ));
     Line::from(spans).style(base)
 }

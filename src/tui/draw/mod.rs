@@ -10,14 +10,18 @@ mod head;
 mod lists;
 mod main_pane;
 mod overlays;
+mod text;
 
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
 pub use lists::list_window;
-pub use main_pane::main_extent;
+pub use main_pane::{main_extent, main_hscroll};
+pub use overlays::{help_max_scroll, summary_max_scroll};
+pub use text::{highlight_matches, window_spans};
 
 use super::app::{App, Tone};
 use super::keys::{Action, Mode};
-use ratatui::layout::{Constraint, Layout, Rect};
+use crate::model::Change;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -35,21 +39,45 @@ pub struct Areas {
 }
 
 /// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
-/// `status_height` rows.
+/// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
+/// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
 pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
-    let [header, body, status, footer] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Min(3),
-        Constraint::Length(status_height),
-        Constraint::Length(1),
-    ])
-    .areas(size);
-    let left_width = (body.width * 2 / 5).clamp(24.min(body.width), 56);
-    let [left, main] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(10)]).areas(body);
-    let files_height = (file_count as u16 + 2).clamp(3, (left.height / 2).max(3));
-    let [files, changes] =
-        Layout::vertical([Constraint::Length(files_height), Constraint::Min(3)]).areas(left);
+    let mut rest = size.height;
+    let mut take = |rows: u16| {
+        let rows = rows.min(rest);
+        rest -= rows;
+        rows
+    };
+    let header_height = take(2);
+    let footer_height = take(1);
+    let status_height = take(status_height);
+    let body_height = rest;
+    let row = |y: u16, height: u16| Rect::new(size.x, y, size.width, height);
+    let header = row(size.y, header_height);
+    let body = row(size.y + header_height, body_height);
+    let status = row(body.bottom(), status_height);
+    let footer = row(status.bottom(), footer_height);
+    // The lists take two fifths of a wide screen; on a narrow one they give the diff at least
+    // 60 columns, down to 18 columns of their own.
+    let left_width = (body.width * 2 / 5)
+        .min(body.width.saturating_sub(60))
+        .max(18.min(body.width));
+    let files_height = (file_count.min(u16::MAX as usize - 2) as u16 + 2)
+        .clamp(3, (body.height / 2).max(3))
+        .min(body.height);
+    let files = Rect::new(body.x, body.y, left_width, files_height);
+    let changes = Rect::new(
+        body.x,
+        body.y + files_height,
+        left_width,
+        body.height - files_height,
+    );
+    let main = Rect::new(
+        body.x + left_width,
+        body.y,
+        body.width - left_width,
+        body.height,
+    );
     Areas {
         header,
         files,
@@ -83,8 +111,12 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(key) = &batch.key {
         first.push(Span::styled(format!(" [{key}]"), p.get("dim")));
     }
+    // The source is cut from the left when it does not fit, so its file name stays.
+    let used: usize = first.iter().map(Span::width).sum();
+    let lead = format!("  {} · ", batch.format);
+    let room = (area.width as usize).saturating_sub(used + lead.chars().count());
     first.push(Span::styled(
-        format!("  {} · {}", batch.format, batch.source),
+        format!("{lead}{}", text::keep_end(&batch.source, room)),
         p.get("dim"),
     ));
     let counts = Counts::of(app);
@@ -134,6 +166,12 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if app.config.read_only {
         second.push(Span::styled("  READ-ONLY", p.get("warning")));
     }
+    if app.session_error.is_some() {
+        second.push(Span::styled(
+            format!("  {} SESSION NOT SAVED", Glyph::Invalid.symbol()),
+            p.get("conflict"),
+        ));
+    }
     frame.render_widget(
         Paragraph::new(vec![Line::from(first), Line::from(second)]),
         area,
@@ -163,19 +201,7 @@ impl Counts {
                 Decision::Undecided => counts.decided -= 1,
             }
         }
-        counts.conflicts = app
-            .checked
-            .verification
-            .files
-            .iter()
-            .map(|f| {
-                f.changes
-                    .iter()
-                    .filter(|c| c.status != crate::verify::Status::Ok)
-                    .count()
-                    + usize::from(f.sha_mismatch())
-            })
-            .sum();
+        counts.conflicts = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
         counts
     }
 }
@@ -189,13 +215,16 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("▏", p.get("key")),
             Span::styled("   Enter find · Esc cancel", p.get("dim")),
         ])
-    } else if let Some(message) = &app.message {
-        let (glyph, style) = match message.tone {
+    } else if app.mode == Mode::CommitSummary {
+        // The summary shows its own messages (a refusal, why it cannot commit).
+        Line::default()
+    } else if let Some((tone, text)) = app.status_text() {
+        let (glyph, style) = match tone {
             Tone::Info => ("ℹ", p.get("text")),
             Tone::Warning => (Glyph::Conflict.symbol(), p.get("warning")),
-            Tone::Error => ("✖", p.get("conflict")),
+            Tone::Error => (Glyph::Invalid.symbol(), p.get("conflict")),
         };
-        Line::from(Span::styled(format!(" {glyph} {}", message.text), style))
+        Line::from(Span::styled(format!(" {glyph} {text}"), style))
     } else {
         Line::default()
     };
@@ -205,59 +234,134 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-/// Whether an action does something right now (the footer lists only those).
+/// Whether an action does something right now in the current mode: the footer and the
+/// overlays' key lines list only those. It asks the same questions the actions ask before they
+/// refuse, so a key offered is a key that works.
 pub fn available(app: &App, action: Action) -> bool {
-    let selected = app.selected().is_some();
-    match action {
-        Action::Undo => app.history.can_undo(),
-        Action::Redo => app.history.can_redo(),
-        Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-        Action::Relocate => {
-            selected && {
-                let (_, _, _, check) = app.change(app.pos);
-                check.status == crate::verify::Status::Conflict && check.found_at().is_some()
-            }
+    Availability::new(app).allows(action)
+}
+
+/// [`available`] for several actions of one screen, measuring the main pane's horizontal
+/// scrolling once.
+struct Availability<'a> {
+    app: &'a App,
+    hscroll: std::cell::OnceCell<(usize, usize)>,
+}
+
+impl<'a> Availability<'a> {
+    fn new(app: &'a App) -> Self {
+        Availability {
+            app,
+            hscroll: std::cell::OnceCell::new(),
         }
-        Action::OverrideSha => selected && app.file(app.file_index()).1.sha_mismatch(),
-        Action::NextConflict => app.checked.verification.worst() != crate::verify::Status::Ok,
-        Action::Accept
-        | Action::Reject
-        | Action::Edit
-        | Action::AcceptFile
-        | Action::RejectFile => selected,
-        _ => true,
+    }
+
+    fn allows(&self, action: Action) -> bool {
+        let app = self.app;
+        let pos = app.selected().map(|_| app.pos);
+        let at = |test: &dyn Fn(usize) -> bool| pos.is_some_and(test);
+        match app.mode {
+            Mode::CommitSummary => match action {
+                Action::Confirm => {
+                    !app.config.read_only && app.summary.as_ref().is_some_and(|p| !p.is_blocked())
+                }
+                Action::NextChange | Action::PrevChange => summary_max_scroll(app) > 0,
+                _ => true,
+            },
+            Mode::Help => match action {
+                Action::NextChange | Action::PrevChange => help_max_scroll(app) > 0,
+                _ => true,
+            },
+            Mode::Browse => {
+                let committed = app.committed_refusal().is_some();
+                match action {
+                    Action::Undo => !committed && app.history.can_undo(),
+                    Action::Redo => !committed && app.history.can_redo(),
+                    Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
+                    Action::Accept => at(&|p| app.accept_refusal(p).is_none()),
+                    Action::Reject => at(&|p| app.reject_refusal(p).is_none()),
+                    Action::Edit => at(&|p| app.edit_refusal(p).is_none()),
+                    Action::Relocate => at(&|p| app.relocate_refusal(p).is_none()),
+                    Action::OverrideSha => {
+                        pos.is_some() && app.override_refusal(app.file_index()).is_none()
+                    }
+                    Action::AcceptFile => {
+                        let file = app.file_index();
+                        (0..app.flat.len())
+                            .any(|p| app.flat[p].0 == file && app.accept_refusal(p).is_none())
+                    }
+                    Action::RejectFile => pos.is_some() && !committed,
+                    Action::NextConflict => (0..app.flat.len()).any(|p| app.conflicting(p)),
+                    Action::CommitSummary => !committed,
+                    Action::ScrollLeft | Action::ScrollRight => {
+                        let (now, most) = *self.hscroll.get_or_init(|| {
+                            let width = app.areas().main.width.saturating_sub(2);
+                            let (now, most, _) = main_hscroll(app, width);
+                            (now, most)
+                        });
+                        if action == Action::ScrollLeft {
+                            now > 0
+                        } else {
+                            now < most
+                        }
+                    }
+                    _ => true,
+                }
+            }
+            _ => true,
+        }
     }
 }
 
-/// The keys that apply now, from the key map, as many as fit.
+/// The keys that apply now, from the key map, in its order of priority: each that fits is
+/// shown, one that does not is skipped (a shorter one after it may still fit), and the help
+/// key always has its place.
 pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
     let p = &app.palette;
     let mut spans = Vec::new();
     let mut used = 0usize;
     let help = app.mode == Mode::Browse;
-    let reserve = if help { 8 } else { 0 };
+    let help_key = app
+        .keymap
+        .key_for(Mode::Browse, Action::Help)
+        .map_or_else(String::new, |k| k.label());
+    let reserve = if help {
+        help_key.chars().count() + " help".len() + 1
+    } else {
+        0
+    };
+    let availability = Availability::new(app);
     for binding in app.keymap.bindings(app.mode) {
-        if !available(app, binding.action) || (help && binding.action == Action::Help) {
+        if !availability.allows(binding.action) || (help && binding.action == Action::Help) {
             continue;
         }
         let key = binding.keys[0].label();
         let len = key.chars().count() + binding.short.chars().count() + 3;
         if used + len + reserve > width as usize {
-            break;
+            continue;
         }
         used += len;
         spans.push(Span::styled(format!(" {key}"), p.get("key")));
         spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
     }
     if help {
-        let key = app
-            .keymap
-            .key_for(Mode::Browse, Action::Help)
-            .map_or_else(String::new, |k| k.label());
-        spans.push(Span::styled(format!(" {key}"), p.get("key")));
+        spans.push(Span::styled(format!(" {help_key}"), p.get("key")));
         spans.push(Span::styled(" help", p.get("dim")));
     }
     spans
+}
+
+/// How a change's operation and place read: `replace 12-14`, or for a change the format could
+/// not place, `replace (not found)` or `replace (ambiguous: lines 12, 40)`.
+pub fn operation_label(change: &Change) -> String {
+    match change.unplaced() {
+        Some([]) => "replace (not found)".to_owned(),
+        Some(places) => {
+            let list: Vec<String> = places.iter().map(usize::to_string).collect();
+            format!("replace (ambiguous: lines {})", list.join(", "))
+        }
+        None => format!("{} {}", change.operation.as_str(), change.range.describe()),
+    }
 }
 
 fn footer(frame: &mut Frame, app: &App, area: Rect) {

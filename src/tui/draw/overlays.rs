@@ -56,10 +56,15 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
+/// The keys of a mode that apply now, from the key map (scrolling only when there is more to
+/// see), for an overlay's bottom border.
 fn keys_line(app: &App, mode: Mode) -> Line<'static> {
     let p = &app.palette;
     let mut spans = Vec::new();
     for binding in app.keymap.bindings(mode) {
+        if !super::available(app, binding.action) {
+            continue;
+        }
         spans.push(Span::styled(
             format!(" {}", keys::keys_label(binding)),
             p.get("key"),
@@ -69,30 +74,53 @@ fn keys_line(app: &App, mode: Mode) -> Line<'static> {
     Line::from(spans)
 }
 
-fn boxed(
-    frame: &mut Frame,
-    app: &App,
-    area: Rect,
-    title: &str,
+/// An overlay's box: its text, wrapped, and the keys of its mode on the bottom border, where
+/// scrolling cannot hide them.
+struct Overlay {
+    title: String,
     lines: Vec<Line<'static>>,
-    scroll: u16,
-) {
-    let p = &app.palette;
-    frame.render_widget(Clear, area);
-    let block = Block::bordered()
-        .border_style(p.get("title"))
-        .title(Span::styled(format!(" {title} "), p.get("title")));
-    frame.render_widget(
-        Paragraph::new(lines)
+    /// Widest the box may be.
+    max_width: u16,
+    mode: Mode,
+}
+
+impl Overlay {
+    fn paragraph(&self, app: &App, keys: bool) -> Paragraph<'static> {
+        let p = &app.palette;
+        let mut block = Block::bordered()
+            .border_style(p.get("title"))
+            .title(Span::styled(format!(" {} ", self.title), p.get("title")));
+        if keys {
+            block = block.title_bottom(keys_line(app, self.mode));
+        }
+        Paragraph::new(self.lines.clone())
             .block(block)
             .style(p.get("text"))
             .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        area,
-    );
+    }
+
+    /// Where the box goes on a screen of `area`, and how many of its wrapped lines do not fit
+    /// (how far it can scroll).
+    fn place(&self, app: &App, area: Rect) -> (Rect, usize) {
+        let width = self.max_width.min(area.width);
+        let needed = self.paragraph(app, false).line_count(width);
+        let rect = centered(area, width, needed.min(u16::MAX as usize) as u16);
+        (rect, needed.saturating_sub(rect.height as usize))
+    }
+
+    fn draw(&self, frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
+        let (rect, hidden) = self.place(app, area);
+        frame.render_widget(Clear, rect);
+        let scroll = scroll.min(hidden).min(u16::MAX as usize) as u16;
+        frame.render_widget(self.paragraph(app, true).scroll((scroll, 0)), rect);
+    }
 }
 
-fn help(frame: &mut Frame, app: &App, area: Rect) {
+fn screen(app: &App) -> Rect {
+    Rect::new(0, 0, app.size.0, app.size.1)
+}
+
+fn help_overlay(app: &App) -> Overlay {
     let p = &app.palette;
     let mut lines = Vec::new();
     let modes = [
@@ -111,7 +139,10 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
         )));
         for binding in app.keymap.bindings(mode) {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {:<14}", keys::keys_label(binding)), p.get("key")),
+                Span::styled(
+                    format!("  {:<15} ", keys::keys_label(binding)),
+                    p.get("key"),
+                ),
                 Span::styled(binding.help, p.get("text")),
             ]));
         }
@@ -137,18 +168,24 @@ fn help(frame: &mut Frame, app: &App, area: Rect) {
         "  mouse: wheel scrolls, a click selects a file or change",
         p.get("dim"),
     )));
-    let rect = centered(area, 84, lines.len() as u16 + 2);
-    let hidden = (lines.len() as u16 + 2).saturating_sub(rect.height);
-    let scroll = (app.help_scroll as u16).min(hidden);
-    let title = if hidden > 0 {
-        "Keys (j/k scroll, ? or Esc closes)"
-    } else {
-        "Keys (? or Esc closes)"
-    };
-    boxed(frame, app, rect, title, lines, scroll);
+    Overlay {
+        title: "Keys".into(),
+        lines,
+        max_width: 100,
+        mode: Mode::Help,
+    }
 }
 
-fn summary(frame: &mut Frame, app: &App, area: Rect) {
+/// How far the help can scroll on the current screen.
+pub fn help_max_scroll(app: &App) -> usize {
+    help_overlay(app).place(app, screen(app)).1
+}
+
+fn help(frame: &mut Frame, app: &App, area: Rect) {
+    help_overlay(app).draw(frame, app, area, app.help_scroll);
+}
+
+fn summary_overlay(app: &App) -> Overlay {
     let p = &app.palette;
     let mut lines: Vec<Line<'static>> = app
         .summary_lines()
@@ -167,33 +204,33 @@ fn summary(frame: &mut Frame, app: &App, area: Rect) {
             Line::from(Span::styled(format!("{glyph} {}", l.text), style))
         })
         .collect();
-    lines.push(Line::default());
+    let refusal = crate::tui::commit_flow::READ_ONLY_REFUSAL;
     if app.config.read_only {
-        lines.push(Line::from(Span::styled(
-            crate::tui::commit_flow::READ_ONLY_REFUSAL,
-            p.get("conflict"),
-        )));
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(refusal, p.get("conflict"))));
     }
-    if let Some(message) = &app.message {
+    if let Some(message) = app.message.as_ref().filter(|m| m.text != refusal) {
+        lines.push(Line::default());
         lines.push(Line::from(Span::styled(
             message.text.clone(),
             p.get("conflict"),
         )));
     }
-    lines.push(keys_line(app, Mode::CommitSummary));
-    let rect = centered(
-        area,
-        area.width.saturating_sub(4).min(110),
-        lines.len() as u16 + 4,
-    );
-    boxed(
-        frame,
-        app,
-        rect,
-        "Commit: all of these, or nothing",
+    Overlay {
+        title: "Commit: all of these, or nothing".into(),
         lines,
-        app.summary_scroll as u16,
-    );
+        max_width: app.size.0.saturating_sub(4).min(110),
+        mode: Mode::CommitSummary,
+    }
+}
+
+/// How far the commit summary can scroll on the current screen.
+pub fn summary_max_scroll(app: &App) -> usize {
+    summary_overlay(app).place(app, screen(app)).1
+}
+
+fn summary(frame: &mut Frame, app: &App, area: Rect) {
+    summary_overlay(app).draw(frame, app, area, app.summary_scroll);
 }
 
 fn committed(frame: &mut Frame, app: &App, area: Rect) {
@@ -242,27 +279,25 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
         }
         None => "",
     };
-    lines.push(Line::default());
-    lines.push(keys_line(app, Mode::Committed));
-    let rect = centered(
-        area,
-        area.width.saturating_sub(4).min(120),
-        lines.len() as u16 + 4,
-    );
-    boxed(frame, app, rect, title, lines, 0);
+    Overlay {
+        title: title.into(),
+        lines,
+        max_width: area.width.saturating_sub(4).min(120),
+        mode: Mode::Committed,
+    }
+    .draw(frame, app, area, 0);
 }
 
 fn prompt(frame: &mut Frame, app: &App, area: Rect, title: &str, text: Vec<String>) {
-    let mut lines: Vec<Line<'static>> = text
+    let lines: Vec<Line<'static>> = text
         .into_iter()
         .map(|t| Line::from(Span::styled(t, Style::default())))
         .collect();
-    lines.push(Line::default());
-    lines.push(keys_line(app, app.mode));
-    let rect = centered(
-        area,
-        area.width.saturating_sub(4).min(90),
-        lines.len() as u16 + 4,
-    );
-    boxed(frame, app, rect, title, lines, 0);
+    Overlay {
+        title: title.into(),
+        lines,
+        max_width: area.width.saturating_sub(4).min(90),
+        mode: app.mode,
+    }
+    .draw(frame, app, area, 0);
 }
