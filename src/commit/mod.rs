@@ -137,11 +137,16 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.
 pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Recovery>> {
     let root = open_root(workspace)?;
-    let state = match root.dir(Path::new(STATE_DIR)) {
-        Ok(state) => state,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+    // Only a real folder can hold patchdeck's journal; a file, a link or nothing there means
+    // no commit of patchdeck's was interrupted (and a commit will say what is in the way).
+    match root.stat(Path::new(STATE_DIR)) {
+        Ok(Some(stat)) if stat.kind == Kind::Dir => {}
+        Ok(_) => return Ok(None),
         Err(e) => return Err(recovery_failed(workspace, e)),
-    };
+    }
+    let state = root
+        .dir(Path::new(STATE_DIR))
+        .map_err(|e| recovery_failed(workspace, e))?;
     let journal = state
         .stat(OsStr::new(journal::JOURNAL))
         .map_err(|e| recovery_failed(workspace, e))?;
