@@ -414,7 +414,9 @@ fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize)
         };
         let (tag, body) = match line.as_bytes().first() {
             Some(b'\n') | Some(b'\r') => (b' ', *line),
-            Some(&t) => (t, &line[1..]),
+            // A line that starts with a character of several bytes has no tag; it is refused
+            // below, and its text is never cut inside the character.
+            Some(&t) => (t, line.get(1..).unwrap_or("")),
             None => (b' ', ""),
         };
         let eol = if body.ends_with("\r\n") {
