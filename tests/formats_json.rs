@@ -6,7 +6,7 @@ mod common;
 #[path = "common/formats.rs"]
 mod formats;
 
-use common::sample_workspace;
+use common::{json_out, sample_workspace};
 use formats::{
     apply, assert_untouched, input_problems, kinds, original, read, report, run, sample,
 };
@@ -281,4 +281,32 @@ fn the_same_clipboard_name_for_both_is_a_copy() {
         original("src/inventory.toml")
     );
     let _ = sample("edits-clean.json");
+}
+
+#[test]
+fn a_clipboard_copy_found_with_the_indent_tier_leaves_the_text_as_it_is() {
+    // The find is written four spaces less indented than the file: the indent tier matches.
+    // The clipboard then holds the file's text; the copy must not shift it a second time.
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.json");
+    std::fs::write(
+        &input,
+        serde_json::to_vec(&serde_json::json!({"path": "src/app.py", "patches": [
+            {"operation": "replace",
+             "oldText": "def save(self):\n    with open(self.path, \"w\") as handle:\n",
+             "toClipboard": "c", "fromClipboard": "c"}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(r["files"][0]["changes"][0]["match"], "indent", "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(read(&ws, "src/app.py"), original("src/app.py"));
 }

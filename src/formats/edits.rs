@@ -209,8 +209,25 @@ fn load_call(
         let spec = match op {
             Op::Replace(old) => {
                 let name = format!("oldText \"{}\"", preview(&old));
+                let copies = to_clip.is_some() && to_clip == from_clip;
                 if !exists {
                     ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite")))
+                } else if let (true, Some(Ok(found))) = (copies, &located) {
+                    // REQ-PATCH-003: the same clipboard for both is a copy and the text stays
+                    // as it is. The clipboard holds the file's own text; placing it as new text
+                    // would shift it again after a tolerant (indent) match.
+                    ChangeSpec {
+                        description: description(format!(
+                            "copy \"{}\" to clipboard \"{}\"",
+                            preview(&old),
+                            to_clip.as_deref().unwrap_or_default()
+                        )),
+                        range: Some(found.range),
+                        expected: Some(found.expected.clone()),
+                        new_lines: found.expected.clone(),
+                        tier: found.tier,
+                        ..ChangeSpec::default()
+                    }
                 } else {
                     // Re-place with the final text (clipboard and reindent applied).
                     match find_text(&doc, &old, &text, TOLERANT) {
