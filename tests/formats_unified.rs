@@ -464,3 +464,47 @@ fn a_hunk_at_the_top_of_a_file_with_a_byte_order_mark_applies_as_in_git() {
     let patch = git_diff(&[("bom.txt", old)], &[("bom.txt", new)], &[]);
     assert!(same_as_git(&[("bom.txt", old)], &patch, &[]));
 }
+
+#[test]
+fn a_diff_of_a_readme_holding_a_diff_example_is_detected_and_applied_as_git_does() {
+    let old: &[u8] = b"# Tool\n\nAn example patch:\n\n```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n\nA patch cannot be safely generated with the information provided.\n\nThe end.\n";
+    let new = String::from_utf8(old.to_vec())
+        .unwrap()
+        .replace("The end.", "The very end.");
+    let patch = git_diff(
+        &[("README.md", old)],
+        &[("README.md", new.as_bytes())],
+        &["-U20"],
+    );
+    assert!(patch.contains(" ```diff\n"), "{patch}");
+    // Detected, not forced: the fence and the refusal sentence are context lines.
+    let ws = workspace_with(&[("README.md", old)]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("readme.diff");
+    std::fs::write(&input, &patch).unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck(&["apply", "--root", root, input.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let expected = git_apply(&[("README.md", old)], patch.as_bytes(), &[]).unwrap();
+    assert_eq!(without_modes(user_tree(ws.path())), expected);
+    assert!(!ws.path().join("x").exists());
+}
+
+#[test]
+fn a_merges_combined_diff_is_refused_with_what_to_do_instead() {
+    let combined = "commit 1\nMerge: a b\n\n    Merge\n\ndiff --cc Cargo.lock\nindex 1111111,2222222..3333333\n--- a/Cargo.lock\n+++ b/Cargo.lock\n@@@ -1,2 -1,2 +1,3 @@@\n  a\n+ b\n  c\n";
+    let (code, _, output) = patchdeck_apply(&[("Cargo.lock", b"a\nc\n")], combined.as_bytes(), &[]);
+    assert_eq!(code, 2, "{output}");
+    assert!(
+        output.contains("line 6: a combined diff of a merge commit")
+            && output.contains("--first-parent"),
+        "{output}"
+    );
+    assert!(git_apply(&[("Cargo.lock", b"a\nc\n")], combined.as_bytes(), &[]).is_none());
+}

@@ -16,13 +16,10 @@ use crate::workspace::Workspace;
 
 pub const NAME: &str = "aider";
 
-const SEARCH: &str = "<<<<<<< SEARCH";
-const DIVIDER: &str = "=======";
-const REPLACE: &str = ">>>>>>> REPLACE";
-
-pub fn detect(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == SEARCH)
-}
+/// A block's three marker lines, each at column 0.
+pub const SEARCH: &str = "<<<<<<< SEARCH";
+pub const DIVIDER: &str = "=======";
+pub const REPLACE: &str = ">>>>>>> REPLACE";
 
 struct Block {
     path: String,
@@ -167,7 +164,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if lines[i].trim() != SEARCH {
+        if lines[i].trim_end() != SEARCH {
             i += 1;
             continue;
         }
@@ -186,7 +183,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
         let mut search = Vec::new();
         let mut replace = Vec::new();
         let mut k = i + 1;
-        while k < lines.len() && lines[k].trim() != DIVIDER {
+        while k < lines.len() && lines[k].trim_end() != DIVIDER {
             search.push(lines[k].to_owned());
             k += 1;
         }
@@ -198,7 +195,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
             break;
         }
         k += 1;
-        while k < lines.len() && lines[k].trim() != REPLACE {
+        while k < lines.len() && lines[k].trim_end() != REPLACE {
             replace.push(lines[k].to_owned());
             k += 1;
         }

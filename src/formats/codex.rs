@@ -16,9 +16,9 @@ use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
 
-pub fn detect(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == "*** Begin Patch")
-}
+/// The envelope's first and last lines, at column 0.
+pub const BEGIN: &str = "*** Begin Patch";
+pub const END: &str = "*** End Patch";
 
 /// One `@@` section as written.
 struct Section {
@@ -273,7 +273,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
             message,
         })
     };
-    let Some(begin) = lines.iter().position(|l| l.trim() == "*** Begin Patch") else {
+    let Some(begin) = lines.iter().position(|l| l.trim_end() == BEGIN) else {
         problem(1, "expected \"*** Begin Patch\"".into());
         return Vec::new();
     };
@@ -283,7 +283,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
     while i < lines.len() {
         let line = lines[i].trim_end_matches('\r');
         let number = i + 1;
-        if line.trim() == "*** End Patch" {
+        if line.trim_end() == END {
             ended = true;
             break;
         }

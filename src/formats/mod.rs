@@ -1,13 +1,14 @@
 //! Input formats: detecting which one an input is, and turning it into the batch model.
 //!
 //! Each format lives in its own module and is the only place that knows its syntax. This module
-//! reads the input, picks the format (forced by name, or detected), and returns a [`Batch`] or
-//! an [`Error::InvalidInput`] that lists every problem with its location.
+//! reads the input, picks the format (forced by name, or detected by `detect`), and returns a
+//! [`Batch`] or an [`Error::InvalidInput`] that lists every problem with its location.
 
 pub mod aider;
 pub mod build;
 pub mod bundle;
 pub mod codex;
+mod detect;
 pub mod directive;
 pub mod edits;
 pub mod markdown;
@@ -21,10 +22,11 @@ use crate::json::{self, Walker};
 use crate::model::{sha256_hex, Batch};
 use crate::workspace::Workspace;
 use build::{Builder, Loaded};
+pub use detect::detect;
 use std::io::Read;
 use std::path::Path;
 
-/// The names `--format` accepts, in the order detection tries them.
+/// The names `--format` accepts (how detection chooses among them: see [`detect`]).
 pub const NAMES: &[&str] = &[
     tul002::NAME,
     directive::NAME,
@@ -323,36 +325,6 @@ pub fn detect_json(value: &serde_json::Value) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// Names the format of an input, or says what was tried.
-pub fn detect(input: &Input) -> Result<&'static str> {
-    let trimmed = input.bytes.trim_ascii_start();
-    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&input.bytes) {
-            if let Some(name) = detect_json(&value) {
-                return Ok(name);
-            }
-        }
-    }
-    if let Ok(text) = std::str::from_utf8(&input.bytes) {
-        if codex::detect(text) {
-            return Ok(codex::NAME);
-        }
-        if aider::detect(text) {
-            return Ok(aider::NAME);
-        }
-        if markdown::detect(text) {
-            return Ok(markdown::NAME);
-        }
-        if unified::detect(text) {
-            return Ok(unified::NAME);
-        }
-    }
-    Err(Error::UnknownFormat {
-        source: input.source.clone(),
-        tried: NAMES.iter().map(|s| s.to_string()).collect(),
-    })
 }
 
 fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {

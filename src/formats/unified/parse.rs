@@ -36,6 +36,15 @@ pub fn parse(
         if line.starts_with("From ") && line.len() > 45 && current.is_none() {
             subject = None;
         }
+        if line.starts_with("diff --cc ") || line.starts_with("diff --combined ") {
+            problem(
+                problems,
+                i,
+                "a combined diff of a merge commit (as `git show MERGE` prints it), which git apply refuses too: export the merge against one parent (`git show --first-parent MERGE` or `git diff PARENT MERGE`)".into(),
+            );
+            i += 1;
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("diff --git ") {
             if let Some(done) = current.take() {
                 files.push(done);
