@@ -508,3 +508,193 @@ fn a_merges_combined_diff_is_refused_with_what_to_do_instead() {
     );
     assert!(git_apply(&[("Cargo.lock", b"a\nc\n")], combined.as_bytes(), &[]).is_none());
 }
+
+/// One commit of a series: files written (or, with `None`, removed).
+type Step<'a> = &'a [(&'a str, Option<&'a [u8]>)];
+
+/// `git format-patch --stdout` of a series of commits over `base`, one commit per step, one
+/// mail per commit.
+fn git_series(base: &[(&str, &[u8])], steps: &[Step]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        out.stdout
+    };
+    git(&["init", "-q"]);
+    git(&["config", "core.autocrlf", "false"]);
+    let write = |path: &str, bytes: Option<&[u8]>| {
+        let full = dir.path().join(path);
+        match bytes {
+            Some(bytes) => {
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(full, bytes).unwrap();
+            }
+            None => std::fs::remove_file(full).unwrap(),
+        }
+    };
+    for (path, bytes) in base {
+        write(path, Some(bytes));
+    }
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base", "--allow-empty"]);
+    for (n, step) in steps.iter().enumerate() {
+        for (path, bytes) in step.iter() {
+            write(path, *bytes);
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", &format!("step {}", n + 1)]);
+    }
+    let range = format!("HEAD~{}", steps.len());
+    String::from_utf8(git(&["format-patch", "-M", "--stdout", &range])).unwrap()
+}
+
+const LONG: &[u8] = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n";
+#[test]
+fn two_mails_changing_one_file_apply_in_order_as_git_does() {
+    let base: String = (1..=40).map(|n| format!("{n}\n")).collect();
+    // The first mail changes lines 2 and 20; the second changes what the first wrote at 20,
+    // and line 32.
+    let one = base
+        .replace("\n2\n", "\ntwo\n")
+        .replace("\n20\n", "\ntwenty\n");
+    let two = one
+        .replace("twenty", "TWENTY")
+        .replace("\n32\n", "\nthirty-two\n");
+    let mbox = git_series(
+        &[("f.txt", base.as_bytes())],
+        &[
+            &[("f.txt", Some(one.as_bytes()))],
+            &[("f.txt", Some(two.as_bytes()))],
+        ],
+    );
+    assert_eq!(mbox.matches("diff --git a/f.txt").count(), 2, "{mbox}");
+    assert!(same_as_git(&[("f.txt", base.as_bytes())], &mbox, &[]));
+    // One file patch. Each change shows what it does to the file on disk: the changes at 2 and
+    // 32 stay their own, the two at 20 are one.
+    let ws = workspace_with(&[("f.txt", base.as_bytes())]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("series.mbox");
+    std::fs::write(&input, &mbox).unwrap();
+    let report = json_out(&patchdeck(&[
+        "check",
+        "--json",
+        "--root",
+        ws.path().to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]));
+    assert_eq!(report["files"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["summary"]["conflicts"], 0, "{report}");
+    let ranges: Vec<(u64, u64)> = report["files"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["startLine"].as_u64().unwrap(),
+                c["endLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ranges, vec![(1, 5), (17, 23), (29, 35)], "{report}");
+    // Rejecting the merged change applies the other two.
+    let merged = report["files"][0]["changes"][1]["id"].as_str().unwrap();
+    let out = patchdeck(&[
+        "apply",
+        "--root",
+        ws.path().to_str().unwrap(),
+        "--reject",
+        merged,
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("f.txt")).unwrap(),
+        base.replace("\n2\n", "\ntwo\n")
+            .replace("\n32\n", "\nthirty-two\n")
+    );
+}
+
+#[test]
+fn a_series_that_creates_renames_deletes_and_edits_again_applies_as_git_does() {
+    let base: &[(&str, &[u8])] = &[("a.txt", LONG), ("gone.txt", b"x\ny\n")];
+    let edited = String::from_utf8(LONG.to_vec())
+        .unwrap()
+        .replace("\n3\n", "\nthree\n");
+    let mbox = git_series(
+        base,
+        &[
+            // Create a file, edit another and one that is deleted next.
+            &[
+                ("new.txt", Some(b"n1\nn2\n")),
+                ("a.txt", Some(edited.as_bytes())),
+                ("gone.txt", Some(b"x\ny\nz\n")),
+            ],
+            // Edit the created file, rename the edited one, delete the other.
+            &[
+                ("new.txt", Some(b"n1\nN2\nn3\n")),
+                ("a.txt", None),
+                ("b.txt", Some(edited.as_bytes())),
+                ("gone.txt", None),
+            ],
+            // Edit the renamed file.
+            &[(
+                "b.txt",
+                Some(edited.replace("19\n", "nineteen\n").as_bytes()),
+            )],
+        ],
+    );
+    assert!(mbox.contains("rename from a.txt"), "{mbox}");
+    // git apply of the whole mbox mishandles this (it renames the unedited a.txt and deletes
+    // neither a.txt nor gone.txt); applying the mails one after the other, as git am does, is
+    // the reference.
+    let mut expected = None;
+    let ws = workspace_with(base);
+    for mail in mbox.split("\nFrom ").filter(|m| m.contains("diff --git")) {
+        use std::io::Write;
+        let mut child = Command::new("git")
+            .args(["apply", "-"])
+            .current_dir(ws.path())
+            .env("GIT_CEILING_DIRECTORIES", ws.path().parent().unwrap())
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(mail.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "{mail}");
+        expected = Some(without_modes(user_tree(ws.path())));
+    }
+    let (code, ours, output) = patchdeck_apply(base, mbox.as_bytes(), &[]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(Some(ours), expected, "{output}");
+}
+
+#[test]
+fn a_second_mail_whose_context_is_not_there_fails_as_in_git() {
+    let one = String::from_utf8(LONG.to_vec())
+        .unwrap()
+        .replace("10\n", "ten\n");
+    let two = one.replace("ten\n", "TEN\n");
+    let mbox = git_series(
+        &[("f.txt", LONG)],
+        &[
+            &[("f.txt", Some(one.as_bytes()))],
+            &[("f.txt", Some(two.as_bytes()))],
+        ],
+    );
+    // The file already holds the second mail's context but not the first mail's.
+    let moved = String::from_utf8(LONG.to_vec())
+        .unwrap()
+        .replace("9\n", "nine\n");
+    assert!(!same_as_git(&[("f.txt", moved.as_bytes())], &mbox, &[]));
+}

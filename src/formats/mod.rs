@@ -7,6 +7,7 @@
 pub mod aider;
 pub mod build;
 pub mod bundle;
+pub mod chain;
 pub mod codex;
 mod detect;
 pub mod directive;

@@ -13,6 +13,8 @@
 //! context at the end of the file; it applies at its stated line, else at the one other place
 //! its lines occur exactly (an offset, reported as a note). Unlike `git apply`, which takes
 //! the nearest of several places, several places are a conflict. Binary patches are refused.
+//! A section for a file an earlier section changes (a later mail of an mbox) is placed against
+//! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
 mod parse;
 mod place;
