@@ -310,3 +310,37 @@ fn a_clipboard_copy_found_with_the_indent_tier_leaves_the_text_as_it_is() {
     assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
     assert_eq!(read(&ws, "src/app.py"), original("src/app.py"));
 }
+
+#[test]
+fn a_later_call_for_the_same_file_is_placed_against_what_the_earlier_calls_wrote() {
+    // REQ-PATCH-002 makes the patches of one call simultaneous; calls follow one another (as
+    // their clipboards do), so the second call may replace what the first one wrote.
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.json");
+    std::fs::write(&input, serde_json::to_vec(&serde_json::json!([
+        {"path": "src/app.py", "patches": [
+            {"operation": "replace", "oldText": "print(\"loaded\", len(self.items), \"items\")", "newText": "log.info(\"loaded\")"}]},
+        {"path": "new/notes.md", "patches": [{"operation": "overwrite", "newText": "# Notes\n"}]},
+        {"path": "src/app.py", "patches": [
+            {"operation": "replace", "oldText": "log.info(\"loaded\")", "newText": "log.debug(\"loaded %d\", len(self.items))"},
+            {"operation": "append_eof", "newText": "# end\n"}]},
+        {"path": "new/notes.md", "patches": [{"operation": "replace", "oldText": "# Notes", "newText": "# Release notes"}]}
+    ])).unwrap()).unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(r["summary"]["conflicts"], 0, "{r}");
+    assert_eq!(kinds(&r), Vec::<String>::new(), "{r}");
+    assert_eq!(r["files"].as_array().unwrap().len(), 2, "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let expected = original("src/app.py").replace(
+        "print(\"loaded\", len(self.items), \"items\")",
+        "log.debug(\"loaded %d\", len(self.items))",
+    ) + "# end\n";
+    assert_eq!(read(&ws, "src/app.py"), expected);
+    assert_eq!(read(&ws, "new/notes.md"), "# Release notes\n");
+}
