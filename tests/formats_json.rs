@@ -344,3 +344,26 @@ fn a_later_call_for_the_same_file_is_placed_against_what_the_earlier_calls_wrote
     assert_eq!(read(&ws, "src/app.py"), expected);
     assert_eq!(read(&ws, "new/notes.md"), "# Release notes\n");
 }
+
+#[test]
+fn two_structured_entries_for_one_file_apply_in_order() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("s.json");
+    std::fs::write(&input, serde_json::to_vec(&serde_json::json!({"root": ".", "patches": [
+        {"path": "src/inventory.toml", "replacements": [{"find": "\"info\"", "replace": "\"debug\""}]},
+        {"path": "src/inventory.toml", "replacements": [{"find": "\"debug\"", "replace": "\"trace\""}]}
+    ]})).unwrap()).unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(kinds(&r), Vec::<String>::new(), "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(
+        read(&ws, "src/inventory.toml"),
+        original("src/inventory.toml").replace("\"info\"", "\"trace\"")
+    );
+}
