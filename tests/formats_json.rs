@@ -346,6 +346,32 @@ fn a_later_call_for_the_same_file_is_placed_against_what_the_earlier_calls_wrote
 }
 
 #[test]
+fn two_bundle_entries_for_one_file_block() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("b.json");
+    std::fs::write(
+        &input,
+        serde_json::to_vec(&serde_json::json!({"root": ".", "files": [
+            {"path": "notes/new.md", "content": "one\n"},
+            {"path": "notes/NEW.md", "content": "two\n"}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(kinds(&r), vec!["same_file_twice", "same_file_twice"], "{r}");
+    assert_eq!(r["files"][0]["problems"][0]["blocking"], true, "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_untouched(&ws);
+}
+
+#[test]
 fn two_structured_entries_for_one_file_apply_in_order() {
     let ws = sample_workspace();
     let dir = tempfile::tempdir().unwrap();

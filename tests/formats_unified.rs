@@ -698,3 +698,22 @@ fn a_second_mail_whose_context_is_not_there_fails_as_in_git() {
         .replace("9\n", "nine\n");
     assert!(!same_as_git(&[("f.txt", moved.as_bytes())], &mbox, &[]));
 }
+
+#[test]
+fn paths_that_differ_only_in_case_or_normalisation_are_one_file_and_block() {
+    let nfc = "caf\u{e9}.txt";
+    let nfd = "cafe\u{301}.txt";
+    for (a, b) in [(nfc, nfd), ("Read.txt", "read.txt")] {
+        let patch = format!(
+            "--- /dev/null\n+++ b/{a}\n@@ -0,0 +1 @@\n+one\n--- /dev/null\n+++ b/{b}\n@@ -0,0 +1 @@\n+two\n"
+        );
+        let (code, tree, output) = patchdeck_apply(&[], patch.as_bytes(), &[]);
+        assert_eq!(code, 1, "{output}");
+        assert!(tree.is_empty(), "{tree:?}");
+        assert!(
+            output.contains("same_file_twice")
+                && output.contains("differ only in case or Unicode normalisation"),
+            "{output}"
+        );
+    }
+}

@@ -213,7 +213,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
-    flag_files_named_twice(&mut loaded.files);
+    flag_files_named_twice(&mut loaded.files, format);
     Ok(Batch {
         id: builder.batch_id(),
         key: None,
@@ -226,25 +226,73 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     })
 }
 
-/// Two file patches of one batch that change the same file would overwrite each other's
-/// work: both get a `same_file_twice` note, and the plan refuses to write both.
-fn flag_files_named_twice(files: &mut [crate::model::FilePatch]) {
-    let keys: Vec<String> = files.iter().map(|f| f.doc_path.to_lowercase()).collect();
-    for i in 0..files.len() {
-        let others: Vec<String> = (0..files.len())
-            .filter(|&j| j != i && keys[j] == keys[i])
-            .map(|j| (j + 1).to_string())
-            .collect();
-        if !others.is_empty() {
-            let message = format!(
-                "{} is also changed by file patch {} of this batch (two blocks or sections for one file); accept the changes of only one of them",
-                files[i].doc_path,
-                others.join(", ")
-            );
-            files[i]
-                .load_problems
-                .push(crate::model::LoadProblem::note("same_file_twice", message));
+/// Two file patches of one batch that name one file would overwrite each other's work. A file
+/// is named as TUL-002 names it (`tul002::path_identity`: Unicode NFC, lowercase), so
+/// `café.txt` in NFC and NFD, or `Read.txt` and `read.txt`, are one file. Such file patches are
+/// conflicts (`same_file_twice`), except for the two halves of a rename (the old name deleted,
+/// the new one created from it: a case-only rename) and for two blocks of a chat answer that
+/// name the file exactly alike, which are flagged with a note: the reviewer accepts one of
+/// them, and the plan refuses to write both. Sections that change one file one after the other
+/// are not here: each format chains them into one file patch.
+fn flag_files_named_twice(files: &mut [crate::model::FilePatch], format: &str) {
+    use crate::model::{FileAction, LoadProblem};
+    use std::collections::HashMap;
+    let mut by_identity: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, file) in files.iter().enumerate() {
+        by_identity
+            .entry(tul002::path_identity(&file.doc_path))
+            .or_default()
+            .push(i);
+    }
+    let halves_of_a_rename = |a: &crate::model::FilePatch, b: &crate::model::FilePatch| {
+        a.action == FileAction::Create
+            && b.action == FileAction::Delete
+            && a.copy_from.as_deref() == Some(b.doc_path.as_str())
+    };
+    let mut found: Vec<(usize, LoadProblem)> = Vec::new();
+    for members in by_identity.values().filter(|m| m.len() > 1) {
+        for &i in members {
+            let others: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&j| j != i)
+                .filter(|&j| {
+                    !halves_of_a_rename(&files[i], &files[j])
+                        && !halves_of_a_rename(&files[j], &files[i])
+                })
+                .collect();
+            let Some(&other) = others.first() else {
+                continue;
+            };
+            let numbers: Vec<String> = others.iter().map(|j| (j + 1).to_string()).collect();
+            let numbers = numbers.join(", ");
+            let name = &files[i].doc_path;
+            let exactly = others.iter().all(|&j| files[j].doc_path == *name);
+            let problem = if exactly && format == markdown::NAME {
+                LoadProblem::note(
+                    "same_file_twice",
+                    format!("{name} is also changed by file patch {numbers} of this batch (another block of the answer); accept the changes of only one of them"),
+                )
+            } else if exactly {
+                LoadProblem::conflict(
+                    "same_file_twice",
+                    format!("{name} is also changed by file patch {numbers} of this batch, and they cannot be applied one after the other (one of them creates, deletes or moves the file); split the batch"),
+                )
+            } else {
+                LoadProblem::conflict(
+                    "same_file_twice",
+                    format!(
+                        "\"{}\" and \"{}\" (file patch {numbers}) name the same file: paths that differ only in case or Unicode normalisation are one file, as in TUL-002; name each file once, spelled one way",
+                        name.escape_debug(),
+                        files[other].doc_path.escape_debug()
+                    ),
+                )
+            };
+            found.push((i, problem));
         }
+    }
+    for (i, problem) in found {
+        files[i].load_problems.push(problem);
     }
 }
 
