@@ -262,6 +262,35 @@ fn patch_tool_calls_over_the_size_limit_are_refused_with_a_hint_to_split_them() 
 }
 
 #[test]
+fn the_token_limit_applies_to_each_patch_tool_call_in_a_chat_answer() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let answer = dir.path().join("answer.md");
+    let call = serde_json::json!({"path": "notes.txt", "patches": [
+        {"operation": "append_eof", "newText": format!("{}\n", "x".repeat(60_001 * 4))}]});
+    std::fs::write(
+        &answer,
+        format!("Here is the edit.\n\n```json\n{call}\n```\n"),
+    )
+    .unwrap();
+    let out = run(ws.path(), "check", &[answer.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("block 1 (line 4)")
+            && err.contains("tokens")
+            && err.contains("smaller patches"),
+        "{err}"
+    );
+    let out = run(
+        ws.path(),
+        "check",
+        &["--max-tokens", "0", answer.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
 fn the_token_limit_is_the_patch_tools_and_does_not_refuse_a_large_batch() {
     let ws = sample_workspace();
     let dir = tempfile::tempdir().unwrap();

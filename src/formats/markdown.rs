@@ -8,7 +8,7 @@
 //! sentences, the error says the model declined and what to ask for instead.
 
 use super::build::{Builder, Loaded};
-use super::{detect_json, load_json, tul002, unified, Context};
+use super::{detect_json, edits, load_json, tul002, unified, Context};
 use crate::error::InputProblem;
 use crate::json::{self, Walker};
 
@@ -232,6 +232,17 @@ pub fn load(
                 });
             }
             json_format => {
+                // REQ-PATCH-008 limits each patch-tool call, in an answer too.
+                if let (edits::NAME, Some(limit)) = (json_format, context.options.max_tokens) {
+                    let tokens = super::estimate_tokens(block.text.as_bytes());
+                    if tokens > limit {
+                        problems.push(InputProblem {
+                            location: here,
+                            message: format!("the patch-tool call is about {tokens} tokens (characters / 4), more than the {limit} a patch may have; split it into smaller patches (--max-tokens 0 lifts the limit)"),
+                        });
+                        continue;
+                    }
+                }
                 let value = match json::parse_strict(block.text.as_bytes()) {
                     Ok(value) => value,
                     Err(p) => {

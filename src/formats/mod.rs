@@ -141,9 +141,10 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
         ));
     }
     let batch = load_format(input, workspace, options)?;
-    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call. Batches in the
-    // other formats are bounded only by the byte and count limits, so that a large reviewed
-    // batch (a 2,000-file diff) is not refused for its size.
+    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer
+    // applies it to each of its patch-tool blocks). Batches in the other formats are bounded
+    // only by the byte and count limits, so that a large reviewed batch (a 2,000-file diff) is
+    // not refused for its size.
     if let (Some(limit), edits::NAME) = (options.max_tokens, batch.format.as_str()) {
         let tokens = estimate_tokens(&input.bytes);
         if tokens > limit {
