@@ -382,3 +382,33 @@ fn a_codex_section_that_occurs_only_before_the_previous_one_says_so() {
         "{message}"
     );
 }
+
+#[test]
+fn an_aider_block_after_prose_takes_the_previous_blocks_path_and_without_one_names_its_line() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("a.md");
+    std::fs::write(&input, "src/app.py\n<<<<<<< SEARCH\nimport json\n=======\nimport json  # std\n>>>>>>> REPLACE\n\nThen:\n<<<<<<< SEARCH\nimport logging\n=======\nimport logging  # std\n>>>>>>> REPLACE\n").unwrap();
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(read(&ws, "src/app.py").contains("import json  # std\nimport logging  # std\n"));
+    // A name without / or . is a path when the file exists, or in backticks.
+    std::fs::write(ws.path().join("Makefile"), "all:\n\techo hi\n").unwrap();
+    std::fs::write(&input, "Makefile\n<<<<<<< SEARCH\nall:\n=======\nbuild:\n>>>>>>> REPLACE\n\n`NEWFILE`\n<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n").unwrap();
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(read(&ws, "NEWFILE"), "new\n");
+    // Prose before the first block: no path to take.
+    std::fs::write(
+        &input,
+        "Then:\n<<<<<<< SEARCH\nimport json\n=======\nimport json  # std\n>>>>>>> REPLACE\n",
+    )
+    .unwrap();
+    let out = run(ws.path(), "check", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 2: SEARCH block without a file path: the line before it (\"Then:\") is not a path"),
+        "{}",
+        stderr(&out)
+    );
+}
