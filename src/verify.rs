@@ -12,6 +12,7 @@ use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// The verdict on a file or a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -175,6 +176,11 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
         changes: Vec::new(),
     };
     let resolved = match workspace.resolve(&file.doc_path) {
+        Ok(Resolved::File { rel, by_case: true }) if renamed_by_case(file, &rel, workspace) => {
+            Resolved::Missing {
+                rel: PathBuf::from(&file.doc_path),
+            }
+        }
         Ok(resolved) => resolved,
         Err(problem) => {
             check
@@ -297,6 +303,20 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
         .unwrap_or(Status::Ok);
     check.status = file_status.max(worst_change);
     check
+}
+
+/// Whether a created file is the new name of a case-only rename or copy (`Readme.md` to
+/// `README.md`, in the same folder): its name matched `rel` only case-insensitively, and `rel`
+/// is the file it is created from. On a case-sensitive file system the new name is free, and
+/// git renames the file; where names are case-insensitive the exact name resolves to the file
+/// itself, and creating it stays a `file_exists` conflict.
+fn renamed_by_case(file: &FilePatch, rel: &Path, workspace: &Workspace) -> bool {
+    let Some(source) = &file.copy_from else {
+        return false;
+    };
+    file.action == FileAction::Create
+        && Path::new(&file.doc_path).parent() == rel.parent()
+        && matches!(workspace.resolve(source), Ok(Resolved::File { rel: from, by_case: false }) if from == rel)
 }
 
 /// Reads the file a created file copies (the old side of a rename); it must exist.

@@ -717,3 +717,43 @@ fn paths_that_differ_only_in_case_or_normalisation_are_one_file_and_block() {
         );
     }
 }
+
+#[test]
+fn a_case_only_rename_renames_the_file_as_git_does() {
+    let text = "# Tool\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    let edited = text.replace("four", "FOUR");
+    let old: &[(&str, &[u8])] = &[("docs/Readme.md", text.as_bytes())];
+    for new in [
+        &[("docs/README.md", text.as_bytes())][..],
+        &[("docs/README.md", edited.as_bytes())][..],
+    ] {
+        let patch = git_diff(old, new, &[]);
+        assert!(patch.contains("rename to docs/README.md"), "{patch}");
+        assert!(same_as_git(old, &patch, &[]));
+    }
+}
+
+#[test]
+fn strip_applies_one_component_less_to_rename_and_copy_names_as_git_does() {
+    let patch = "diff --git a/x/f.txt b/x/g.txt\nsimilarity index 80%\nrename from x/f.txt\nrename to x/g.txt\n--- a/x/f.txt\n+++ b/x/g.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
+    let files: &[(&str, &[u8])] = &[("f.txt", b"one\ntwo\n")];
+    assert!(same_as_git(files, patch, &["-p2"]));
+    let copy = patch
+        .replace("rename from", "copy from")
+        .replace("rename to", "copy to");
+    assert!(same_as_git(files, &copy, &["-p2"]));
+}
+
+#[test]
+fn a_tab_in_a_quoted_path_is_refused_saying_why_and_that_git_would_apply_it() {
+    let files: &[(&str, &[u8])] = &[("t\tb.txt", b"x\n")];
+    let patch = "diff --git \"a/t\\tb.txt\" \"b/t\\tb.txt\"\n--- \"a/t\\tb.txt\"\n+++ \"b/t\\tb.txt\"\n@@ -1 +1 @@\n-x\n+y\n";
+    assert!(git_apply(files, patch.as_bytes(), &[]).is_some());
+    let (code, tree, output) = patchdeck_apply(files, patch.as_bytes(), &[]);
+    assert_ne!(code, 0, "{output}");
+    assert_eq!(tree[Path::new("t\tb.txt")].0, b"x\n".to_vec());
+    assert!(
+        output.contains("holds a tab: git apply accepts it, but patchdeck refuses control characters in every path"),
+        "{output}"
+    );
+}

@@ -159,6 +159,27 @@ pub fn build(
             loaded.files.push(old);
         }
     }
+    for file in &mut loaded.files[first..] {
+        let paths = std::iter::once(&file.doc_path).chain(&file.copy_from);
+        if let Some(problem) = paths.filter_map(|p| control_character(p)).next() {
+            file.load_problems.push(problem);
+        }
+    }
+}
+
+/// The problem of a path with a control character (a tab, say), which git applies: patchdeck
+/// refuses such paths everywhere, and says why here.
+fn control_character(path: &str) -> Option<LoadProblem> {
+    let c = path.chars().find(|c| c.is_control())?;
+    let what = match c {
+        '\t' => "a tab".to_owned(),
+        '\n' => "a newline".to_owned(),
+        c => format!("the control character U+{:04X}", c as u32),
+    };
+    Some(LoadProblem::conflict(
+        "invalid_path",
+        format!("the path \"{}\" holds {what}: git apply accepts it, but patchdeck refuses control characters in every path (a report, a terminal or a TUL-002 docPath cannot carry them safely); rename the file, or apply this file with git apply", path.escape_debug()),
+    ))
 }
 
 /// A section for a file an earlier section of the same diff already changes: placed against
