@@ -198,8 +198,12 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                 check.problems.push(Problem::new(
                     "missing_file",
                     format!(
-                        "{} does not exist; the batch expects to modify it{}",
+                        "{} does not exist; the batch expects to {} it{}",
                         rel.display(),
+                        match file.action {
+                            FileAction::Delete => "delete",
+                            _ => "modify",
+                        },
                         match &file.expected_sha256 {
                             Some(sha) => format!(" (expected SHA-256 {sha})"),
                             None => String::new(),
@@ -391,6 +395,11 @@ pub fn verify_change(
                     change.range.start - 1,
                     plural(n)
                 ),
+                _ if change.range.count == 1 => format!(
+                    "line {} is past the end of the file, which has {n} line{}",
+                    change.range.describe(),
+                    plural(n)
+                ),
                 _ => format!(
                     "lines {} are past the end of the file, which has {n} line{}",
                     change.range.describe(),
@@ -461,7 +470,8 @@ fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &[String], range: 
             problem.found_at = Some(*at);
             let offset = *at as i64 - range.start as i64;
             problem.message.push_str(&format!(
-                "; they were found at line {at} ({offset:+} lines)"
+                "; they were found at line {at} ({offset:+} line{})",
+                plural(offset.unsigned_abs() as usize)
             ));
         }
         many => {

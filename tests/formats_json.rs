@@ -90,6 +90,11 @@ fn bundle_create_over_a_file_and_delete_of_a_missing_one_are_conflicts() {
     assert_eq!(code, 1, "{out}");
     let r = report("bundle-conflicting.json");
     assert_eq!(kinds(&r), vec!["file_exists", "missing_file"]);
+    let missing = r["files"][1]["problems"][0]["message"].as_str().unwrap();
+    assert!(
+        missing.contains("does not exist; the batch expects to delete it"),
+        "{missing}"
+    );
     assert_untouched(&ws);
 }
 

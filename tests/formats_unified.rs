@@ -757,3 +757,53 @@ fn a_tab_in_a_quoted_path_is_refused_saying_why_and_that_git_would_apply_it() {
         "{output}"
     );
 }
+
+#[test]
+fn overlapping_hunks_are_refused_at_load_as_git_does_without_talk_of_relocation() {
+    let file: &[u8] = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -4,5 +4,5 @@\n 4\n 5\n-6\n+six\n 7\n 8\n";
+    assert!(!same_as_git(&[("f.txt", file)], patch, &[]));
+    let (code, _, output) = patchdeck_apply(&[("f.txt", file)], patch.as_bytes(), &[]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.contains("overlap: ")
+            && output.contains(
+                "hunk @@ -4,5 +4,5 @@ (lines 4-8) overlaps hunk @@ -1,5 +1,5 @@ (lines 1-5)"
+            ),
+        "{output}"
+    );
+    assert!(!output.contains("relocation"), "{output}");
+}
+
+#[test]
+fn a_deletion_of_other_content_says_where_it_differs_and_offsets_count_lines_properly() {
+    let patch = "diff --git a/f.txt b/f.txt\ndeleted file mode 100644\n--- a/f.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n";
+    let (code, _, output) = patchdeck_apply(&[("f.txt", b"a\nB\n")], patch.as_bytes(), &[]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.contains("f.txt is not the content the deletion expects (line 2 differs)"),
+        "{output}"
+    );
+    let (_, _, output) = patchdeck_apply(&[("f.txt", b"a\n")], patch.as_bytes(), &[]);
+    assert!(
+        output.contains("(the file ends after 1 line, the patch removes 2)"),
+        "{output}"
+    );
+    let moved = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n x\n-y\n+Y\n z\n";
+    assert!(same_as_git(&[("f.txt", b"a\nb\nx\ny\nz\nw\n")], moved, &[]));
+    let ws = workspace_with(&[("f.txt", b"a\nb\nx\ny\nz\nw\n")]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.diff");
+    std::fs::write(&input, moved).unwrap();
+    let out = patchdeck(&[
+        "check",
+        "--root",
+        ws.path().to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&out).contains("(offset +1 line)"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -124,8 +124,14 @@ pub fn build(
             _ => None,
         };
         let lines = bytes.map(Lines::split);
-        for hunk in &section.hunks {
-            builder.push(&mut file, place_hunk(hunk, lines.as_ref()));
+        let mut specs: Vec<ChangeSpec> = section
+            .hunks
+            .iter()
+            .map(|h| place_hunk(h, lines.as_ref()))
+            .collect();
+        flag_overlapping_hunks(&section.hunks, &mut specs);
+        for spec in specs {
+            builder.push(&mut file, spec);
         }
         if moves && section.hunks.is_empty() {
             builder.push(
@@ -163,6 +169,32 @@ pub fn build(
         let paths = std::iter::once(&file.doc_path).chain(&file.copy_from);
         if let Some(problem) = paths.filter_map(|p| control_character(p)).next() {
             file.load_problems.push(problem);
+        }
+    }
+}
+
+/// Hunks of one section placed over the same lines (context included): git apply refuses them
+/// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
+fn flag_overlapping_hunks(hunks: &[Hunk], specs: &mut [ChangeSpec]) {
+    let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
+    for j in 1..specs.len() {
+        let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
+            continue;
+        };
+        let earlier =
+            (0..j).find(|&i| placed(&specs[i]) && specs[i].range.is_some_and(|a| a.overlaps(b)));
+        if let Some(i) = earlier {
+            let a = specs[i].range.unwrap_or(b);
+            specs[j].problems.push(LoadProblem::conflict(
+                "overlap",
+                format!(
+                    "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
+                    hunks[j].header,
+                    b.describe(),
+                    hunks[i].header,
+                    a.describe()
+                ),
+            ));
         }
     }
 }
@@ -443,10 +475,11 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
         spec.problems.push(LoadProblem::note(
             "offset",
             format!(
-                "hunk {} applies at line {} instead of line {} (offset {offset:+} lines)",
+                "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
                 hunk.header,
                 at + 1,
-                stated + 1
+                stated + 1,
+                if offset.abs() == 1 { "" } else { "s" }
             ),
         ));
     }
