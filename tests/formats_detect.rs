@@ -59,6 +59,15 @@ fn a_plain_diff_is_a_header_group_at_column_0_outside_fences() {
 }
 
 #[test]
+fn a_diff_after_an_unclosed_fence_in_a_mails_message_is_still_a_diff() {
+    let mail = format!(
+        "From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] Show an example\n\nLike this:\n```diff\n---\n{}",
+        diff_holding(&["x"])
+    );
+    assert_eq!(detected(&mail), Ok("unified"));
+}
+
+#[test]
 fn codex_and_aider_markers_count_at_column_0_only() {
     let codex = "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n";
     assert_eq!(detected(codex), Ok("codex"));

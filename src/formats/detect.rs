@@ -71,8 +71,8 @@ enum Skipping {
     Aider,
 }
 
-/// A fenced block read for detection: its info string and text (JSON and unlabelled blocks
-/// only, whose format is in their text).
+/// A fenced block read for detection: its info string, and its text for JSON and unlabelled
+/// blocks, whose format is in their text.
 struct OpenBlock {
     lang: String,
     text: String,
@@ -120,17 +120,19 @@ fn detect_text(bytes: &[u8], refusals: bool) -> Option<&'static str> {
             continue;
         }
         match fence {
-            FenceLine::Opens(lang) => match lang.as_str() {
-                "json" | "jsonc" | "" => {
-                    block = Some(OpenBlock {
-                        lang,
-                        text: String::new(),
-                    })
-                }
-                _ => answer_found = markdown::block_format(&lang, "").is_some(),
-            },
+            // A block counts once it is closed, as the chat-answer loader reads them.
+            FenceLine::Opens(lang) => {
+                block = Some(OpenBlock {
+                    lang,
+                    text: String::new(),
+                })
+            }
             FenceLine::Inside(strip) => {
-                if let Some(open) = &mut block {
+                // Only JSON and unlabelled blocks need their text to tell their format.
+                if let Some(open) = block
+                    .as_mut()
+                    .filter(|b| matches!(b.lang.as_str(), "json" | "jsonc" | ""))
+                {
                     open.text.push_str(&line[strip..]);
                     open.text.push('\n');
                 }
