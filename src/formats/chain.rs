@@ -257,15 +257,10 @@ fn compose(
             }
             out.push(spec);
         } else {
-            out.push(merged(
-                g,
-                &origin,
-                &earlier,
-                &placed,
-                &base_lines,
-                &finals,
-                current,
-            ));
+            match merged(g, &origin, &earlier, &placed, &base_lines, &finals, current) {
+                Some(spec) => out.push(spec),
+                None => return whole_file(base, current, earlier, placed, failed, eol),
+            }
         }
     }
     // The composition must give what the sections give one after the other.
@@ -390,7 +385,8 @@ fn texts(lines: &[Line]) -> Vec<String> {
 }
 
 /// One change for a group of earlier and later changes that share lines: the lines on disk the
-/// group covers, and the lines the sections leave there.
+/// group covers, and the lines the sections leave there (`None` if the group cannot be found in
+/// the result, which the caller answers with one change for the whole file).
 fn merged(
     g: &Group,
     origin: &[Origin],
@@ -399,8 +395,8 @@ fn merged(
     base_lines: &Lines,
     finals: &[u8],
     current: &[u8],
-) -> ChangeSpec {
-    let r = base_range(g, origin, earlier, base_lines.len()).unwrap_or(LineRange::after(0));
+) -> Option<ChangeSpec> {
+    let r = base_range(g, origin, earlier, base_lines.len())?;
     let inter_len = Lines::split(current).len();
     // The group's lines in the final file: the intermediate lines before it, shifted by what
     // the later changes before it added or removed.
@@ -423,9 +419,9 @@ fn merged(
         .map(|i| placed[i.index].new_lines.len() as isize - range(&placed[i.index]).count as isize)
         .sum();
     let final_lines = Lines::split(finals);
-    let first = (g.start as isize + shift_before(g.start)) as usize;
-    let last = (first as isize + (g.end - g.start) as isize + grown) as usize;
-    let span = &final_lines.all()[first..last];
+    let first = usize::try_from(g.start as isize + shift_before(g.start)).ok()?;
+    let last = usize::try_from(first as isize + (g.end - g.start) as isize + grown).ok()?;
+    let span = final_lines.all().get(first..last)?;
     let reaches_end = r.end() - 1 == base_lines.len() && g.end == inter_len;
     let mut spec = ChangeSpec {
         range: Some(r),
@@ -460,7 +456,7 @@ fn merged(
         }
     }
     spec.description = Some(descriptions.join("; "));
-    spec
+    Some(spec)
 }
 
 /// The fallback when the changes cannot be composed line by line: one change from the file on
