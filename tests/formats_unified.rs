@@ -692,11 +692,18 @@ fn a_second_mail_whose_context_is_not_there_fails_as_in_git() {
             &[("f.txt", Some(two.as_bytes()))],
         ],
     );
-    // The file already holds the second mail's context but not the first mail's.
+    // The first mail's context is not in the file, so the second mail cannot follow it.
     let moved = String::from_utf8(LONG.to_vec())
         .unwrap()
         .replace("9\n", "nine\n");
     assert!(!same_as_git(&[("f.txt", moved.as_bytes())], &mbox, &[]));
+    let (_, _, output) = patchdeck_apply(&[("f.txt", moved.as_bytes())], mbox.as_bytes(), &[]);
+    assert!(
+        output.contains("not_found")
+            && output.contains("earlier_failed: ")
+            && output.contains("change 1 of the earlier section cannot be placed"),
+        "{output}"
+    );
 }
 
 #[test]
