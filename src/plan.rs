@@ -272,17 +272,23 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
         if blocked {
             continue;
         }
-        // Relocation can reorder changes or make them collide.
-        // An insertion sorts before a replacement starting at the same line.
+        // Relocation can reorder changes or make them collide; a batch's own changes may
+        // overlap too. An insertion sorts before a replacement starting at the same line.
         splices.sort_by_key(|(range, ci, _)| (range.start, range.count > 0, *ci));
         if let Some(pair) = splices.windows(2).find(|w| w[0].0.overlaps(w[1].0)) {
             let (a, b) = (&file.changes[pair[0].1], &file.changes[pair[1].1]);
+            let relocated = [a, b].iter().any(|c| {
+                plan.overrides
+                    .iter()
+                    .any(|o| matches!(o, Override::Relocated { change, .. } if *change == c.id))
+            });
             block(
                 &mut plan,
                 Some(b.id.clone()),
                 Status::Conflict,
                 format!(
-                    "{name}: after relocation, change {} (lines {}) overlaps change {} (lines {})",
+                    "{name}: {}change {} (lines {}) overlaps change {} (lines {})",
+                    if relocated { "after relocation, " } else { "" },
                     b.key.as_deref().unwrap_or(b.id.as_str()),
                     pair[1].0.describe(),
                     a.key.as_deref().unwrap_or(a.id.as_str()),

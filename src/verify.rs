@@ -12,6 +12,7 @@ use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// The verdict on a file or a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -175,6 +176,11 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
         changes: Vec::new(),
     };
     let resolved = match workspace.resolve(&file.doc_path) {
+        Ok(Resolved::File { rel, by_case: true }) if renamed_by_case(file, &rel, workspace) => {
+            Resolved::Missing {
+                rel: PathBuf::from(&file.doc_path),
+            }
+        }
         Ok(resolved) => resolved,
         Err(problem) => {
             check
@@ -192,8 +198,12 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                 check.problems.push(Problem::new(
                     "missing_file",
                     format!(
-                        "{} does not exist; the batch expects to modify it{}",
+                        "{} does not exist; the batch expects to {} it{}",
                         rel.display(),
+                        match file.action {
+                            FileAction::Delete => "delete",
+                            _ => "modify",
+                        },
                         match &file.expected_sha256 {
                             Some(sha) => format!(" (expected SHA-256 {sha})"),
                             None => String::new(),
@@ -299,6 +309,20 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
     check
 }
 
+/// Whether a created file is the new name of a case-only rename or copy (`Readme.md` to
+/// `README.md`, in the same folder): its name matched `rel` only case-insensitively, and `rel`
+/// is the file it is created from. On a case-sensitive file system the new name is free, and
+/// git renames the file; where names are case-insensitive the exact name resolves to the file
+/// itself, and creating it stays a `file_exists` conflict.
+fn renamed_by_case(file: &FilePatch, rel: &Path, workspace: &Workspace) -> bool {
+    let Some(source) = &file.copy_from else {
+        return false;
+    };
+    file.action == FileAction::Create
+        && Path::new(&file.doc_path).parent() == rel.parent()
+        && matches!(workspace.resolve(source), Ok(Resolved::File { rel: from, by_case: false }) if from == rel)
+}
+
 /// Reads the file a created file copies (the old side of a rename); it must exist.
 fn read_source(workspace: &Workspace, doc_path: &str) -> Result<Snapshot, Problem> {
     match workspace.resolve(doc_path) {
@@ -371,6 +395,11 @@ pub fn verify_change(
                     change.range.start - 1,
                     plural(n)
                 ),
+                _ if change.range.count == 1 => format!(
+                    "line {} is past the end of the file, which has {n} line{}",
+                    change.range.describe(),
+                    plural(n)
+                ),
                 _ => format!(
                     "lines {} are past the end of the file, which has {n} line{}",
                     change.range.describe(),
@@ -441,7 +470,8 @@ fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &[String], range: 
             problem.found_at = Some(*at);
             let offset = *at as i64 - range.start as i64;
             problem.message.push_str(&format!(
-                "; they were found at line {at} ({offset:+} lines)"
+                "; they were found at line {at} ({offset:+} line{})",
+                plural(offset.unsigned_abs() as usize)
             ));
         }
         many => {

@@ -6,7 +6,7 @@ mod common;
 #[path = "common/formats.rs"]
 mod formats;
 
-use common::sample_workspace;
+use common::{json_out, sample_workspace};
 use formats::{
     apply, assert_untouched, input_problems, kinds, original, read, report, run, sample,
 };
@@ -90,6 +90,11 @@ fn bundle_create_over_a_file_and_delete_of_a_missing_one_are_conflicts() {
     assert_eq!(code, 1, "{out}");
     let r = report("bundle-conflicting.json");
     assert_eq!(kinds(&r), vec!["file_exists", "missing_file"]);
+    let missing = r["files"][1]["problems"][0]["message"].as_str().unwrap();
+    assert!(
+        missing.contains("does not exist; the batch expects to delete it"),
+        "{missing}"
+    );
     assert_untouched(&ws);
 }
 
@@ -294,4 +299,115 @@ fn the_same_clipboard_name_for_both_is_a_copy() {
         original("src/inventory.toml")
     );
     let _ = sample("edits-clean.json");
+}
+
+#[test]
+fn a_clipboard_copy_found_with_the_indent_tier_leaves_the_text_as_it_is() {
+    // The find is written four spaces less indented than the file: the indent tier matches.
+    // The clipboard then holds the file's text; the copy must not shift it a second time.
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.json");
+    std::fs::write(
+        &input,
+        serde_json::to_vec(&serde_json::json!({"path": "src/app.py", "patches": [
+            {"operation": "replace",
+             "oldText": "def save(self):\n    with open(self.path, \"w\") as handle:\n",
+             "toClipboard": "c", "fromClipboard": "c"}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(r["files"][0]["changes"][0]["match"], "indent", "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(read(&ws, "src/app.py"), original("src/app.py"));
+}
+
+#[test]
+fn a_later_call_for_the_same_file_is_placed_against_what_the_earlier_calls_wrote() {
+    // REQ-PATCH-002 makes the patches of one call simultaneous; calls follow one another (as
+    // their clipboards do), so the second call may replace what the first one wrote.
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.json");
+    std::fs::write(&input, serde_json::to_vec(&serde_json::json!([
+        {"path": "src/app.py", "patches": [
+            {"operation": "replace", "oldText": "print(\"loaded\", len(self.items), \"items\")", "newText": "log.info(\"loaded\")"}]},
+        {"path": "new/notes.md", "patches": [{"operation": "overwrite", "newText": "# Notes\n"}]},
+        {"path": "src/app.py", "patches": [
+            {"operation": "replace", "oldText": "log.info(\"loaded\")", "newText": "log.debug(\"loaded %d\", len(self.items))"},
+            {"operation": "append_eof", "newText": "# end\n"}]},
+        {"path": "new/notes.md", "patches": [{"operation": "replace", "oldText": "# Notes", "newText": "# Release notes"}]}
+    ])).unwrap()).unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(r["summary"]["conflicts"], 0, "{r}");
+    assert_eq!(kinds(&r), Vec::<String>::new(), "{r}");
+    assert_eq!(r["files"].as_array().unwrap().len(), 2, "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let expected = original("src/app.py").replace(
+        "print(\"loaded\", len(self.items), \"items\")",
+        "log.debug(\"loaded %d\", len(self.items))",
+    ) + "# end\n";
+    assert_eq!(read(&ws, "src/app.py"), expected);
+    assert_eq!(read(&ws, "new/notes.md"), "# Release notes\n");
+}
+
+#[test]
+fn two_bundle_entries_for_one_file_block() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("b.json");
+    std::fs::write(
+        &input,
+        serde_json::to_vec(&serde_json::json!({"root": ".", "files": [
+            {"path": "notes/new.md", "content": "one\n"},
+            {"path": "notes/NEW.md", "content": "two\n"}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(kinds(&r), vec!["same_file_twice", "same_file_twice"], "{r}");
+    assert_eq!(r["files"][0]["problems"][0]["blocking"], true, "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_untouched(&ws);
+}
+
+#[test]
+fn two_structured_entries_for_one_file_apply_in_order() {
+    let ws = sample_workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("s.json");
+    std::fs::write(&input, serde_json::to_vec(&serde_json::json!({"root": ".", "patches": [
+        {"path": "src/inventory.toml", "replacements": [{"find": "\"info\"", "replace": "\"debug\""}]},
+        {"path": "src/inventory.toml", "replacements": [{"find": "\"debug\"", "replace": "\"trace\""}]}
+    ]})).unwrap()).unwrap();
+    let r = json_out(&run(
+        ws.path(),
+        "check",
+        &["--json", input.to_str().unwrap()],
+    ));
+    assert_eq!(kinds(&r), Vec::<String>::new(), "{r}");
+    let out = run(ws.path(), "apply", &[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(
+        read(&ws, "src/inventory.toml"),
+        original("src/inventory.toml").replace("\"info\"", "\"trace\"")
+    );
 }

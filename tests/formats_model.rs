@@ -168,6 +168,37 @@ fn two_file_patches_writing_one_file_block_the_plan() {
 }
 
 #[test]
+fn overlapping_changes_block_the_plan_without_talk_of_a_relocation_that_did_not_happen() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\ny\nz\n").unwrap();
+    let b = batch(vec![file(
+        "f1",
+        "a.txt",
+        FileAction::Modify,
+        vec![
+            change(
+                "c1",
+                LineRange::inclusive(1, 2),
+                Some(&["x", "y"]),
+                &["X", "y"],
+            ),
+            change(
+                "c2",
+                LineRange::inclusive(2, 3),
+                Some(&["y", "z"]),
+                &["y", "Z"],
+            ),
+        ],
+    )]);
+    let v = verify(&b, &Workspace::open(dir.path()).unwrap());
+    let p = plan(&b, &v, &Decisions::accept_all(&b));
+    assert_eq!(
+        p.blockers[0].message,
+        "a.txt: change c2 (lines 2-3) overlaps change c1 (lines 1-2)"
+    );
+}
+
+#[test]
 fn splices_gain_or_lose_the_final_newline_and_keep_given_endings() {
     let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let b = lines(&["b"]);

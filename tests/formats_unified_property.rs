@@ -3,6 +3,9 @@
 //! byte, in every combination of line endings (LF or CRLF, each text on its own) and final
 //! newline (present or not, each text on its own).
 //!
+//! And for a series a, b, c, the diff of a to b followed by the diff of b to c (one file in two
+//! sections, as in an mbox) turns a into c: the second section is placed against b and merged.
+//!
 //! (similar's own `UnifiedDiff` writer is not used: for some inputs its hunk headers miscount
 //! the lines, e.g. `@@ -1 +2,4 @@` for a hunk of 2 old and 5 new lines, which `git apply`
 //! refuses as well.)
@@ -25,13 +28,31 @@ fn text(lines: &[String], crlf: bool, final_newline: bool) -> String {
 
 /// Applies the diff of `a` to `b` to a file holding `a`; the bytes planned for it.
 fn apply(a: &str, b: &str) -> Vec<u8> {
-    let mut hunks = Vec::new();
-    patchdeck::unified_diff::write_hunks(a.as_bytes(), b.as_bytes(), 3, &mut hunks).unwrap();
-    if hunks.is_empty() {
+    apply_series(&[a, b], 3)
+}
+
+/// Applies the diffs between consecutive versions, as sections of one diff, to a file holding
+/// the first version; the bytes planned for it.
+fn apply_series(versions: &[&str], context: usize) -> Vec<u8> {
+    let a = versions[0];
+    let mut diff = Vec::new();
+    for pair in versions.windows(2) {
+        let mut hunks = Vec::new();
+        patchdeck::unified_diff::write_hunks(
+            pair[0].as_bytes(),
+            pair[1].as_bytes(),
+            context,
+            &mut hunks,
+        )
+        .unwrap();
+        if !hunks.is_empty() {
+            diff.extend_from_slice(b"--- a/f.txt\n+++ b/f.txt\n");
+            diff.extend_from_slice(&hunks);
+        }
+    }
+    if diff.is_empty() {
         return a.as_bytes().to_vec();
     }
-    let mut diff = b"--- a/f.txt\n+++ b/f.txt\n".to_vec();
-    diff.extend_from_slice(&hunks);
     let diff = String::from_utf8(diff).unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), a).unwrap();
@@ -75,6 +96,24 @@ proptest! {
         prop_assume!(!a.is_empty());
         let got = apply(&a, &b);
         prop_assert_eq!(String::from_utf8(got).unwrap(), b);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn two_sections_for_one_file_apply_one_after_the_other(
+        a in lines(),
+        b in lines(),
+        c in lines(),
+        nl in prop::collection::vec(any::<bool>(), 3),
+        context in 1usize..4,
+    ) {
+        let (a, b, c) = (text(&a, false, nl[0]), text(&b, false, nl[1]), text(&c, false, nl[2]));
+        prop_assume!(!a.is_empty());
+        let got = apply_series(&[&a, &b, &c], context);
+        prop_assert_eq!(String::from_utf8(got).unwrap(), c);
     }
 }
 

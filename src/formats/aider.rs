@@ -1,6 +1,8 @@
 //! Aider's SEARCH/REPLACE blocks: the file's path on the line before, then
-//! `<<<<<<< SEARCH`, the lines to find, `=======`, the lines to put there, `>>>>>>> REPLACE`;
-//! fenced or not. A block without a path line uses the previous block's path.
+//! `<<<<<<< SEARCH`, the lines to find, `=======`, the lines to put there, `>>>>>>> REPLACE`,
+//! each marker at column 0; fenced or not. The path line must look like one (in backticks, a
+//! word with a `/` or a `.`, or an existing file's name); a block after prose (`Then:`) or
+//! right after another block uses the previous block's path.
 //!
 //! An empty SEARCH creates the file (over an existing file, a `file_exists` conflict). The
 //! SEARCH lines must occur once in the file, through the shared matcher's tolerant tiers (Aider
@@ -16,13 +18,10 @@ use crate::workspace::Workspace;
 
 pub const NAME: &str = "aider";
 
-const SEARCH: &str = "<<<<<<< SEARCH";
-const DIVIDER: &str = "=======";
-const REPLACE: &str = ">>>>>>> REPLACE";
-
-pub fn detect(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == SEARCH)
-}
+/// A block's three marker lines, each at column 0.
+pub const SEARCH: &str = "<<<<<<< SEARCH";
+pub const DIVIDER: &str = "=======";
+pub const REPLACE: &str = ">>>>>>> REPLACE";
 
 struct Block {
     path: String,
@@ -38,7 +37,8 @@ pub fn load(
     loaded: &mut Loaded,
     problems: &mut Vec<InputProblem>,
 ) {
-    let blocks = parse(text, problems);
+    let is_file = |name: &str| matches!(read_doc(workspace, name), OnDisk::File { .. });
+    let blocks = parse(text, &is_file, problems);
     if !problems.is_empty() {
         return;
     }
@@ -139,48 +139,74 @@ pub fn load(
     }
 }
 
-/// The path a block names on the line(s) before it: the nearest non-blank line that is not a
-/// fence, without decoration (`**`, backticks, a trailing colon).
-fn path_before(lines: &[&str], at: usize) -> Option<String> {
+/// What the line before a block says about its path.
+enum PathLine {
+    /// A path: in backticks, one word with a `/` or a `.` in it, or an existing file's name.
+    Path(String),
+    /// Prose (`Then:`), or nothing: the block takes the previous block's path. The text of the
+    /// prose line, for the error when there is no previous block.
+    Inherit(Option<String>),
+}
+
+/// The path a block names on the line before it: the nearest non-blank line that is not a
+/// fence, without decoration (`**`, `#`, backticks, a trailing colon).
+fn path_before(lines: &[&str], at: usize, is_file: &dyn Fn(&str) -> bool) -> PathLine {
     let mut k = at;
     while k > 0 {
         k -= 1;
         let l = lines[k].trim();
-        if l.is_empty() {
+        if l.is_empty() || l.starts_with("```") || l.starts_with("~~~") {
             continue;
         }
-        if l.starts_with("```") || l.starts_with("~~~") {
-            continue;
+        if lines[k].trim_end() == REPLACE {
+            return PathLine::Inherit(None);
         }
-        if l == REPLACE {
-            return None;
+        let bare = l.trim_matches(['*', '#', ' ']).trim_end_matches(':').trim();
+        if let Some(inner) = bare.strip_prefix('`').and_then(|b| b.strip_suffix('`')) {
+            if !inner.trim().is_empty() && !inner.contains('`') {
+                return PathLine::Path(inner.trim().to_owned());
+            }
         }
-        let clean = l.trim_matches(['*', '`', ':', '#', ' ']).trim();
-        if clean.is_empty() || clean.contains(' ') && !clean.contains('/') {
-            return None;
+        let clean = bare.trim_matches(['*', '`', ':', '#', ' ']).trim();
+        let one_word = !clean.is_empty() && !clean.contains(char::is_whitespace);
+        let looks_like_a_path =
+            one_word && (clean.contains('/') || clean.trim_end_matches('.').contains('.'));
+        if looks_like_a_path || !clean.is_empty() && is_file(clean) {
+            return PathLine::Path(clean.to_owned());
         }
-        return Some(clean.to_owned());
+        return PathLine::Inherit(Some(l.to_owned()));
     }
-    None
+    PathLine::Inherit(None)
 }
 
-fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
+/// Reads the blocks; `is_file` says whether a name is an existing file (a path line need not
+/// look like a path then).
+fn parse(
+    text: &str,
+    is_file: &dyn Fn(&str) -> bool,
+    problems: &mut Vec<InputProblem>,
+) -> Vec<Block> {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     let mut out: Vec<Block> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if lines[i].trim() != SEARCH {
+        if lines[i].trim_end() != SEARCH {
             i += 1;
             continue;
         }
         let at_line = i + 1;
-        let path = path_before(&lines, i).or_else(|| out.last().map(|b| b.path.clone()));
+        let (path, prose) = match path_before(&lines, i, is_file) {
+            PathLine::Path(path) => (Some(path), None),
+            PathLine::Inherit(prose) => (out.last().map(|b| b.path.clone()), prose),
+        };
         let Some(path) = path else {
+            let before = match prose {
+                Some(line) => format!("the line before it (\"{line}\") is not a path"),
+                None => "there is no path on the line before it".into(),
+            };
             problems.push(InputProblem {
                 location: format!("line {at_line}"),
-                message:
-                    "SEARCH block without a file path: expected the path on the line before it"
-                        .into(),
+                message: format!("SEARCH block without a file path: {before}, and no earlier block names one; expected the path (with a / or a ., an existing file's name, or a name in backticks) on the line before the block"),
             });
             i += 1;
             continue;
@@ -188,7 +214,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
         let mut search = Vec::new();
         let mut replace = Vec::new();
         let mut k = i + 1;
-        while k < lines.len() && lines[k].trim() != DIVIDER {
+        while k < lines.len() && lines[k].trim_end() != DIVIDER {
             search.push(lines[k].to_owned());
             k += 1;
         }
@@ -200,7 +226,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Block> {
             break;
         }
         k += 1;
-        while k < lines.len() && lines[k].trim() != REPLACE {
+        while k < lines.len() && lines[k].trim_end() != REPLACE {
             replace.push(lines[k].to_owned());
             k += 1;
         }

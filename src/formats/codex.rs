@@ -7,8 +7,11 @@
 //! Unlike Codex itself: a match must be unique there (several places are `ambiguous`), an
 //! `Add File` over an existing file is a `file_exists` conflict, the file's own line endings
 //! and final newline are kept, and nothing is written unless every accepted change applies.
+//! A later `Update File` of a file an earlier operation added or updated is placed against the
+//! result and joins its file patch.
 
 use super::build::{create_all, delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::chain::{self, Continuation};
 use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
 use crate::error::InputProblem;
 use crate::model::{FileAction, LineRange, LoadProblem};
@@ -16,9 +19,9 @@ use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
 
-pub fn detect(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == "*** Begin Patch")
-}
+/// The envelope's first and last lines, at column 0.
+pub const BEGIN: &str = "*** Begin Patch";
+pub const END: &str = "*** End Patch";
 
 /// One `@@` section as written.
 struct Section {
@@ -55,6 +58,7 @@ pub fn load(
     if !problems.is_empty() {
         return;
     }
+    let first = loaded.files.len();
     for op in ops {
         match op {
             Op::Add { path, lines, .. } => {
@@ -90,7 +94,7 @@ pub fn load(
                 path,
                 move_to,
                 sections,
-            } => update(&path, move_to, &sections, workspace, builder, loaded),
+            } => update(&path, move_to, &sections, workspace, builder, loaded, first),
         }
     }
 }
@@ -102,9 +106,28 @@ fn update(
     workspace: &Workspace,
     builder: &mut Builder,
     loaded: &mut Loaded,
+    first: usize,
 ) {
     let target = move_to.clone().unwrap_or_else(|| path.to_owned());
     let moved = target != path;
+    if !moved {
+        // A later update of a file an earlier operation changes: placed against its result.
+        if let Some(k) = chain::continued(&loaded.files[first..], path).map(|k| first + k) {
+            let file = &mut loaded.files[k];
+            match Continuation::of(workspace, file) {
+                Ok(continuation) => {
+                    let doc = Doc::from_bytes(&continuation.current);
+                    let specs = place_sections(path, sections, Some(&doc));
+                    continuation.extend(builder, file, specs);
+                }
+                Err(why) => {
+                    let specs = place_sections(path, sections, None);
+                    chain::refuse(builder, file, specs, &why);
+                }
+            }
+            return;
+        }
+    }
     let mut file = builder.file(
         &target,
         if moved {
@@ -127,130 +150,9 @@ fn update(
         }
         _ => None,
     };
-    let doc = Doc::from_bytes(bytes.as_deref().map_or(&[][..], |b| &b[..]));
-    let mut from = 0;
-    for (k, section) in sections.iter().enumerate() {
-        let description = Some(match &section.anchor {
-            Some(anchor) => format!("@@ {anchor}"),
-            None => format!("section {}", k + 1),
-        });
-        if bytes.is_none() {
-            builder.push(
-                &mut file,
-                ChangeSpec::unplaced(
-                    description,
-                    LoadProblem::conflict(
-                        "not_found",
-                        format!("{path} cannot be read, so there is nothing to update"),
-                    ),
-                )
-                .writing(section.new.clone()),
-            );
-            continue;
-        }
-        let mut window_start = from;
-        if let Some(anchor) = &section.anchor {
-            let wanted = normalise_unicode(anchor.trim());
-            let hits: Vec<usize> = (from..doc.len())
-                .filter(|&i| normalise_unicode(doc.lines[i].0.trim()) == wanted)
-                .collect();
-            match hits.as_slice() {
-                [one] => window_start = one + 1,
-                [] => {
-                    builder.push(
-                        &mut file,
-                        ChangeSpec::unplaced(
-                            description,
-                            LoadProblem::conflict(
-                                "not_found",
-                                format!(
-                                    "anchor \"{anchor}\" (line {} of the patch) is not in the file",
-                                    section.at_line
-                                ),
-                            ),
-                        )
-                        .writing(section.new.clone()),
-                    );
-                    continue;
-                }
-                many => {
-                    let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
-                    let mut problem = LoadProblem::conflict(
-                        "ambiguous",
-                        format!(
-                            "anchor \"{anchor}\" found {} times, at lines {}; it must occur once",
-                            many.len(),
-                            list.join(", ")
-                        ),
-                    );
-                    problem.unplaced = Some(many.iter().map(|i| i + 1).collect());
-                    builder.push(
-                        &mut file,
-                        ChangeSpec::unplaced(description, problem).writing(section.new.clone()),
-                    );
-                    continue;
-                }
-            }
-        }
-        if section.old.is_empty() {
-            // Pure addition: at the end of the file, or right after the anchor.
-            let at = if section.anchor.is_some() {
-                window_start
-            } else {
-                doc.len()
-            };
-            builder.push(
-                &mut file,
-                ChangeSpec {
-                    description,
-                    range: Some(LineRange::after(at)),
-                    new_lines: section.new.clone(),
-                    ..ChangeSpec::default()
-                },
-            );
-            continue;
-        }
-        match find_lines(
-            &doc,
-            &section.old,
-            &section.new,
-            CODEX,
-            window_start..doc.len(),
-            section.at_end,
-        ) {
-            Ok(found) => {
-                from = found.range.end() - 1;
-                builder.push(
-                    &mut file,
-                    ChangeSpec {
-                        description,
-                        range: Some(found.range),
-                        expected: Some(found.expected),
-                        new_lines: found.new_lines,
-                        tier: found.tier,
-                        ..ChangeSpec::default()
-                    },
-                );
-            }
-            Err(miss) => {
-                let what = format!(
-                    "the lines of the section at line {} of the patch",
-                    section.at_line
-                );
-                let (kind, message) = match &miss {
-                    Miss::NotFound if section.at_end => (
-                        "not_found",
-                        format!("{what} are not at the end of the file (*** End of File)"),
-                    ),
-                    _ => miss.describe(&what),
-                };
-                builder.push(
-                    &mut file,
-                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
-                        .writing(section.new.clone()),
-                );
-            }
-        }
+    let doc = bytes.as_deref().map(|b| Doc::from_bytes(b));
+    for spec in place_sections(path, sections, doc.as_ref()) {
+        builder.push(&mut file, spec);
     }
     if sections.is_empty() && moved {
         builder.push(
@@ -280,6 +182,148 @@ fn update(
     }
 }
 
+/// Places the `@@` sections of an update in the file (`None` when it cannot be read), each
+/// after the previous one: one change per section.
+fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<ChangeSpec> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (k, section) in sections.iter().enumerate() {
+        let description = Some(match &section.anchor {
+            Some(anchor) => format!("@@ {anchor}"),
+            None => format!("section {}", k + 1),
+        });
+        let Some(doc) = doc else {
+            out.push(
+                ChangeSpec::unplaced(
+                    description,
+                    LoadProblem::conflict(
+                        "not_found",
+                        format!("{path} cannot be read, so there is nothing to update"),
+                    ),
+                )
+                .writing(section.new.clone()),
+            );
+            continue;
+        };
+        // Sections come in file order: an anchor or lines that occur only before the previous
+        // section are said to be there.
+        let before = |found: bool, they: &str| {
+            if found && from > 0 {
+                format!(
+                    " after line {from}, where the previous section ends; {they} only before it (sections must be in file order)"
+                )
+            } else {
+                " in the file".to_owned()
+            }
+        };
+        let mut window_start = from;
+        if let Some(anchor) = &section.anchor {
+            let wanted = normalise_unicode(anchor.trim());
+            let is_anchor = |i: &usize| normalise_unicode(doc.lines[*i].0.trim()) == wanted;
+            let hits: Vec<usize> = (from..doc.len()).filter(is_anchor).collect();
+            match hits.as_slice() {
+                [one] => window_start = one + 1,
+                [] => {
+                    let earlier = (0..from).any(|i| is_anchor(&i));
+                    out.push(
+                        ChangeSpec::unplaced(
+                            description,
+                            LoadProblem::conflict(
+                                "not_found",
+                                format!(
+                                    "anchor \"{anchor}\" (line {} of the patch) is not{}",
+                                    section.at_line,
+                                    before(earlier, "it occurs")
+                                ),
+                            ),
+                        )
+                        .writing(section.new.clone()),
+                    );
+                    continue;
+                }
+                many => {
+                    let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
+                    let mut problem = LoadProblem::conflict(
+                        "ambiguous",
+                        format!(
+                            "anchor \"{anchor}\" found {} times, at lines {}; it must occur once",
+                            many.len(),
+                            list.join(", ")
+                        ),
+                    );
+                    problem.unplaced = Some(many.iter().map(|i| i + 1).collect());
+                    out.push(
+                        ChangeSpec::unplaced(description, problem).writing(section.new.clone()),
+                    );
+                    continue;
+                }
+            }
+        }
+        if section.old.is_empty() {
+            // Pure addition: at the end of the file, or right after the anchor.
+            let at = if section.anchor.is_some() {
+                window_start
+            } else {
+                doc.len()
+            };
+            out.push(ChangeSpec {
+                description,
+                range: Some(LineRange::after(at)),
+                new_lines: section.new.clone(),
+                ..ChangeSpec::default()
+            });
+            continue;
+        }
+        match find_lines(
+            doc,
+            &section.old,
+            &section.new,
+            CODEX,
+            window_start..doc.len(),
+            section.at_end,
+        ) {
+            Ok(found) => {
+                from = found.range.end() - 1;
+                out.push(ChangeSpec {
+                    description,
+                    range: Some(found.range),
+                    expected: Some(found.expected),
+                    new_lines: found.new_lines,
+                    tier: found.tier,
+                    ..ChangeSpec::default()
+                });
+            }
+            Err(miss) => {
+                let what = format!(
+                    "the lines of the section at line {} of the patch",
+                    section.at_line
+                );
+                let (kind, message) = match &miss {
+                    Miss::NotFound if section.at_end => (
+                        "not_found",
+                        format!("{what} are not at the end of the file (*** End of File)"),
+                    ),
+                    Miss::NotFound => {
+                        let anywhere =
+                            find_lines(doc, &section.old, &[], CODEX, 0..doc.len(), false);
+                        let earlier = window_start > 0 && !matches!(anywhere, Err(Miss::NotFound));
+                        (
+                            "not_found",
+                            format!("{what} are not{}", before(earlier, "they occur")),
+                        )
+                    }
+                    _ => miss.describe(&what),
+                };
+                out.push(
+                    ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                        .writing(section.new.clone()),
+                );
+            }
+        }
+    }
+    out
+}
+
 fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
     let lines: Vec<&str> = text.lines().collect();
     let mut problem = |line: usize, message: String| {
@@ -288,7 +332,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
             message,
         })
     };
-    let Some(begin) = lines.iter().position(|l| l.trim() == "*** Begin Patch") else {
+    let Some(begin) = lines.iter().position(|l| l.trim_end() == BEGIN) else {
         problem(1, "expected \"*** Begin Patch\"".into());
         return Vec::new();
     };
@@ -298,7 +342,7 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
     while i < lines.len() {
         let line = lines[i].trim_end_matches('\r');
         let number = i + 1;
-        if line.trim() == "*** End Patch" {
+        if line.trim_end() == END {
             ended = true;
             break;
         }

@@ -5,7 +5,8 @@
 //! `append_eof`, `prepend_bof` and `overwrite`, and is created (with its folders, by the
 //! commit). REQ-PATCH-002: the patches of a call are all placed against the original content;
 //! when one of them cannot be placed, every change of the call is a conflict, so the call is
-//! applied whole or not at all. REQ-PATCH-003: clipboards, shared by the calls in order:
+//! applied whole or not at all. Calls follow one another: a later call for a file an earlier
+//! call changes is placed against what that call wrote, and joins its file patch. REQ-PATCH-003: clipboards, shared by the calls in order:
 //! `toClipboard` stores the matched text (the file's text, after a tolerant match),
 //! `fromClipboard` replaces `newText`, the same name for both copies; a missing clipboard is an
 //! input error. REQ-PATCH-004: `reindent` strips then adds a prefix on each non-empty line of the
@@ -15,6 +16,7 @@
 use super::build::{
     create_all, diff_changes, read_doc, text_lines, Builder, ChangeSpec, Loaded, OnDisk,
 };
+use super::chain::{self, Continuation};
 use super::matcher::{find_text, split_text, tier_name, Doc, TOLERANT};
 use super::structured::preview;
 use crate::json::{field_path, index_path, Walker};
@@ -60,6 +62,7 @@ pub fn load(
         other => vec![(String::new(), other)],
     };
     let mut clipboards: HashMap<String, String> = HashMap::new();
+    let first = loaded.files.len();
     for (path, call) in calls {
         let Some(obj) = walker.object(call, &path) else {
             continue;
@@ -74,18 +77,52 @@ pub fn load(
             walker.problem(field_path(&path, "patches"), "must list at least one patch");
             continue;
         }
-        let file = load_call(
-            doc_path,
-            patches,
-            &path,
-            workspace,
-            builder,
-            walker,
-            &mut clipboards,
-            &mut loaded.warnings,
-        );
-        if let Some(file) = file {
+        let mut changes = |content: Option<&[u8]>, loaded: &mut Loaded| {
+            call_changes(
+                doc_path,
+                patches,
+                &path,
+                content,
+                walker,
+                &mut clipboards,
+                &mut loaded.warnings,
+            )
+        };
+        // A later call for a file an earlier call changes is placed against its result.
+        let Some(k) = chain::continued(&loaded.files[first..], doc_path).map(|k| first + k) else {
+            let disk = read_doc(workspace, doc_path);
+            let content = match &disk {
+                OnDisk::File { bytes, .. } => Some(bytes.clone()),
+                _ => None,
+            };
+            let Some(specs) = changes(content.as_ref().map(|b| b.as_slice()), loaded) else {
+                continue;
+            };
+            let action = match disk {
+                OnDisk::Missing => FileAction::Create,
+                _ => FileAction::Modify,
+            };
+            let mut file = builder.file(doc_path, action);
+            if let OnDisk::File { sha256, .. } = disk {
+                file.expected_sha256 = Some(sha256);
+            }
+            for spec in specs {
+                builder.push(&mut file, spec);
+            }
             loaded.files.push(file);
+            continue;
+        };
+        match Continuation::of(workspace, &loaded.files[k]) {
+            Ok(continuation) => {
+                if let Some(specs) = changes(Some(&continuation.current), loaded) {
+                    continuation.extend(builder, &mut loaded.files[k], specs);
+                }
+            }
+            Err(why) => {
+                if let Some(specs) = changes(None, loaded) {
+                    chain::refuse(builder, &mut loaded.files[k], specs, &why);
+                }
+            }
         }
     }
 }
@@ -97,34 +134,21 @@ enum Op {
     Overwrite,
 }
 
+/// The changes of one call against the file's `content` (`None`: the file does not exist), or
+/// `None` when the call has input problems (reported to `walker`).
 #[allow(clippy::too_many_arguments)]
-fn load_call(
+fn call_changes(
     doc_path: &str,
     patches: &[Value],
     path: &str,
-    workspace: &Workspace,
-    builder: &mut Builder,
+    content: Option<&[u8]>,
     walker: &mut Walker,
     clipboards: &mut HashMap<String, String>,
     warnings: &mut Vec<InputWarning>,
-) -> Option<crate::model::FilePatch> {
-    let disk = read_doc(workspace, doc_path);
-    let (bytes, exists) = match &disk {
-        OnDisk::File { bytes, .. } => (bytes.clone(), true),
-        _ => (Default::default(), false),
-    };
-    let doc = Doc::from_bytes(&bytes);
-    let mut file = builder.file(
-        doc_path,
-        if exists || matches!(disk, OnDisk::Unusable) {
-            FileAction::Modify
-        } else {
-            FileAction::Create
-        },
-    );
-    if let OnDisk::File { sha256, .. } = &disk {
-        file.expected_sha256 = Some(sha256.clone());
-    }
+) -> Option<Vec<ChangeSpec>> {
+    let exists = content.is_some();
+    let bytes = content.unwrap_or_default();
+    let doc = Doc::from_bytes(bytes);
     let before = walker.problems.len();
     let mut specs: Vec<ChangeSpec> = Vec::new();
     for (i, patch) in patches.iter().enumerate() {
@@ -209,8 +233,25 @@ fn load_call(
         let spec = match op {
             Op::Replace(old) => {
                 let name = format!("oldText \"{}\"", preview(&old));
+                let copies = to_clip.is_some() && to_clip == from_clip;
                 if !exists {
                     ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite"))).writing(split_text(&text))
+                } else if let (true, Some(Ok(found))) = (copies, &located) {
+                    // REQ-PATCH-003: the same clipboard for both is a copy and the text stays
+                    // as it is. The clipboard holds the file's own text; placing it as new text
+                    // would shift it again after a tolerant (indent) match.
+                    ChangeSpec {
+                        description: description(format!(
+                            "copy \"{}\" to clipboard \"{}\"",
+                            preview(&old),
+                            to_clip.as_deref().unwrap_or_default()
+                        )),
+                        range: Some(found.range),
+                        expected: Some(found.expected.clone()),
+                        new_lines: found.expected.clone(),
+                        tier: found.tier,
+                        ..ChangeSpec::default()
+                    }
                 } else {
                     // Re-place with the final text (clipboard and reindent applied).
                     match find_text(&doc, &old, &text, TOLERANT) {
@@ -258,7 +299,7 @@ fn load_call(
             },
             Op::Overwrite => {
                 if exists {
-                    let hunks = diff_changes(&bytes, text.as_bytes());
+                    let hunks = diff_changes(bytes, text.as_bytes());
                     specs.extend(hunks.into_iter().map(|mut h| {
                         h.description = description(format!(
                             "overwrite, {}",
@@ -315,13 +356,7 @@ fn load_call(
             }
         }
     }
-    if exists {
-        file.action = FileAction::Modify;
-    }
-    for spec in specs {
-        builder.push(&mut file, spec);
-    }
-    Some(file)
+    Some(specs)
 }
 
 /// Appends and prepends that insert at the same place (several appends, or a prepend and an

@@ -4,11 +4,11 @@
 //! `patch`/`diff` blocks a unified diff (as may an unlabelled block that is one); other blocks
 //! and all prose are ignored. Problems name the block and the line of the answer. Two blocks
 //! that change the same file are flagged on both (by the check every format shares). When the
-//! answer holds no patch but one of the Aptix refusal sentences, the error says the model
-//! declined and what to ask for instead.
+//! answer holds no patch and its prose (outside fenced blocks) one of the Aptix refusal
+//! sentences, the error says the model declined and what to ask for instead.
 
 use super::build::{Builder, Loaded};
-use super::{detect_json, load_json, tul002, unified, Context};
+use super::{detect_json, edits, load_json, tul002, unified, Context};
 use crate::error::InputProblem;
 use crate::json::{self, Walker};
 
@@ -33,57 +33,111 @@ struct Block {
     first_line: usize,
 }
 
-pub fn detect(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    REFUSALS.iter().any(|(s, _)| lower.contains(s))
-        || blocks(text).iter().any(|b| block_format(b).is_some())
+/// Where a line of an answer stands with respect to fenced blocks.
+pub(crate) enum FenceLine {
+    /// Outside every fence.
+    Prose,
+    /// Opens a fence with this info string's first word (lowercase).
+    Opens(String),
+    /// Inside a fence; the indentation to strip from the line (the fence's, at most).
+    Inside(usize),
+    /// Closes the open fence.
+    Closes,
+}
+
+/// Follows fenced blocks line by line: a run of three or more backticks or tildes opens one
+/// (indented or not), and the same fence, alone on its line, closes it.
+#[derive(Default)]
+pub(crate) struct Fences {
+    /// The open fence and its indentation.
+    open: Option<(String, usize)>,
+}
+
+impl Fences {
+    pub(crate) fn step(&mut self, line: &str) -> FenceLine {
+        // Indentation is spaces and tabs (CommonMark), so it is always whole bytes to strip.
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let indent = line.len() - trimmed.len();
+        match &self.open {
+            None => {
+                let first = trimmed.chars().next().unwrap_or(' ');
+                let fence: String = trimmed.chars().take_while(|c| *c == first).collect();
+                if fence.len() < 3 || (first != '`' && first != '~') {
+                    return FenceLine::Prose;
+                }
+                let lang = trimmed[fence.len()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_lowercase();
+                self.open = Some((fence, indent));
+                FenceLine::Opens(lang)
+            }
+            Some((fence, fence_indent)) => {
+                if trimmed.starts_with(fence.as_str()) && trimmed[fence.len()..].trim().is_empty() {
+                    self.open = None;
+                    FenceLine::Closes
+                } else {
+                    FenceLine::Inside(indent.min(*fence_indent))
+                }
+            }
+        }
+    }
 }
 
 fn blocks(text: &str) -> Vec<Block> {
     let mut out = Vec::new();
-    let mut open: Option<(String, String, usize, usize)> = None; // fence, lang, first line, indent
+    let mut fences = Fences::default();
+    let mut open: Option<(String, usize)> = None; // lang, first line
     let mut body = String::new();
     for (i, line) in text.lines().enumerate() {
-        // Indentation is spaces and tabs (CommonMark), so it is always whole bytes to strip.
-        let trimmed = line.trim_start_matches([' ', '\t']);
-        let indent = line.len() - trimmed.len();
-        match &open {
-            None => {
-                let fence: String = trimmed
-                    .chars()
-                    .take_while(|c| *c == '`' || *c == '~')
-                    .collect();
-                if fence.len() >= 3
-                    && fence
-                        .chars()
-                        .all(|c| c == fence.chars().next().unwrap_or('`'))
-                {
-                    let lang = trimmed[fence.len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_lowercase();
-                    open = Some((fence, lang, i + 2, indent));
-                    body.clear();
-                }
+        match fences.step(line) {
+            FenceLine::Prose => {}
+            FenceLine::Opens(lang) => {
+                open = Some((lang, i + 2));
+                body.clear();
             }
-            Some((fence, lang, first, fence_indent)) => {
-                if trimmed.starts_with(fence.as_str()) && trimmed[fence.len()..].trim().is_empty() {
+            FenceLine::Inside(strip) => {
+                body.push_str(&line[strip..]);
+                body.push('\n');
+            }
+            FenceLine::Closes => {
+                if let Some((lang, first_line)) = open.take() {
                     out.push(Block {
-                        lang: lang.clone(),
+                        lang,
                         text: std::mem::take(&mut body),
-                        first_line: *first,
+                        first_line,
                     });
-                    open = None;
-                } else {
-                    let strip = indent.min(*fence_indent);
-                    body.push_str(&line[strip..]);
-                    body.push('\n');
                 }
             }
         }
     }
     out
+}
+
+/// The first refusal sentence of aptix-file-spec.md in the answer's prose (outside fenced
+/// blocks): its 1-based line, the line as written, and the advice to give.
+pub(crate) fn refusal(text: &str) -> Option<(usize, &str, &'static str)> {
+    let mut fences = Fences::default();
+    for (i, line) in text.lines().enumerate() {
+        if !matches!(fences.step(line), FenceLine::Prose) {
+            continue;
+        }
+        if let Some((_, advice)) = REFUSALS
+            .iter()
+            .find(|(s, _)| contains_ignoring_case(line, s))
+        {
+            return Some((i + 1, line, advice));
+        }
+    }
+    None
+}
+
+/// Whether `hay` contains `needle` (lowercase ASCII), ignoring ASCII case.
+fn contains_ignoring_case(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The answer's line for a `line N, column M` location inside a block.
@@ -96,17 +150,18 @@ fn answer_line(block: &Block, location: &str) -> usize {
     block.first_line + inner - 1
 }
 
-/// Which format a block is in, if it is a patch at all.
-fn block_format(block: &Block) -> Option<&'static str> {
-    match block.lang.as_str() {
+/// Which format a fenced block is in, if it is a patch at all: its info string's first word
+/// and its text.
+pub(crate) fn block_format(lang: &str, text: &str) -> Option<&'static str> {
+    match lang {
         "json" | "jsonc" | "" => {
-            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&block.text) {
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
                 return detect_json(&value);
             }
-            if block.lang.is_empty() && unified::detect(&block.text) {
+            if lang.is_empty() && unified::detect(text) {
                 return Some(unified::NAME);
             }
-            (!block.lang.is_empty()).then_some("json")
+            (!lang.is_empty()).then_some("json")
         }
         "patch" | "diff" | "udiff" | "git" => Some(unified::NAME),
         _ => None,
@@ -121,36 +176,33 @@ pub fn load(
     problems: &mut Vec<InputProblem>,
 ) {
     let all = blocks(text);
-    let lower = text.to_lowercase();
-    let refusal = REFUSALS.iter().find(|(s, _)| lower.contains(s));
+    let refusal = refusal(text);
     let patches: Vec<(usize, &Block, &'static str)> = all
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| block_format(b).map(|f| (i + 1, b, f)))
+        .filter_map(|(i, b)| block_format(&b.lang, &b.text).map(|f| (i + 1, b, f)))
         .collect();
+    let quote = |line: &str| line.trim().trim_matches(['>', '`', ' ']).to_owned();
     if patches.is_empty() {
-        let message = match refusal {
-            Some((sentence, advice)) => {
-                let at = lower.find(sentence).unwrap_or(0);
-                let quoted: String = text[at..].lines().next().unwrap_or("").trim().trim_matches(['>', '`', ' ']).to_owned();
-                format!("the model declined to write a patch (\"{quoted}\"); there is nothing to review: {advice}")
-            }
-            None => "no patch in this answer: expected a fenced ```json block (a bundle, structured patch, patch-tool call or TUL-002 batch) or a ```patch / ```diff block".into(),
+        let (line, message) = match refusal {
+            Some((line, said, advice)) => (
+                line,
+                format!("the model declined to write a patch (\"{}\"); there is nothing to review: {advice}", quote(said)),
+            ),
+            None => (1, "no patch in this answer: expected a fenced ```json block (a bundle, structured patch, patch-tool call or TUL-002 batch) or a ```patch / ```diff block".into()),
         };
-        let line = refusal.map_or(1, |(s, _)| {
-            lower[..lower.find(s).unwrap_or(0)].matches('\n').count() + 1
-        });
         problems.push(InputProblem {
             location: format!("line {line}"),
             message,
         });
         return;
     }
-    if let Some((sentence, _)) = refusal {
+    if let Some((line, said, _)) = refusal {
         loaded.warnings.push(crate::model::InputWarning {
-            location: "(answer)".into(),
+            location: format!("line {line}"),
             message: format!(
-                "the answer also says \"{sentence}...\"; read it before accepting anything"
+                "the answer also says \"{}\"; read it before accepting anything",
+                quote(said)
             ),
         });
     }
@@ -180,6 +232,17 @@ pub fn load(
                 });
             }
             json_format => {
+                // REQ-PATCH-008 limits each patch-tool call, in an answer too.
+                if let (edits::NAME, Some(limit)) = (json_format, context.options.max_tokens) {
+                    let tokens = super::estimate_tokens(block.text.as_bytes());
+                    if tokens > limit {
+                        problems.push(InputProblem {
+                            location: here,
+                            message: format!("the patch-tool call is about {tokens} tokens (characters / 4), more than the {limit} a patch may have; split it into smaller patches (--max-tokens 0 lifts the limit)"),
+                        });
+                        continue;
+                    }
+                }
                 let value = match json::parse_strict(block.text.as_bytes()) {
                     Ok(value) => value,
                     Err(p) => {

@@ -544,27 +544,7 @@ fn line_tier(
                 count: needle.len(),
             };
             let file_lines = doc.texts(range);
-            let mut new_lines: Vec<String> = match shift {
-                Some(shift) => new.iter().map(|l| shift.apply(l)).collect(),
-                None => new.clone(),
-            };
-            // Where the replacement repeats the find, keep the file's own text.
-            let prefix = needle.iter().zip(&new).take_while(|(a, b)| a == b).count();
-            for (k, line) in file_lines.iter().enumerate().take(prefix) {
-                new_lines[k] = line.clone();
-            }
-            let room = needle.len().min(new.len()) - prefix;
-            let suffix = needle
-                .iter()
-                .rev()
-                .zip(new.iter().rev())
-                .take(room)
-                .take_while(|(a, b)| a == b)
-                .count();
-            for k in 0..suffix {
-                let nl = new_lines.len();
-                new_lines[nl - 1 - k] = file_lines[file_lines.len() - 1 - k].clone();
-            }
+            let new_lines = keep_file_text(&needle, &new, &file_lines, shift.as_ref());
             Some(Ok(Located {
                 range,
                 expected: file_lines,
@@ -578,6 +558,34 @@ fn line_tier(
             tier,
         ))),
     }
+}
+
+/// The new lines of a tolerant match: the replacement (re-indented by `shift`), except that every
+/// replacement line the alignment of find and replacement pairs with an equal find line is the
+/// file's own text for that line, wherever it sits (a context line between two changes keeps
+/// its trailing spaces, its curly quotes, its indentation).
+fn keep_file_text(
+    needle: &[String],
+    new: &[String],
+    file_lines: &[String],
+    shift: Option<&Shift>,
+) -> Vec<String> {
+    let mut out: Vec<String> = match shift {
+        Some(shift) => new.iter().map(|l| shift.apply(l)).collect(),
+        None => new.to_vec(),
+    };
+    for op in crate::unified_diff::diff_ops(needle, new) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            out[new_index..new_index + len]
+                .clone_from_slice(&file_lines[old_index..old_index + len]);
+        }
+    }
+    out
 }
 
 fn lines_equal(file: &[(String, Eol)], needle: &[String], eq: impl Fn(&str, &str) -> bool) -> bool {
@@ -697,6 +705,25 @@ mod tests {
         assert_eq!(find_text(&d, find, "x", TOLERANT), Err(Miss::NotFound));
         let found = find_lines(&d, &[find.into()], &["x".into()], CODEX, 0..1, false).unwrap();
         assert_eq!(found.tier, MatchTier::Unicode);
+    }
+
+    #[test]
+    fn an_unchanged_line_between_two_changes_keeps_the_files_text() {
+        let d = doc("a  \nb  \nc  \n");
+        let found = find_text(&d, "a\nb\nc\n", "A\nb\nC\n", TOLERANT).unwrap();
+        assert_eq!(found.tier, MatchTier::TrailingWs);
+        assert_eq!(found.new_lines, vec!["A", "b  ", "C"]);
+
+        let d = doc("x = 1\ns = \"it's - ok\"\ny = 2\n");
+        let context = "s = \u{201C}it\u{2019}s \u{2013} ok\u{201D}".to_owned();
+        let old = vec!["x = 1".to_owned(), context.clone(), "y = 2".to_owned()];
+        let new = vec!["x = 10".to_owned(), context, "y = 20".to_owned()];
+        let found = find_lines(&d, &old, &new, CODEX, 0..3, false).unwrap();
+        assert_eq!(found.tier, MatchTier::Unicode);
+        assert_eq!(
+            found.new_lines,
+            vec!["x = 10", "s = \"it's - ok\"", "y = 20"]
+        );
     }
 
     #[test]

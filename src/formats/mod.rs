@@ -1,13 +1,15 @@
 //! Input formats: detecting which one an input is, and turning it into the batch model.
 //!
 //! Each format lives in its own module and is the only place that knows its syntax. This module
-//! reads the input, picks the format (forced by name, or detected), and returns a [`Batch`] or
-//! an [`Error::InvalidInput`] that lists every problem with its location.
+//! reads the input, picks the format (forced by name, or detected by `detect`), and returns a
+//! [`Batch`] or an [`Error::InvalidInput`] that lists every problem with its location.
 
 pub mod aider;
 pub mod build;
 pub mod bundle;
+pub mod chain;
 pub mod codex;
+mod detect;
 pub mod directive;
 pub mod edits;
 pub mod markdown;
@@ -21,10 +23,11 @@ use crate::json::{self, Walker};
 use crate::model::{sha256_hex, Batch};
 use crate::workspace::Workspace;
 use build::{Builder, Loaded};
+pub use detect::detect;
 use std::io::Read;
 use std::path::Path;
 
-/// The names `--format` accepts, in the order detection tries them.
+/// The names `--format` accepts (how detection chooses among them: see [`detect`]).
 pub const NAMES: &[&str] = &[
     tul002::NAME,
     directive::NAME,
@@ -138,9 +141,10 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
         ));
     }
     let batch = load_format(input, workspace, options)?;
-    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call. Batches in the
-    // other formats are bounded only by the byte and count limits, so that a large reviewed
-    // batch (a 2,000-file diff) is not refused for its size.
+    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer
+    // applies it to each of its patch-tool blocks). Batches in the other formats are bounded
+    // only by the byte and count limits, so that a large reviewed batch (a 2,000-file diff) is
+    // not refused for its size.
     if let (Some(limit), edits::NAME) = (options.max_tokens, batch.format.as_str()) {
         let tokens = estimate_tokens(&input.bytes);
         if tokens > limit {
@@ -210,7 +214,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
-    flag_files_named_twice(&mut loaded.files);
+    flag_files_named_twice(&mut loaded.files, format);
     Ok(Batch {
         id: builder.batch_id(),
         key: None,
@@ -223,25 +227,73 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     })
 }
 
-/// Two file patches of one batch that change the same file would overwrite each other's
-/// work: both get a `same_file_twice` note, and the plan refuses to write both.
-fn flag_files_named_twice(files: &mut [crate::model::FilePatch]) {
-    let keys: Vec<String> = files.iter().map(|f| f.doc_path.to_lowercase()).collect();
-    for i in 0..files.len() {
-        let others: Vec<String> = (0..files.len())
-            .filter(|&j| j != i && keys[j] == keys[i])
-            .map(|j| (j + 1).to_string())
-            .collect();
-        if !others.is_empty() {
-            let message = format!(
-                "{} is also changed by file patch {} of this batch (two blocks or sections for one file); accept the changes of only one of them",
-                files[i].doc_path,
-                others.join(", ")
-            );
-            files[i]
-                .load_problems
-                .push(crate::model::LoadProblem::note("same_file_twice", message));
+/// Two file patches of one batch that name one file would overwrite each other's work. A file
+/// is named as TUL-002 names it (`tul002::path_identity`: Unicode NFC, lowercase), so
+/// `café.txt` in NFC and NFD, or `Read.txt` and `read.txt`, are one file. Such file patches are
+/// conflicts (`same_file_twice`), except for the two halves of a rename (the old name deleted,
+/// the new one created from it: a case-only rename) and for two blocks of a chat answer that
+/// name the file exactly alike, which are flagged with a note: the reviewer accepts one of
+/// them, and the plan refuses to write both. Sections that change one file one after the other
+/// are not here: each format chains them into one file patch.
+fn flag_files_named_twice(files: &mut [crate::model::FilePatch], format: &str) {
+    use crate::model::{FileAction, LoadProblem};
+    use std::collections::HashMap;
+    let mut by_identity: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, file) in files.iter().enumerate() {
+        by_identity
+            .entry(tul002::path_identity(&file.doc_path))
+            .or_default()
+            .push(i);
+    }
+    let halves_of_a_rename = |a: &crate::model::FilePatch, b: &crate::model::FilePatch| {
+        a.action == FileAction::Create
+            && b.action == FileAction::Delete
+            && a.copy_from.as_deref() == Some(b.doc_path.as_str())
+    };
+    let mut found: Vec<(usize, LoadProblem)> = Vec::new();
+    for members in by_identity.values().filter(|m| m.len() > 1) {
+        for &i in members {
+            let others: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&j| j != i)
+                .filter(|&j| {
+                    !halves_of_a_rename(&files[i], &files[j])
+                        && !halves_of_a_rename(&files[j], &files[i])
+                })
+                .collect();
+            let Some(&other) = others.first() else {
+                continue;
+            };
+            let numbers: Vec<String> = others.iter().map(|j| (j + 1).to_string()).collect();
+            let numbers = numbers.join(", ");
+            let name = &files[i].doc_path;
+            let exactly = others.iter().all(|&j| files[j].doc_path == *name);
+            let problem = if exactly && format == markdown::NAME {
+                LoadProblem::note(
+                    "same_file_twice",
+                    format!("{name} is also changed by file patch {numbers} of this batch (another block of the answer); accept the changes of only one of them"),
+                )
+            } else if exactly {
+                LoadProblem::conflict(
+                    "same_file_twice",
+                    format!("{name} is also changed by file patch {numbers} of this batch, and they cannot be applied one after the other (one of them creates, deletes or moves the file); split the batch"),
+                )
+            } else {
+                LoadProblem::conflict(
+                    "same_file_twice",
+                    format!(
+                        "\"{}\" and \"{}\" (file patch {numbers}) name the same file: paths that differ only in case or Unicode normalisation are one file, as in TUL-002; name each file once, spelled one way",
+                        name.escape_debug(),
+                        files[other].doc_path.escape_debug()
+                    ),
+                )
+            };
+            found.push((i, problem));
         }
+    }
+    for (i, problem) in found {
+        files[i].load_problems.push(problem);
     }
 }
 
@@ -323,36 +375,6 @@ pub fn detect_json(value: &serde_json::Value) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// Names the format of an input, or says what was tried.
-pub fn detect(input: &Input) -> Result<&'static str> {
-    let trimmed = input.bytes.trim_ascii_start();
-    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&input.bytes) {
-            if let Some(name) = detect_json(&value) {
-                return Ok(name);
-            }
-        }
-    }
-    if let Ok(text) = std::str::from_utf8(&input.bytes) {
-        if codex::detect(text) {
-            return Ok(codex::NAME);
-        }
-        if aider::detect(text) {
-            return Ok(aider::NAME);
-        }
-        if markdown::detect(text) {
-            return Ok(markdown::NAME);
-        }
-        if unified::detect(text) {
-            return Ok(unified::NAME);
-        }
-    }
-    Err(Error::UnknownFormat {
-        source: input.source.clone(),
-        tried: NAMES.iter().map(|s| s.to_string()).collect(),
-    })
 }
 
 fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {

@@ -5,9 +5,9 @@
 //! ones left. A `find` is literal text and must match exactly (the spec asks for no tolerance).
 //! With `limit: "once"` (the default) it must occur once: several occurrences are flagged
 //! `ambiguous` rather than taking the first. `"all"` replaces every occurrence. A find that is
-//! not there is a `not_found` conflict on its own change. The edits are then expressed against
-//! the file as it is on disk: each run of changed lines is one change, described by the
-//! replacements that made it.
+//! not there is a `not_found` conflict on its own change. Several entries for one path apply in
+//! order too, as one file patch. The edits are then expressed against the file as it is on
+//! disk: each run of changed lines is one change, described by the replacements that made it.
 
 use super::build::{read_doc, Builder, ChangeSpec, Loaded, OnDisk};
 use super::matcher::{find_all_text, find_text, split_text, Doc, Miss};
@@ -67,6 +67,9 @@ pub fn load(
     if patches.is_empty() {
         walker.problem("patches", "must list at least one file to patch");
     }
+    // Entries apply in order, each to the file the previous ones left: the replacements of
+    // every entry naming one path are applied in turn, as one file patch.
+    let mut files: Vec<(String, Vec<Replacement>)> = Vec::new();
     for (i, entry) in patches.iter().enumerate() {
         let path = index_path("patches", i);
         let Some(entry) = walker.object(entry, &path) else {
@@ -77,9 +80,15 @@ pub fn load(
         let replacements = read_replacements(walker, entry, &path);
         if let (Some(doc_path), Some(replacements)) = (doc_path, replacements) {
             let doc_path = rooted(root, doc_path);
-            let file = patch_file(&doc_path, &replacements, workspace, builder);
-            loaded.files.push(file);
+            match files.iter_mut().find(|(p, _)| *p == doc_path) {
+                Some((_, all)) => all.extend(replacements),
+                None => files.push((doc_path, replacements)),
+            }
         }
+    }
+    for (doc_path, replacements) in files {
+        let file = patch_file(&doc_path, &replacements, workspace, builder);
+        loaded.files.push(file);
     }
 }
 

@@ -13,6 +13,8 @@
 //! context at the end of the file; it applies at its stated line, else at the one other place
 //! its lines occur exactly (an offset, reported as a note). Unlike `git apply`, which takes
 //! the nearest of several places, several places are a conflict. Binary patches are refused.
+//! A section for a file an earlier section changes (a later mail of an mbox) is placed against
+//! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
 mod parse;
 mod place;
@@ -24,19 +26,28 @@ use crate::lines::Eol;
 
 pub const NAME: &str = "unified";
 
-/// Whether text looks like a unified diff or a git patch.
+/// Whether text holds a unified diff or a git patch: a header somewhere at column 0 (see
+/// [`is_header`]).
 pub fn detect(text: &str) -> bool {
-    let mut previous_minus = false;
-    for line in text.lines() {
-        if line.starts_with("diff --git ") {
-            return true;
-        }
-        if previous_minus && line.starts_with("+++ ") {
-            return true;
-        }
-        previous_minus = line.starts_with("--- ");
+    let lines: Vec<&str> = text.lines().collect();
+    (0..lines.len()).any(|i| is_header(lines[i], || lines[i + 1..].iter().take(2).collect()))
+}
+
+/// Whether a line starts a file's section of a diff at column 0: `diff --git` (or a merge's
+/// combined `diff --cc`), or `--- ` when the next two lines (from `next`, asked for only then)
+/// are `+++ ` and a hunk header.
+pub fn is_header<S: AsRef<str>>(line: &str, next: impl FnOnce() -> Vec<S>) -> bool {
+    if line.starts_with("diff --git ")
+        || line.starts_with("diff --cc ")
+        || line.starts_with("diff --combined ")
+    {
+        return true;
     }
-    false
+    if !line.starts_with("--- ") {
+        return false;
+    }
+    let next = next();
+    matches!(next.as_slice(), [plus, hunk] if plus.as_ref().starts_with("+++ ") && hunk.as_ref().starts_with("@@ -"))
 }
 
 /// One line of a hunk: its text without ending, and its ending in the patch.

@@ -36,6 +36,15 @@ pub fn parse(
         if line.starts_with("From ") && line.len() > 45 && current.is_none() {
             subject = None;
         }
+        if line.starts_with("diff --cc ") || line.starts_with("diff --combined ") {
+            problem(
+                problems,
+                i,
+                "a combined diff of a merge commit (as `git show MERGE` prints it), which git apply refuses too: export the merge against one parent (`git show --first-parent MERGE` or `git diff PARENT MERGE`)".into(),
+            );
+            i += 1;
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("diff --git ") {
             if let Some(done) = current.take() {
                 files.push(done);
@@ -92,7 +101,7 @@ pub fn parse(
         }
         if let Some(file) = current.as_mut() {
             if file.hunks.is_empty() {
-                if let Some(header) = git_header(line) {
+                if let Some(header) = git_header(line, strip) {
                     match header {
                         GitHeader::NewFile => {
                             file.created = true;
@@ -235,8 +244,13 @@ enum GitHeader {
     Other,
 }
 
-fn git_header(line: &str) -> Option<GitHeader> {
-    let name = |rest: &str| unquote(rest).unwrap_or_else(|| rest.to_owned());
+/// A git extended header line. The names of `rename from/to` and `copy from/to` have no `a/`
+/// or `b/` prefix, so `-p N` strips one component less from them, as git does.
+fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
+    let name = |rest: &str| {
+        let name = unquote(rest).unwrap_or_else(|| rest.to_owned());
+        strip_path(&name, strip.saturating_sub(1))
+    };
     Some(if line.starts_with("new file mode ") {
         GitHeader::NewFile
     } else if line.starts_with("deleted file mode ") {

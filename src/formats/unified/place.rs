@@ -3,8 +3,9 @@
 
 use super::{DiffFile, Hunk, HunkLine};
 use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use crate::formats::chain::{self, continued, Continuation};
 use crate::lines::{Eol, Lines};
-use crate::model::{FileAction, LineRange, LoadProblem, MatchTier};
+use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::workspace::Workspace;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
@@ -14,6 +15,8 @@ pub fn build(
     builder: &mut Builder,
     loaded: &mut Loaded,
 ) {
+    // File patches of this diff: a later section for one of their files continues it.
+    let first = loaded.files.len();
     workspace.prefetch(
         files
             .iter()
@@ -59,6 +62,17 @@ pub fn build(
         let Some(old_path) = section.old_path.clone() else {
             continue;
         };
+        let moves = (section.renamed || section.copied)
+            && section.new_path.as_ref().is_some_and(|p| *p != old_path);
+        if let Some(k) = continued(&loaded.files[first..], &old_path) {
+            match (moves, section.new_path.as_deref()) {
+                (true, Some(new_path)) => {
+                    continue_move(&section, loaded, first + k, new_path, workspace, builder)
+                }
+                _ => continue_file(&section, &mut loaded.files[first + k], workspace, builder),
+            }
+            continue;
+        }
         let disk = read_doc(workspace, &old_path);
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
@@ -74,18 +88,12 @@ pub fn build(
                 ..ChangeSpec::default()
             };
             if let OnDisk::File { bytes, .. } = &disk {
-                let lines = Lines::split(bytes);
-                let same = lines.len() == old.len()
-                    && lines
-                        .all()
-                        .iter()
-                        .zip(&old)
-                        .all(|(a, b)| a.text == b.text.as_bytes() && a.eol == b.eol);
-                if !same {
+                let old: Vec<&HunkLine> = old.iter().collect();
+                if let Some(differs) = deletion_mismatch(&Lines::split(bytes), &old) {
                     spec = delete_all(bytes, format!("delete {old_path}"));
                     spec.problems.push(LoadProblem::conflict(
                         "expected_mismatch",
-                        format!("{old_path} is not the content the deletion expects (it has {} lines, the patch removes {}); git apply refuses this too", lines.len(), old.len()),
+                        format!("{old_path} is not the content the deletion expects ({differs}); git apply refuses this too"),
                     ));
                 }
             }
@@ -94,7 +102,6 @@ pub fn build(
             continue;
         }
         let new_path = section.new_path.clone().unwrap_or_else(|| old_path.clone());
-        let moves = (section.renamed || section.copied) && new_path != old_path;
         let mut file = builder.file(
             &new_path,
             if moves {
@@ -117,8 +124,14 @@ pub fn build(
             _ => None,
         };
         let lines = bytes.map(Lines::split);
-        for hunk in &section.hunks {
-            builder.push(&mut file, place_hunk(hunk, lines.as_ref()));
+        let mut specs: Vec<ChangeSpec> = section
+            .hunks
+            .iter()
+            .map(|h| place_hunk(h, lines.as_ref()))
+            .collect();
+        flag_overlapping_hunks(&section.hunks, &mut specs);
+        for spec in specs {
+            builder.push(&mut file, spec);
         }
         if moves && section.hunks.is_empty() {
             builder.push(
@@ -152,6 +165,193 @@ pub fn build(
             loaded.files.push(old);
         }
     }
+    for file in &mut loaded.files[first..] {
+        let paths = std::iter::once(&file.doc_path).chain(&file.copy_from);
+        if let Some(problem) = paths.filter_map(|p| control_character(p)).next() {
+            file.load_problems.push(problem);
+        }
+    }
+}
+
+/// Hunks of one section placed over the same lines (context included): git apply refuses them
+/// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
+fn flag_overlapping_hunks(hunks: &[Hunk], specs: &mut [ChangeSpec]) {
+    let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
+    for j in 1..specs.len() {
+        let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
+            continue;
+        };
+        let earlier =
+            (0..j).find(|&i| placed(&specs[i]) && specs[i].range.is_some_and(|a| a.overlaps(b)));
+        if let Some(i) = earlier {
+            let a = specs[i].range.unwrap_or(b);
+            specs[j].problems.push(LoadProblem::conflict(
+                "overlap",
+                format!(
+                    "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
+                    hunks[j].header,
+                    b.describe(),
+                    hunks[i].header,
+                    a.describe()
+                ),
+            ));
+        }
+    }
+}
+
+/// The problem of a path with a control character (a tab, say), which git applies: patchdeck
+/// refuses such paths everywhere, and says why here.
+fn control_character(path: &str) -> Option<LoadProblem> {
+    let c = path.chars().find(|c| c.is_control())?;
+    let what = match c {
+        '\t' => "a tab".to_owned(),
+        '\n' => "a newline".to_owned(),
+        c => format!("the control character U+{:04X}", c as u32),
+    };
+    Some(LoadProblem::conflict(
+        "invalid_path",
+        format!("the path \"{}\" holds {what}: git apply accepts it, but patchdeck refuses control characters in every path (a report, a terminal or a TUL-002 docPath cannot carry them safely); rename the file, or apply this file with git apply", path.escape_debug()),
+    ))
+}
+
+/// A section for a file an earlier section of the same diff already changes: placed against
+/// the file as the earlier section leaves it (as `git apply` applies the mails of an mbox), and
+/// merged into the earlier section's file patch. A deletion replaces the earlier changes with
+/// the deletion of the file, when its lines are the file as the earlier section leaves it.
+fn continue_file(
+    section: &DiffFile,
+    file: &mut FilePatch,
+    workspace: &Workspace,
+    builder: &mut Builder,
+) {
+    let path = file.doc_path.clone();
+    let continuation = match Continuation::of(workspace, file) {
+        Ok(_) if section.deleted && file.action == FileAction::Create => Err(format!(
+            "{path} is created by an earlier section and deleted by this one; drop both"
+        )),
+        other => other,
+    };
+    let continuation = match continuation {
+        Ok(c) => c,
+        Err(why) => {
+            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            chain::refuse(builder, file, specs, &why);
+            return;
+        }
+    };
+    let current = Lines::split(&continuation.current);
+    if section.deleted {
+        let old: Vec<&HunkLine> = section.hunks.iter().flat_map(|h| &h.old).collect();
+        let description = format!("delete {path} (after the changes of the earlier section)");
+        let mut spec = delete_all(&continuation.base, description);
+        if let Some(differs) = deletion_mismatch(&current, &old) {
+            spec.problems.push(LoadProblem::conflict(
+                "expected_mismatch",
+                format!("{path} is not the content the deletion expects once the earlier section is applied ({differs}); git apply refuses this too"),
+            ));
+        }
+        file.action = FileAction::Delete;
+        file.changes.clear();
+        builder.push(file, spec);
+        return;
+    }
+    let specs = section
+        .hunks
+        .iter()
+        .map(|h| place_hunk(h, Some(&current)))
+        .collect();
+    continuation.extend(builder, file, specs);
+}
+
+/// A rename or copy of a file an earlier section of the same diff changes: the new file is
+/// the earlier changes and this section's hunks over the same source. A rename then deletes the
+/// old file, or drops its creation when the batch creates it.
+fn continue_move(
+    section: &DiffFile,
+    loaded: &mut Loaded,
+    at: usize,
+    new_path: &str,
+    workspace: &Workspace,
+    builder: &mut Builder,
+) {
+    let old = &loaded.files[at];
+    let old_path = old.doc_path.clone();
+    let how = if section.renamed { "renamed" } else { "copied" };
+    let mut file = builder.file(new_path, FileAction::Create);
+    file.copy_from = match old.action {
+        FileAction::Create => old.copy_from.clone(),
+        _ => Some(old_path.clone()),
+    };
+    file.new_file_eol = old.new_file_eol;
+    file.label = Some(match &section.subject {
+        Some(subject) => format!("{subject} ({how} from {old_path})"),
+        None => format!("{how} from {old_path}"),
+    });
+    file.changes = old.changes.clone();
+    match Continuation::of(workspace, &file) {
+        Ok(continuation) => {
+            let current = Lines::split(&continuation.current);
+            let specs = section
+                .hunks
+                .iter()
+                .map(|h| place_hunk(h, Some(&current)))
+                .collect();
+            continuation.extend(builder, &mut file, specs);
+        }
+        Err(why) => {
+            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            chain::refuse(builder, &mut file, specs, &why);
+        }
+    }
+    if section.renamed {
+        let old = &mut loaded.files[at];
+        if old.action == FileAction::Create {
+            loaded.files.remove(at);
+        } else {
+            old.action = FileAction::Delete;
+            old.label = Some(format!("renamed to {new_path}"));
+            old.changes.clear();
+            let description = format!("remove {old_path} (renamed to {new_path})");
+            let spec = match read_doc(workspace, &old_path) {
+                OnDisk::File { bytes, .. } => delete_all(&bytes, description),
+                _ => ChangeSpec {
+                    description: Some(description),
+                    range: Some(LineRange { start: 1, count: 0 }),
+                    expected: Some(Vec::new()),
+                    ..ChangeSpec::default()
+                },
+            };
+            builder.push(old, spec);
+        }
+    }
+    loaded.files.push(file);
+}
+
+/// How a file differs from the lines a deletion removes, when it does.
+fn deletion_mismatch(file: &Lines<'_>, old: &[&HunkLine]) -> Option<String> {
+    let differs = file
+        .all()
+        .iter()
+        .zip(old)
+        .position(|(a, b)| a.text != b.text.as_bytes() || a.eol != b.eol);
+    match (differs, file.len().cmp(&old.len())) {
+        (Some(at), _) => Some(format!("line {} differs", at + 1)),
+        (None, std::cmp::Ordering::Equal) => None,
+        (None, std::cmp::Ordering::Greater) => Some(format!(
+            "the file goes on after the {} the patch removes",
+            lines(old.len())
+        )),
+        (None, std::cmp::Ordering::Less) => Some(format!(
+            "the file ends after {}, the patch removes {}",
+            lines(file.len()),
+            old.len()
+        )),
+    }
+}
+
+/// `1 line`, `3 lines`.
+fn lines(n: usize) -> String {
+    format!("{n} line{}", if n == 1 { "" } else { "s" })
 }
 
 /// Places a hunk in the file's lines as `git apply` would (without fuzz).
@@ -275,10 +475,11 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
         spec.problems.push(LoadProblem::note(
             "offset",
             format!(
-                "hunk {} applies at line {} instead of line {} (offset {offset:+} lines)",
+                "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
                 hunk.header,
                 at + 1,
-                stated + 1
+                stated + 1,
+                if offset.abs() == 1 { "" } else { "s" }
             ),
         ));
     }
