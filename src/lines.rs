@@ -266,6 +266,12 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
     bytes
 }
 
+/// Whether `text` is one line without its ending: no `\n` inside, no `\r` at the end (that
+/// would be written as part of a CRLF ending, or change the file's ending).
+pub fn is_one_line(text: &str) -> bool {
+    !text.contains('\n') && !text.ends_with('\r')
+}
+
 /// The first byte offset at which `bytes` is not valid UTF-8, if any.
 pub fn invalid_utf8_offset(bytes: &[u8]) -> Option<usize> {
     std::str::from_utf8(bytes).err().map(|e| e.valid_up_to())

@@ -180,6 +180,16 @@ impl LineRange {
         self.start < other.end() && other.start < self.end()
     }
 
+    /// How the range reads in a sentence: `line 12`, `lines 12-14`, or `after line 11` for an
+    /// insertion.
+    pub fn describe_lines(self) -> String {
+        match self.count {
+            0 => format!("after line {}", self.start - 1),
+            1 => format!("line {}", self.start),
+            _ => format!("lines {}-{}", self.start, self.last()),
+        }
+    }
+
     /// How the range reads to a person: `12`, `12-14`, or `after 11` for an insertion.
     pub fn describe(self) -> String {
         match self.count {

@@ -298,3 +298,43 @@ fn a_non_utf8_file_is_refused_for_line_edits_and_left_alone() {
         .contains("offset 3"));
     assert_eq!(fs::read(ws.path().join("latin1.txt")).unwrap(), bytes);
 }
+
+#[test]
+fn huge_line_numbers_are_refused_naming_the_field() {
+    let ws = workspace_with(&[("notes.txt", b"a\nb\n")]);
+    let max = u64::MAX;
+    let file = |changes: Value| {
+        json!({"files": [{"docPath": "notes.txt", "originalSha256": sha(b"a\nb\n"), "changes": changes}]})
+    };
+    for (changes, field) in [
+        (
+            json!([{"operation": "insert", "afterLine": max, "newLines": ["x"]}]),
+            "afterLine",
+        ),
+        (
+            json!([{"operation": "delete", "startLine": max, "endLine": max, "expectedOriginalLines": ["a"]}]),
+            "startLine",
+        ),
+        (
+            json!([{"operation": "replace", "startLine": 1, "endLine": max, "expectedOriginalLines": ["a"], "newLines": ["b"]}]),
+            "endLine",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = batch_file(&dir, &file(changes));
+        let out = patchdeck(&[
+            "check",
+            "--root",
+            ws.path().to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{field}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "files[0].changes[0].{field}: in \"notes.txt\", change #1: {field} {max} is past the end"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
