@@ -182,12 +182,14 @@ impl<'c> Splice<'c> {
 
 /// Rewrites `original` with `splices` (sorted by position, not overlapping, inside the file).
 ///
-/// Lines outside the splices keep their bytes and endings, except that an original last line
-/// without a newline gains the file's ending when new lines follow it. New lines take the file's
-/// dominant ending, except that the new lines a splice shares with the lines it replaces at its
-/// start and end (unchanged context) keep their own endings. When a new line ends the file, it
-/// ends with a newline as the splice says, else exactly when the original did (an empty
-/// original counts as ending with one).
+/// Lines outside the splices keep their bytes and endings, with one exception each way at the
+/// end of a file without a final newline: its last line gains the file's ending when new lines
+/// follow it, and when a splice removes it, the line then last loses its ending. New lines take
+/// the file's dominant ending, except that the new lines a splice shares with the lines it
+/// replaces at its start and end (unchanged context) keep their own endings. So whatever line
+/// ends the file after a splice that reaches the end, it ends with a newline as the splice says
+/// (`final_newline`, which a unified diff's hunk sets), else exactly when the original did (an
+/// empty original counts as ending with one).
 pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
     splice_with_eol(original, splices, Eol::Lf)
 }
@@ -241,8 +243,11 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
             out.push((line.as_bytes(), kept));
         }
         next = splice.range.index() + splice.range.count;
-        if next == lines.len() && splice.final_newline.is_some() {
-            forced_final_newline = splice.final_newline;
+        if next == lines.len() {
+            // A splice that reaches the end decides how the file ends: as it says, else as
+            // the original did (a removed last line without a newline takes the newline of
+            // the line now last with it).
+            forced_final_newline = splice.final_newline.or((!keep_final_newline).then_some(false));
         }
     }
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
@@ -311,10 +316,27 @@ mod tests {
     }
 
     #[test]
-    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_bytes_before_it() {
-        // As git does: the line without a newline is gone; line 2 keeps its own ending.
+    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_file_without_one() {
+        // As inserting at the end does: the file's last line, now line 2, ends as the file did.
+        // (`git diff` writes this as `-b -c +b`, each side marked "No newline at end of file".)
         let out = splice(b"a\nb\nc", &[Splice::new(LineRange::inclusive(3, 3), &[])]);
-        assert_eq!(out, b"a\nb\n");
+        assert_eq!(out, b"a\nb");
+        let out = splice(b"a\r\nb\r\nc", &[Splice::new(LineRange::inclusive(2, 3), &[])]);
+        assert_eq!(out, b"a");
+        // A replacement that keeps line 2 and drops line 3 ends the same way.
+        let out = splice(
+            b"a\nb\nc",
+            &[Splice::new(LineRange::inclusive(2, 3), &s(&["b"]))],
+        );
+        assert_eq!(out, b"a\nb");
+    }
+
+    #[test]
+    fn a_splice_that_says_how_the_file_ends_is_obeyed() {
+        // A unified diff's hunk that deletes the last line and keeps line 2's newline.
+        let mut delete = Splice::new(LineRange::inclusive(3, 3), &[]);
+        delete.final_newline = Some(true);
+        assert_eq!(splice(b"a\nb\nc", &[delete]), b"a\nb\n");
     }
 
     #[test]

@@ -510,6 +510,44 @@ fn diff_applied_by_git_apply_gives_the_same_bytes_as_apply() {
 }
 
 #[test]
+fn removing_or_adding_at_the_end_keeps_a_missing_final_newline_and_git_apply_agrees() {
+    let original: &[u8] = b"a\nb\nc";
+    let sha = common::sha(original);
+    for (changes, want) in [
+        (
+            json!([{"operation": "delete", "startLine": 3, "endLine": 3, "expectedOriginalLines": ["c"]}]),
+            &b"a\nb"[..],
+        ),
+        (
+            json!([{"operation": "delete", "startLine": 2, "endLine": 3, "expectedOriginalLines": ["b", "c"]}]),
+            b"a",
+        ),
+        (
+            json!([{"operation": "insert", "afterLine": 3, "newLines": ["d"]}]),
+            b"a\nb\nc\nd",
+        ),
+    ] {
+        let batch = json!({"files": [{"docPath": "f.txt", "originalSha256": sha, "changes": changes}]});
+        let dir = tempfile::tempdir().unwrap();
+        let path = common::batch_file(&dir, &batch);
+        let path = path.to_str().unwrap();
+        let by_patchdeck = common::workspace_with(&[("f.txt", original)]);
+        let by_git = common::workspace_with(&[("f.txt", original)]);
+        let out = run(by_patchdeck.path(), &["apply", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            fs::read(by_patchdeck.path().join("f.txt")).unwrap(),
+            want,
+            "{changes}"
+        );
+        let diff = run(by_git.path(), &["diff", path]);
+        let git = git_apply(by_git.path(), &diff.stdout);
+        assert!(git.status.success(), "{}", stderr(&git));
+        assert_eq!(fs::read(by_git.path().join("f.txt")).unwrap(), want);
+    }
+}
+
+#[test]
 fn diff_of_a_blocked_batch_prints_nothing_and_says_why() {
     let ws = sample_workspace();
     let out = run(ws.path(), &["diff", &sample("stale-sha.json")]);
