@@ -663,3 +663,61 @@ fn unknown_fields_are_reported_as_warnings() {
         stdout(&out)
     );
 }
+
+/// Runs the binary with standard output closed before it writes, as `| head -1` does once it
+/// has its line, and returns the exit status.
+fn status_into_closed_pipe(args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(args)
+        .env_remove("PATCHDECK_FAILPOINT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.code()
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly_with_the_status_earned() {
+    let ws = sample_workspace();
+    let root = ws.path().to_str().unwrap();
+    let stale = sample("stale-sha.json");
+    let clean = sample("clean.json");
+    assert_eq!(
+        status_into_closed_pipe(&["check", "--json", "--root", root, &stale]),
+        Some(1)
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["check", "--root", root, &clean]),
+        Some(0)
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["show", "--root", root, &clean, "app"]),
+        Some(0)
+    );
+    // An error reported as JSON (no commit to undo yet).
+    assert_eq!(
+        status_into_closed_pipe(&["undo", "--json", "--root", root]),
+        Some(2)
+    );
+    // The apply happened; only its report was cut short.
+    assert_eq!(
+        status_into_closed_pipe(&["apply", "--json", "--root", root, &clean]),
+        Some(0)
+    );
+    assert_ne!(
+        fs::read(ws.path().join("src/app.py")).unwrap(),
+        fs::read(samples().join("workspace/src/app.py")).unwrap()
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["undo", "--json", "--root", root]),
+        Some(0)
+    );
+}

@@ -1,6 +1,6 @@
 //! `patchdeck apply`: verify, then write the selected changes atomically.
 
-use super::{open, paint, status_exit, BatchArgs, Ctx};
+use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::CommitOptions;
@@ -62,7 +62,7 @@ impl SelectArgs {
             Some(path) => {
                 let (decisions, warnings) = Decisions::load(path, batch)?;
                 for warning in warnings {
-                    eprintln!("patchdeck: warning: {warning}");
+                    output::eprintln(format!("patchdeck: warning: {warning}"));
                 }
                 decisions
             }
@@ -119,7 +119,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked.batch)?;
     let plan = checked.plan(&decisions);
-    let emit = |committed| {
+    let emit = |committed, before: String| -> Result<(), Error> {
         let applied = Applied {
             decisions: &decisions,
             plan: &plan,
@@ -127,33 +127,35 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         };
         let report = Report::build(&checked.batch, &checked.verification, Some(&applied));
         if ctx.quiet {
+            Ok(())
         } else if args.json {
-            println!("{}", report.to_json());
+            output::println(report.to_json())
         } else if ctx.color {
-            print!("{}", paint::report(&report.to_text()));
+            output::print(before + &paint::report(&report.to_text()))
         } else {
-            print!("{}", report.to_text());
+            output::print(before + &report.to_text())
         }
     };
     if plan.is_blocked() {
-        emit(None);
+        emit(None, String::new())?;
         if !ctx.quiet {
-            eprintln!("patchdeck: nothing was written");
+            output::eprintln("patchdeck: nothing was written");
         }
         return Ok(status_exit(plan.blocking_status()));
     }
     if args.dry_run {
+        let mut lines = String::new();
         if !args.json && !ctx.quiet {
             for write in &plan.writes {
-                println!("would {} {}", verb(write.kind), write.rel.display());
+                lines.push_str(&format!("would {} {}\n", verb(write.kind), write.rel.display()));
             }
         }
-        emit(None);
+        emit(None, lines)?;
         return Ok(exit::OK);
     }
     if options.read_only {
         // Review worked: show it, then refuse the write.
-        emit(None);
+        emit(None, String::new())?;
         return Err(Error::ReadOnly);
     }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
@@ -162,9 +164,12 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         // The files are written either way; a failed `git add` is worth a warning, not a
         // status that would say the apply failed.
         if let Err(e) = patchdeck::git::stage(opened.workspace.root(), &paths) {
-            eprintln!("patchdeck: warning: the files were written but not staged: {e}");
+            output::eprintln(format!(
+                "patchdeck: warning: the files were written but not staged: {e}"
+            ));
         }
     }
+    let mut lines = String::new();
     if !args.json && !ctx.quiet {
         for written in &committed.written {
             let sha = written
@@ -172,13 +177,20 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
                 .as_deref()
                 .map(|s| format!(" (sha256 {})", &s[..12]))
                 .unwrap_or_default();
-            println!("{} {}{sha}", past(written.kind), written.rel.display());
+            lines.push_str(&format!(
+                "{} {}{sha}\n",
+                past(written.kind),
+                written.rel.display()
+            ));
         }
         if committed.written.is_empty() {
-            println!("nothing to write: no change was selected, or every selected change leaves its file as it is");
+            lines.push_str("nothing to write: no change was selected, or every selected change leaves its file as it is\n");
         }
     }
-    emit(Some(&committed));
+    // The files are written: failing to say so must not turn into a status that says otherwise.
+    if let Err(e) = emit(Some(&committed), lines) {
+        output::eprintln(format!("patchdeck: warning: {e}"));
+    }
     Ok(exit::OK)
 }
 

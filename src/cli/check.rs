@@ -1,6 +1,6 @@
 //! `patchdeck check`: verify a batch and report, writing nothing.
 
-use super::{open, paint, status_exit, BatchArgs, Ctx};
+use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
 use patchdeck::report::Report;
@@ -21,11 +21,11 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     if ctx.quiet {
         // The exit status says it all.
     } else if args.json {
-        println!("{}", report.to_json());
+        output::println(report.to_json())?;
     } else if ctx.color {
-        print!("{}", paint::report(&report.to_text()));
+        output::print(paint::report(&report.to_text()))?;
     } else {
-        print!("{}", report.to_text());
+        output::print(report.to_text())?;
     }
     Ok(status_exit(Some(checked.verification.worst())))
 }

@@ -35,7 +35,7 @@ pub fn run(_args: ConfigArgs, ctx: &Ctx) -> Result<i32, Error> {
             .map_or_else(|| "default".to_owned(), |o| o.origin.to_string());
         out.push_str(&format!("{name} = [{}]  # {origin}\n", list.join(", ")));
     }
-    print!("{out}");
+    super::output::print(out)?;
     Ok(exit::OK)
 }
 

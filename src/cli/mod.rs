@@ -9,6 +9,7 @@ mod config;
 mod demo;
 mod diff;
 mod generate;
+mod output;
 mod paint;
 mod progress;
 mod recover;
@@ -273,9 +274,9 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
 /// Prints an error (and its hint) on standard error, and as JSON on standard output when the
 /// caller asked for JSON. Returns the exit status it maps to.
 fn report_error(error: &Error, json: bool) -> i32 {
-    eprintln!("patchdeck: error: {error}");
+    output::eprintln(format!("patchdeck: error: {error}"));
     if let Some(hint) = error.hint() {
-        eprintln!("hint: {hint}");
+        output::eprintln(format!("hint: {hint}"));
     }
     if json {
         let problems: Vec<serde_json::Value> = match error {
@@ -288,7 +289,8 @@ fn report_error(error: &Error, json: bool) -> i32 {
         let body = serde_json::json!({
             "error": {"message": error.to_string(), "exitCode": error.exit_code(), "problems": problems}
         });
-        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        // Nothing more can be said when even this fails.
+        let _ = output::println(serde_json::to_string_pretty(&body).expect("json"));
     }
     error.exit_code()
 }
@@ -297,7 +299,10 @@ fn report_error(error: &Error, json: bool) -> i32 {
 fn open(ctx: &Ctx, root: &std::path::Path) -> Result<pipeline::Opened, Error> {
     let opened = pipeline::open(root, LOCK_WAIT)?;
     if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
-        eprintln!("patchdeck: {}", pipeline::describe_recovery(recovery));
+        output::eprintln(format!(
+            "patchdeck: {}",
+            pipeline::describe_recovery(recovery)
+        ));
     }
     Ok(opened)
 }

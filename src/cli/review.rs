@@ -80,16 +80,20 @@ fn farewell(app: &App) {
     match &app.outcome {
         Some(Outcome::Written { committed, .. }) => {
             for written in &committed.written {
-                eprintln!("patchdeck: {:?} {}", written.kind, written.rel.display());
+                super::output::eprintln(format!(
+                    "patchdeck: {:?} {}",
+                    written.kind,
+                    written.rel.display()
+                ));
             }
         }
         _ => {
             let decided = app.decisions.decisions.len();
             if let (Some(session), true) = (app.session(), decided > 0) {
-                eprintln!(
+                super::output::eprintln(format!(
                     "patchdeck: {decided} decision(s) saved in {}; open the batch again to resume, or `patchdeck apply --decisions` that file",
                     session.path().display()
-                );
+                ));
             }
         }
     }

@@ -1,6 +1,6 @@
 //! `patchdeck show`: one change, file patch or the whole batch, by ID or key.
 
-use super::{open, BatchArgs, Ctx};
+use super::{open, output, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::pipeline::Checked;
@@ -30,9 +30,9 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
 
     if batch.id.as_str() == id || batch.key.as_deref() == Some(id) {
         if args.json {
-            println!("{}", report.to_json());
+            output::println(report.to_json())?;
         } else {
-            print!("{}", report.to_text());
+            output::print(report.to_text())?;
         }
         return Ok(exit::OK);
     }
@@ -43,7 +43,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
     {
         let file = &report.files[index];
         if args.json {
-            println!("{}", serde_json::to_string_pretty(file).expect("json"));
+            output::println(serde_json::to_string_pretty(file).expect("json"))?;
         } else {
             let mut out = format!(
                 "file patch {}{}\n  path: {} (docPath {})\n  action: {}\n  status: {}\n",
@@ -81,11 +81,12 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
                         .unwrap_or_default()
                 );
             }
-            print!("{out}");
+            output::print(out)?;
         }
         return Ok(exit::OK);
     }
     let ids = review::select(batch, id)?;
+    let mut out = String::new();
     for change_id in &ids {
         let (fi, ci) = batch
             .files
@@ -100,11 +101,12 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
             .expect("select returns IDs of this batch");
         let entry = &report.files[fi].changes[ci];
         if args.json {
-            println!("{}", serde_json::to_string_pretty(entry).expect("json"));
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(entry).expect("json"));
             continue;
         }
         let file = &report.files[fi];
-        println!(
+        let _ = writeln!(
+            out,
             "change {}{} (#{} of {}, file patch {})",
             entry.id,
             entry
@@ -117,20 +119,22 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
             file.id
         );
         let range = batch.files[fi].changes[ci].range;
-        println!(
+        let _ = writeln!(
+            out,
             "  operation: {} lines {}",
             entry.operation,
             range.describe()
         );
         if let Some(description) = &entry.description {
-            println!("  description: {description}");
+            let _ = writeln!(out, "  description: {description}");
         }
-        println!("  status: {}", entry.status);
+        let _ = writeln!(out, "  status: {}", entry.status);
         for problem in &entry.problems {
-            println!("  {}: {}", problem.kind, problem.message);
+            let _ = writeln!(out, "  {}: {}", problem.kind, problem.message);
         }
-        print!("{}", change_diff(&checked, fi, change_id));
+        out.push_str(&change_diff(&checked, fi, change_id));
     }
+    output::print(out)?;
     Ok(exit::OK)
 }
 
