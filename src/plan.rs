@@ -99,6 +99,63 @@ fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions)
     }
 }
 
+/// Whether a change is an insertion whose position a changed file cannot confirm.
+fn unverified_position(check: &crate::verify::ChangeCheck) -> bool {
+    check.problems.iter().any(|p| p.kind == "unverified_position")
+}
+
+/// What a file blocked by file-level problems needs to be written: every override flag its
+/// problems and its selected changes call for, and the changes no flag can write. Empty when
+/// nothing helps (a missing file, a path outside the root...).
+fn flags_hint(
+    file: &crate::model::FilePatch,
+    check: &crate::verify::FileCheck,
+    decisions: &Decisions,
+    selected: &[usize],
+    blocking: &[&crate::verify::Problem],
+) -> String {
+    let mut flags = Vec::new();
+    let mut cannot = Vec::new();
+    for problem in blocking {
+        match problem.kind {
+            "sha_mismatch" => flags.push("--allow-sha-mismatch"),
+            "hard_link" => flags.push("--allow-hard-links"),
+            // No flag writes over this one.
+            _ => return String::new(),
+        }
+    }
+    let sha_mismatch = blocking.iter().any(|p| p.kind == "sha_mismatch");
+    for &ci in selected {
+        let (change, change_check) = (&file.changes[ci], &check.changes[ci]);
+        let name = format!(
+            "#{} {}",
+            ci + 1,
+            change.key.as_deref().unwrap_or(change.id.as_str())
+        );
+        if change_check.status == Status::Ok {
+            if sha_mismatch && unverified_position(change_check) {
+                cannot.push(format!("{name} (an insertion, its position unverified)"));
+            }
+        } else if change_check.found_at().is_some() && change_check.status == Status::Conflict {
+            if !decisions.relocate.contains(&change.id) && !flags.contains(&"--relocate") {
+                flags.push("--relocate");
+            }
+        } else {
+            cannot.push(name);
+        }
+    }
+    let mut hint = format!(" (to write it, apply with {}", flags.join(" "));
+    if !cannot.is_empty() {
+        hint.push_str(&format!(
+            "; and reject change{} {}, which no flag writes",
+            if cannot.len() == 1 { "" } else { "s" },
+            cannot.join(", ")
+        ));
+    }
+    hint.push(')');
+    hint
+}
+
 /// Plans the writes for the selected changes of a verified batch.
 pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -> Plan {
     let mut plan = Plan::default();
@@ -132,19 +189,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             .filter(|p| p.blocking && !overridden(p.kind, file, decisions))
             .collect();
         if !file_blocking.is_empty() || check.resolved.is_none() {
-            for problem in file_blocking {
-                let status = if check.status == Status::Invalid {
-                    Status::Invalid
-                } else {
-                    Status::Conflict
-                };
-                let hint = match problem.kind {
-                    "sha_mismatch" => {
-                        " (--allow-sha-mismatch writes it anyway when every change still verifies)"
-                    }
-                    "hard_link" => " (--allow-hard-links writes it anyway)",
-                    _ => "",
-                };
+            let status = if check.status == Status::Invalid {
+                Status::Invalid
+            } else {
+                Status::Conflict
+            };
+            let hint = flags_hint(file, check, decisions, &selected, &file_blocking);
+            for (i, problem) in file_blocking.into_iter().enumerate() {
+                let hint = if i == 0 { hint.as_str() } else { "" };
                 block(
                     &mut plan,
                     None,
@@ -154,11 +206,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             }
             continue;
         }
-        if check.sha_mismatch() {
-            plan.overrides.push(Override::ShaMismatch { file: index });
+        // The overrides this file's write would use; claimed only if it is written.
+        let mut overrides = Vec::new();
+        let sha_overridden = check.sha_mismatch();
+        if sha_overridden {
+            overrides.push(Override::ShaMismatch { file: index });
         }
         if check.problems.iter().any(|p| p.kind == "hard_link") {
-            plan.overrides.push(Override::HardLink { file: index });
+            overrides.push(Override::HardLink { file: index });
         }
 
         let mut splices: Vec<(LineRange, usize, &[String])> = Vec::with_capacity(selected.len());
@@ -183,14 +238,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 });
                 match relocation {
                     None if edited_over.is_some() => {
-                        plan.overrides.push(Override::EditedOver {
+                        overrides.push(Override::EditedOver {
                             file: index,
                             change: change.id.clone(),
                             at: range.start,
                         });
                     }
                     Some(to) => {
-                        plan.overrides.push(Override::Relocated {
+                        overrides.push(Override::Relocated {
                             file: index,
                             change: change.id.clone(),
                             from: range.start,
@@ -216,7 +271,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                             Some(change.id.clone()),
                             change_check.status,
                             format!(
-                                "{name}: change {} {}: {why}{hint}",
+                                "{name}: change #{} {}: {why}{hint}",
                                 ci + 1,
                                 change.key.as_deref().unwrap_or(change.id.as_str())
                             ),
@@ -224,6 +279,23 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                         continue;
                     }
                 }
+            }
+            if sha_overridden && unverified_position(change_check) {
+                // The override writes a changed file only where each change still finds its
+                // expected lines; an insertion has none, so nothing says it lands where meant.
+                blocked = true;
+                block(
+                    &mut plan,
+                    Some(change.id.clone()),
+                    Status::Conflict,
+                    format!(
+                        "{name}: change #{} {}: an insertion ({}) in a file whose SHA-256 differs: it has no expected lines, so its position cannot be verified and --allow-sha-mismatch does not write it (reject it to write the file's other changes)",
+                        ci + 1,
+                        change.key.as_deref().unwrap_or(change.id.as_str()),
+                        change.range.describe_lines()
+                    ),
+                );
+                continue;
             }
             let new_lines: &[String] = match decisions.get(&change.id) {
                 Decision::Edit(lines) => lines,
@@ -296,6 +368,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 )
             }
         };
+        plan.overrides.extend(overrides);
         plan.writes.push(FileWrite {
             file: index,
             rel,

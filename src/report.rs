@@ -351,7 +351,7 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
     };
     match o {
         Override::ShaMismatch { file } => format!(
-            "{}: written although its SHA-256 differs from the batch's (every written change verified)",
+            "{}: written although its SHA-256 differs from the batch's (each written change found its expected lines where it says; no insertion was written)",
             path(*file)
         ),
         Override::HardLink { file } => format!(

@@ -257,6 +257,70 @@ fn allow_sha_mismatch_does_not_write_a_change_whose_lines_conflict() {
 }
 
 #[test]
+fn a_blocked_file_names_every_flag_it_needs() {
+    let ws = sample_workspace();
+    let out = run(ws.path(), &["apply", &sample("moved-line.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("(to write it, apply with --allow-sha-mismatch --relocate)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_creation_over_an_existing_file_is_file_exists_whatever_the_sha_override() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let batch = json!({"files": [{"docPath": "notes.txt", "originalSha256": patchdeck::model::EMPTY_SHA256,
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["hello"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let path = path.to_str().unwrap();
+    let report = json_out(&run(ws.path(), &["check", "--json", path]));
+    let kinds: Vec<&str> = report["files"][0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["file_exists"]);
+    assert_eq!(report["files"][0]["action"], "create");
+    let out = run(ws.path(), &["apply", "--allow-sha-mismatch", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn allow_sha_mismatch_does_not_write_an_insertion_it_cannot_verify() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let stale = "0".repeat(64);
+    let batch = json!({"files": [{"docPath": "notes.txt", "originalSha256": stale, "changes": [
+        {"changeKey": "top", "operation": "insert", "afterLine": 0, "newLines": ["hello"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let path = path.to_str().unwrap();
+    let out = run(ws.path(), &["apply", "--allow-sha-mismatch", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("blocked: notes.txt: change #1 top: an insertion (after line 0) in a file whose SHA-256 differs"),
+        "{}",
+        stdout(&out)
+    );
+    // Nothing was written, so no override is claimed.
+    assert!(!stdout(&out).contains("override:"), "{}", stdout(&out));
+    assert_eq!(user_tree(ws.path()), before);
+    // Without the override, the hint says the insertion cannot be written by any flag.
+    let out = run(ws.path(), &["apply", path]);
+    assert!(
+        stdout(&out).contains("reject change #1 top (an insertion, its position unverified)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn relocate_applies_a_moved_change_where_its_lines_are() {
     let ws = sample_workspace();
     let out = run(
