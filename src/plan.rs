@@ -47,6 +47,9 @@ pub struct Blocker {
     /// `conflict` or `invalid`: which exit status the blocker leads to.
     pub status: Status,
     pub message: String,
+    /// True when the blocker only restates a problem the verification reports on the file or
+    /// change, adding no hint: `check`, which shows those problems, does not repeat it.
+    pub restates_problem: bool,
 }
 
 /// An explicit override the plan uses; the report and the commit summary list every one.
@@ -91,7 +94,7 @@ impl Plan {
 }
 
 /// Whether the person explicitly allowed a file-level problem of this kind.
-fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
+pub fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
     match kind {
         "sha_mismatch" => decisions.sha_overrides.contains(&file.id),
         "hard_link" => decisions.hard_link_overrides.contains(&file.id),
@@ -176,7 +179,13 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 change,
                 status,
                 message,
+                restates_problem: false,
             })
+        };
+        let restated = |plan: &mut Plan, hint: &str| {
+            if let Some(last) = plan.blockers.last_mut() {
+                last.restates_problem = hint.is_empty();
+            }
         };
         let name = check
             .resolved
@@ -203,6 +212,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                     status,
                     format!("{name}: {}{hint}", problem.message),
                 );
+                restated(&mut plan, hint);
             }
             continue;
         }
@@ -276,6 +286,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                                 change.key.as_deref().unwrap_or(change.id.as_str())
                             ),
                         );
+                        restated(&mut plan, hint);
                         continue;
                     }
                 }
@@ -400,6 +411,7 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
             file: second,
             change: None,
             status: Status::Conflict,
+            restates_problem: false,
             message: format!(
                 "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",
                 rel.display(),

@@ -6,7 +6,7 @@
 
 use crate::commit::Committed;
 use crate::model::{Batch, Change, InputWarning, MatchTier};
-use crate::plan::{Override, Plan};
+use crate::plan::{overridden, Override, Plan};
 use crate::review::{Decision, Decisions};
 use crate::verify::{Problem, Status, Verification};
 use serde::Serialize;
@@ -23,8 +23,13 @@ pub struct Report {
     pub warnings: Vec<InputWarning>,
     /// Explicit overrides used by an apply (a SHA mismatch written anyway, a relocated change).
     pub overrides: Vec<String>,
-    /// Why an apply wrote nothing, when it did not.
+    /// Why an apply wrote nothing, when it did not; for `check`, why `apply` with every change
+    /// selected would write nothing.
     pub blocked: Vec<String>,
+    /// The blockers the text form shows, when not all of them: `check` leaves out those that
+    /// only restate a conflict it shows above.
+    #[serde(skip)]
+    blocked_text: Option<Vec<String>>,
 }
 
 #[derive(Serialize, Debug)]
@@ -85,6 +90,10 @@ pub struct ProblemReport {
     pub actual: Option<Vec<String>>,
 }
 
+/// Counts of changes. `ok`, `conflicts` and `invalid` add up to `changes`: a change counts as
+/// a conflict (or invalid) when it cannot be written as the batch stands, whether because of
+/// its own lines or because its file is blocked (a SHA-256 mismatch not overridden, a missing
+/// file, a file the plan would write twice...). So `conflicts > 0` exactly when conflicts block.
 #[derive(Serialize, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub files: usize,
@@ -94,6 +103,8 @@ pub struct Summary {
     pub invalid: usize,
     pub applied: usize,
     pub rejected: usize,
+    /// Of `conflicts` and `invalid`: changes that verify on their own but whose file is blocked.
+    pub blocked: usize,
 }
 
 /// What an apply decided and did, for the report.
@@ -118,7 +129,32 @@ impl From<&Problem> for ProblemReport {
 }
 
 impl Report {
+    /// The report of an apply (or, with no `applied`, of a verification alone).
     pub fn build(batch: &Batch, verification: &Verification, applied: Option<&Applied>) -> Report {
+        Report::build_with(batch, verification, applied, applied.map(|a| a.plan))
+    }
+
+    /// The report of `check`: the verification, with what `plan` (every change selected, as
+    /// a plain `apply` would do) would be blocked by.
+    pub fn check(batch: &Batch, verification: &Verification, plan: &Plan) -> Report {
+        let mut report = Report::build_with(batch, verification, None, Some(plan));
+        report.blocked = plan.blockers.iter().map(|b| b.message.clone()).collect();
+        report.blocked_text = Some(
+            plan.blockers
+                .iter()
+                .filter(|b| !b.restates_problem)
+                .map(|b| b.message.clone())
+                .collect(),
+        );
+        report
+    }
+
+    fn build_with(
+        batch: &Batch,
+        verification: &Verification,
+        applied: Option<&Applied>,
+        plan: Option<&Plan>,
+    ) -> Report {
         let mut summary = Summary {
             files: batch.files.len(),
             changes: batch.change_count(),
@@ -137,12 +173,40 @@ impl Report {
                     .find(|w| w.rel == rel)
                     .and_then(|w| w.sha256.clone())
             });
+            // A file-level problem nobody overrode holds back every change of the file.
+            let file_blocked = check
+                .problems
+                .iter()
+                .filter(|p| {
+                    p.blocking
+                        && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions))
+                })
+                .map(|_| check.status.max(Status::Conflict))
+                .max();
             let changes = file
                 .changes
                 .iter()
                 .zip(&check.changes)
                 .map(|(change, change_check)| {
-                    match change_check.status {
+                    let held = plan
+                        .into_iter()
+                        .flat_map(|p| &p.blockers)
+                        .filter(|b| {
+                            b.file == index && b.change.as_ref().is_none_or(|id| *id == change.id)
+                        })
+                        .map(|b| b.status)
+                        .chain(file_blocked)
+                        .max();
+                    let counted = match held {
+                        Some(status) if status > change_check.status => {
+                            if change_check.status == Status::Ok {
+                                summary.blocked += 1;
+                            }
+                            status
+                        }
+                        _ => change_check.status,
+                    };
+                    match counted {
                         Status::Ok => summary.ok += 1,
                         Status::Conflict => summary.conflicts += 1,
                         Status::Invalid => summary.invalid += 1,
@@ -195,6 +259,7 @@ impl Report {
             warnings: batch.warnings.clone(),
             overrides,
             blocked,
+            blocked_text: None,
         }
     }
 
@@ -249,7 +314,7 @@ impl Report {
         for line in &self.overrides {
             let _ = writeln!(out, "override: {line}");
         }
-        for line in &self.blocked {
+        for line in self.blocked_text.as_ref().unwrap_or(&self.blocked) {
             let _ = writeln!(out, "blocked: {line}");
         }
         let s = &self.summary;
@@ -266,7 +331,16 @@ impl Report {
             plural(s.conflicts),
             s.invalid
         );
-        if s.applied + s.rejected > 0 || !self.blocked.is_empty() {
+        if s.blocked > 0 {
+            let _ = write!(
+                out,
+                " ({} of them verif{} but {} in a blocked file)",
+                s.blocked,
+                if s.blocked == 1 { "ies" } else { "y" },
+                if s.blocked == 1 { "is" } else { "are" }
+            );
+        }
+        if s.applied + s.rejected > 0 || (!self.blocked.is_empty() && self.blocked_text.is_none()) {
             let _ = write!(out, "; {} applied, {} rejected", s.applied, s.rejected);
         }
         out.push('\n');

@@ -95,8 +95,55 @@ fn check_json_has_the_contract_fields() {
     );
     assert_eq!(
         report["summary"],
-        json!({"files": 1, "changes": 2, "ok": 1, "conflicts": 1, "invalid": 0, "applied": 0, "rejected": 0})
+        json!({"files": 1, "changes": 2, "ok": 0, "conflicts": 2, "invalid": 0, "applied": 0, "rejected": 0, "blocked": 1})
     );
+}
+
+#[test]
+fn the_summary_counts_changes_held_back_by_their_file_as_conflicts() {
+    let ws = sample_workspace();
+    fs::write(ws.path().join("src/Utils.py"), b"caf\xe9\n").unwrap();
+    let notes = fs::read(ws.path().join("notes.txt")).unwrap();
+    let batch = json!({"files": [{"docPath": "src/utils.py", "originalSha256": common::sha(b"caf\xe9\n"),
+        "changes": [{"operation": "insert", "afterLine": 1, "newLines": ["x"]}]},
+        {"docPath": "notes.txt", "originalSha256": common::sha(&notes),
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    for (batch, want) in [
+        (sample("stale-sha.json"), json!([1, 1, 1])),
+        (path.display().to_string(), json!([1, 1, 1])),
+    ] {
+        let out = run(ws.path(), &["check", "--json", &batch]);
+        assert_eq!(out.status.code(), Some(1), "{batch}");
+        let s = &json_out(&out)["summary"];
+        assert_eq!(json!([s["ok"], s["conflicts"], s["blocked"]]), want, "{batch}");
+        let text = stdout(&run(ws.path(), &["check", &batch]));
+        assert!(
+            text.contains("1 ok, 1 conflict, 0 invalid (1 of them verifies but is in a blocked file)"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn check_fails_whenever_a_plain_apply_would_be_blocked() {
+    let ws = sample_workspace();
+    let batch = sample("markdown-same-file.md");
+    let out = run(ws.path(), &["check", "--json", &batch]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json_out(&out);
+    assert!(report["summary"]["conflicts"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        report["blocked"][0]
+            .as_str()
+            .unwrap()
+            .contains("changed by file patches 1 and 2"),
+        "{report}"
+    );
+    let text = stdout(&run(ws.path(), &["check", &batch]));
+    assert!(text.contains("blocked: src/Utils.py: changed by file patches 1 and 2"), "{text}");
+    assert_eq!(run(ws.path(), &["apply", &batch]).status.code(), Some(1));
 }
 
 #[test]

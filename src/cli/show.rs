@@ -25,7 +25,11 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let batch = &checked.batch;
-    let report = Report::build(batch, &checked.verification, None);
+    let report = Report::check(
+        batch,
+        &checked.verification,
+        &checked.plan(&Decisions::accept_all(batch)),
+    );
     let id = args.id.as_str();
 
     if batch.id.as_str() == id || batch.key.as_deref() == Some(id) {
