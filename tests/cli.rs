@@ -486,11 +486,121 @@ fn a_change_key_used_in_two_files_is_ambiguous() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("changeKey used in several files: a.txt, b.txt"),
+        stderr(&out).contains("as a changeKey it names 2 changes: a.txt#1, b.txt#1"),
         "{}",
         stderr(&out)
     );
     assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+/// A batch file in its own folder; returns the folder (keep it alive) and the path.
+fn write_batch(batch: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, batch).display().to_string();
+    (dir, path)
+}
+
+#[test]
+fn repeated_keys_and_readings_that_disagree_are_refused_not_resolved_by_precedence() {
+    let ws = common::workspace_with(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
+    let sha = common::sha(b"x\n");
+    let insert = |key: &str, after: usize| {
+        json!({"changeKey": key, "operation": "insert", "afterLine": after, "newLines": ["y"]})
+    };
+    // A changeKey twice in one file, and a fileKey on two files.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"fileKey": "f", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0), insert("k", 1)]},
+        {"fileKey": "f", "docPath": "b.txt", "originalSha256": sha, "changes": [insert("m", 0)]}]}));
+    let out = run(ws.path(), &["apply", "--reject", "k", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("as a changeKey it names 2 changes: a.txt#1, a.txt#2"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(ws.path(), &["apply", "--only", "f", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("as a fileKey it names 2 file patches"),
+        "{}",
+        stderr(&out)
+    );
+    let check = stdout(&run(ws.path(), &["check", &path]));
+    assert!(check.contains("warning: files[1].fileKey"), "{check}");
+    // A string that is one change's ID and another change's key.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"docPath": "a.txt", "originalSha256": sha, "changes": [
+            {"changeId": "c1", "changeKey": "c2", "operation": "insert", "afterLine": 0, "newLines": ["y"]},
+            {"changeId": "c2", "operation": "insert", "afterLine": 1, "newLines": ["z"]}]}]}));
+    let out = run(ws.path(), &["apply", "--only", "c2", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("names different changes depending on how it is read: as a changeId, a.txt#2; as a changeKey, a.txt#1"),
+        "{}",
+        stderr(&out)
+    );
+    // Readings that agree are fine: a file whose key is its own docPath.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"fileKey": "a.txt", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0)]}]}));
+    assert_eq!(run(ws.path(), &["apply", "--only", "a.txt", &path]).status.code(), Some(0));
+}
+
+#[test]
+fn path_selectors_take_the_resolved_path_in_any_case() {
+    let ws = sample_workspace();
+    let batch = sample("clean.json");
+    let report = json_out(&run(ws.path(), &["check", "--json", &batch]));
+    let utils = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["docPath"] == "src/utils.py")
+        .unwrap();
+    assert_eq!(utils["path"], "src/Utils.py");
+    let changes = utils["changes"].as_array().unwrap().len() as u64;
+    for selector in ["src/Utils.py#1", "SRC/UTILS.PY#1", "src/utils.py#1", "src/Utils.py"] {
+        let out = run(ws.path(), &["apply", "--dry-run", "--json", "--only", selector, &batch]);
+        assert_eq!(out.status.code(), Some(0), "{selector}: {}", stderr(&out));
+        let want = if selector.contains('#') { 1 } else { changes };
+        assert_eq!(
+            json_out(&out)["summary"]["rejected"].as_u64().unwrap(),
+            report["summary"]["changes"].as_u64().unwrap() - want,
+            "{selector}"
+        );
+    }
+}
+
+#[test]
+fn contradictory_selections_are_errors_naming_the_selectors() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let batch = sample("clean.json");
+    let out = run(ws.path(), &["apply", "--only", "clearer-error", "--reject", "clearer-error", &batch]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--only \"clearer-error\" selects nothing to apply: --reject \"clearer-error\" rejects it"),
+        "{}",
+        stderr(&out)
+    );
+    // --only narrows a decisions file: naming only a change it leaves undecided is an error.
+    let report = json_out(&run(ws.path(), &["check", "--json", &batch]));
+    let first = report["files"][0]["changes"][0]["id"].as_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let decisions = dir.path().join("d.json");
+    fs::write(&decisions, json!({"decisions": {first: "accept"}}).to_string()).unwrap();
+    let d = decisions.to_str().unwrap();
+    let out = run(ws.path(), &["apply", "--decisions", d, "--only", "clearer-error", &batch]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("--only \"clearer-error\" selects nothing to apply: {d} leaves undecided every change it names")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+    // Naming the accepted change, or a file holding it, applies just that.
+    let out = run(ws.path(), &["apply", "--json", "--decisions", d, "--only", "app", &batch]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json_out(&out)["summary"]["applied"], 1);
 }
 
 #[test]

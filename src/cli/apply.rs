@@ -5,8 +5,8 @@ use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
-use patchdeck::model::Batch;
-use patchdeck::pipeline;
+use patchdeck::model::ChangeId;
+use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::WriteKind;
 use patchdeck::report::{Applied, Report};
 use patchdeck::review::{self, Decision, Decisions};
@@ -38,7 +38,7 @@ pub struct SelectArgs {
     /// Do not apply the changes SEL names (changeId, changeKey, FILEKEY/CHANGEKEY, PATH#N, fileKey, docPath); repeatable [default: none]
     #[arg(long, value_name = "SEL")]
     pub reject: Vec<String>,
-    /// Apply only the changes SEL names; repeatable [default: every change]
+    /// Apply only the changes SEL names (with --decisions: only those the file accepts); repeatable [default: every change]
     #[arg(long, value_name = "SEL")]
     pub only: Vec<String>,
     /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied [default: accept every change]
@@ -56,8 +56,15 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The decisions these flags describe for a batch.
-    pub fn decisions(&self, batch: &Batch) -> Result<Decisions, Error> {
+    /// The decisions these flags describe for a verified batch.
+    ///
+    /// `--only` narrows: a change it does not name is rejected, and a change it names keeps
+    /// the decision it has (accepted without `--decisions`; as the file says with it).
+    /// `--reject` rejects what it names, over anything else. A `--only` selector that ends up
+    /// applying nothing contradicts the rest and is an error naming what rejected its changes.
+    pub fn decisions(&self, checked: &Checked) -> Result<Decisions, Error> {
+        let batch = &checked.batch;
+        let select = |selector: &str| review::select(batch, &checked.verification, selector);
         let mut decisions = match &self.decisions {
             Some(path) => {
                 let (decisions, warnings) = Decisions::load(path, batch)?;
@@ -68,21 +75,67 @@ impl SelectArgs {
             }
             None => Decisions::accept_all(batch),
         };
-        if !self.only.is_empty() {
-            let mut keep = BTreeSet::new();
-            for selector in &self.only {
-                keep.extend(review::select(batch, selector)?);
-            }
+        let only: Vec<(&str, Vec<ChangeId>)> = self
+            .only
+            .iter()
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_, _>>()?;
+        let reject: Vec<(&str, Vec<ChangeId>)> = self
+            .reject
+            .iter()
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_, _>>()?;
+        if !only.is_empty() {
+            let keep: BTreeSet<&ChangeId> = only.iter().flat_map(|(_, ids)| ids).collect();
             for (_, change) in batch.changes() {
                 if !keep.contains(&change.id) {
                     decisions.set(change.id.clone(), Decision::Reject);
                 }
             }
         }
-        for selector in &self.reject {
-            for id in review::select(batch, selector)? {
-                decisions.set(id, Decision::Reject);
+        let from_file = decisions.clone();
+        for (_, ids) in &reject {
+            for id in ids {
+                decisions.set(id.clone(), Decision::Reject);
             }
+        }
+        for (selector, ids) in &only {
+            if ids.iter().any(|id| decisions.get(id).is_selected()) {
+                continue;
+            }
+            let mut why = Vec::new();
+            let rejecting: Vec<String> = reject
+                .iter()
+                .filter(|(_, r)| r.iter().any(|id| ids.contains(id)))
+                .map(|(sel, _)| format!("--reject \"{sel}\""))
+                .collect();
+            if !rejecting.is_empty() {
+                why.push(format!("{} rejects it", rejecting.join(" and ")));
+            }
+            if let Some(path) = &self.decisions {
+                let undecided = ids
+                    .iter()
+                    .any(|id| *from_file.get(id) == Decision::Undecided);
+                let rejected = ids.iter().any(|id| *from_file.get(id) == Decision::Reject);
+                let said = match (undecided, rejected) {
+                    (true, true) => "rejects or leaves undecided",
+                    (true, false) => "leaves undecided",
+                    _ => "rejects",
+                };
+                if undecided || rejected {
+                    why.push(format!("{path} {said} every change it names"));
+                }
+            }
+            return Err(Error::Usage {
+                message: format!(
+                    "--only \"{selector}\" selects nothing to apply: {}",
+                    why.join(", and ")
+                ),
+                hint: Some(
+                    "with --decisions, --only applies only what the file accepts; accept the changes there, or drop the selector that rejects them"
+                        .into(),
+                ),
+            });
         }
         if self.relocate {
             decisions.relocate_all(batch);
@@ -117,7 +170,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     options.label = pipeline::batch_name(&checked.batch);
-    let decisions = args.select.decisions(&checked.batch)?;
+    let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
     let emit = |committed, before: String| -> Result<(), Error> {
         let applied = Applied {

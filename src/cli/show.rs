@@ -89,7 +89,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
         return Ok(exit::OK);
     }
-    let ids = review::select(batch, id)?;
+    let ids = review::select(batch, &checked.verification, id)?;
     let mut out = String::new();
     for change_id in &ids {
         let (fi, ci) = batch
