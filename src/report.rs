@@ -73,6 +73,8 @@ pub struct ChangeReport {
     #[serde(rename = "match")]
     pub match_tier: MatchTier,
     pub status: &'static str,
+    /// Whether the decisions replace the change's new lines with edited ones.
+    pub edited: bool,
     pub problems: Vec<ProblemReport>,
 }
 
@@ -217,7 +219,10 @@ impl Report {
                             apply_status(a, index, change, change_check.status, &mut summary)
                         }
                     };
-                    change_report(change, status, &change_check.problems)
+                    let edited = applied.is_some_and(|a| {
+                        matches!(a.decisions.get(&change.id), Decision::Edit(_))
+                    });
+                    change_report(change, status, edited, &change_check.problems)
                 })
                 .collect();
             files.push(FileReport {
@@ -309,6 +314,20 @@ impl Report {
                     );
                     write_mismatch(&mut out, problem);
                 }
+                if change.edited {
+                    let what = if change.status == "applied" {
+                        "written with edited lines instead of the batch's new lines".to_owned()
+                    } else {
+                        format!("edited lines instead of the batch's new lines ({})", change.status)
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}:{}: edited: {}: {what}",
+                        file.path,
+                        change.start_line.max(1),
+                        change_label(i, change)
+                    );
+                }
             }
         }
         for line in &self.overrides {
@@ -378,7 +397,12 @@ fn apply_status(
     }
 }
 
-fn change_report(change: &Change, status: &'static str, problems: &[Problem]) -> ChangeReport {
+fn change_report(
+    change: &Change,
+    status: &'static str,
+    edited: bool,
+    problems: &[Problem],
+) -> ChangeReport {
     ChangeReport {
         id: change.id.to_string(),
         key: change.key.clone(),
@@ -388,6 +412,7 @@ fn change_report(change: &Change, status: &'static str, problems: &[Problem]) ->
         end_line: change.range.end() - 1,
         match_tier: change.match_tier,
         status,
+        edited,
         problems: problems.iter().map(ProblemReport::from).collect(),
     }
 }

@@ -119,13 +119,48 @@ impl Decisions {
     pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
         let bytes = std::fs::read(path)
             .map_err(|e| Error::usage(format!("cannot read decisions file {path}: {e}")))?;
+        let hint = || {
+            Some(
+                "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"
+                    .to_owned(),
+            )
+        };
+        // Strictly first: a key written twice is an error, not "the last one wins".
+        crate::json::parse_strict(&bytes).map_err(|problem| Error::Usage {
+            message: format!("{path}: {}: not a decisions file: {}", problem.location, problem.message),
+            hint: hint(),
+        })?;
         let decisions: Decisions = serde_json::from_slice(&bytes).map_err(|e| Error::Usage {
             message: format!("{path}:{}:{}: not a decisions file: {e}", e.line(), e.column()),
-            hint: Some(
-                "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"
-                    .into(),
-            ),
+            hint: hint(),
         })?;
+        let broken: Vec<String> = decisions
+            .decisions
+            .iter()
+            .filter_map(|(id, d)| match d {
+                Decision::Edit(lines) => Some((id, lines)),
+                _ => None,
+            })
+            .flat_map(|(id, lines)| {
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, line)| !crate::lines::is_one_line(line))
+                    .map(move |(i, _)| {
+                        let at = crate::json::field_path("decisions", id.as_str());
+                        crate::json::index_path(&crate::json::field_path(&at, "edit"), i)
+                    })
+            })
+            .collect();
+        if !broken.is_empty() {
+            return Err(Error::Usage {
+                message: format!(
+                    "{path}: {}: each edited line must be one line without its line ending, found a line break inside",
+                    broken.join(", ")
+                ),
+                hint: Some("split the text into one array entry per line".into()),
+            });
+        }
         let mut warnings = Vec::new();
         if !decisions.batch.is_empty() && decisions.batch != batch.content_sha256 {
             warnings.push(format!(

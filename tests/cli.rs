@@ -654,6 +654,8 @@ fn a_decisions_file_applies_accepted_and_edited_changes_only() {
     assert_eq!(report["summary"]["applied"], 2);
     assert_eq!(report["summary"]["rejected"], 1);
     assert_eq!(report["files"][0]["changes"][3]["status"], "undecided");
+    assert_eq!(report["files"][0]["changes"][0]["edited"], false);
+    assert_eq!(report["files"][0]["changes"][1]["edited"], true);
     let app = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
     assert!(app.contains("assert name, \"item name must not be empty\""));
     assert!(
@@ -677,6 +679,52 @@ fn a_decisions_file_applies_accepted_and_edited_changes_only() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("chg-unknown"));
+}
+
+#[test]
+fn a_decisions_file_is_read_strictly_and_edits_are_whole_lines_and_reported() {
+    let ws = common::workspace_with(&[("w.txt", b"one\r\ntwo\r\n")]);
+    let before = user_tree(ws.path());
+    let (_d, batch) = write_batch(&json!({"files": [{"docPath": "w.txt",
+        "originalSha256": common::sha(b"one\r\ntwo\r\n"), "changes": [
+        {"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["one"], "newLines": ["ONE"]}]}]}));
+    let id = json_out(&run(ws.path(), &["check", "--json", &batch]))["files"][0]["changes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("decisions.json");
+    let d = path.to_str().unwrap();
+    let apply = |decisions: &str| {
+        fs::write(&path, decisions).unwrap();
+        run(ws.path(), &["apply", "--decisions", d, &batch])
+    };
+    // A line break inside an edited line would write a bare LF (and CR CR LF) into a CRLF file.
+    let out = apply(&json!({"decisions": {&id: {"edit": ["a\nb", "c\r", "fine"]}}}).to_string());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("decisions.{id}.edit[0], decisions.{id}.edit[1]: each edited line must be one line")),
+        "{}",
+        stderr(&out)
+    );
+    // A key written twice is refused, located, rather than the last one winning.
+    let out = apply(&format!(r#"{{"decisions": {{"{id}": "reject", "{id}": "accept"}}}}"#));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("{d}: decisions (line 1, column")) && stderr(&out).contains(&format!("duplicate key \"{id}\"")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+    // An edit that is whole lines is written, and the text report says it was edited.
+    let out = apply(&json!({"decisions": {&id: {"edit": ["Uno", "Dos"]}}}).to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("w.txt:1: edited: change #1"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(fs::read(ws.path().join("w.txt")).unwrap(), b"Uno\r\nDos\r\ntwo\r\n");
 }
 
 fn git_apply(dir: &Path, patch: &[u8]) -> std::process::Output {
