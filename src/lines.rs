@@ -277,6 +277,28 @@ pub fn is_one_line(text: &str) -> bool {
     !text.contains('\n') && !text.ends_with('\r')
 }
 
+/// A line as it is shown to a person: control characters, which a terminal would act on or
+/// hide (`b\r` shows as `b`), become visible: C0 controls and DEL as their Unicode control
+/// pictures (`\r` as `␍`, ESC as `␛`), other controls as `\u{85}`. A tab stays a tab.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(c),
+            '\u{0}'..='\u{1f}' => {
+                out.push(char::from_u32(0x2400 + c as u32).expect("control pictures exist"))
+            }
+            '\u{7f}' => out.push('\u{2421}'),
+            c if c.is_control() => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The first byte offset at which `bytes` is not valid UTF-8, if any.
 pub fn invalid_utf8_offset(bytes: &[u8]) -> Option<usize> {
     std::str::from_utf8(bytes).err().map(|e| e.valid_up_to())
@@ -388,6 +410,13 @@ mod tests {
         assert_eq!(lines.find_all(&s(&["x", "y"])), vec![1, 3]);
         assert_eq!(lines.find_all(&s(&["y", "z"])), vec![4]);
         assert!(lines.find_all(&s(&["q"])).is_empty());
+    }
+
+    #[test]
+    fn control_characters_are_shown_visibly() {
+        assert_eq!(visible("b\r"), "b\u{240d}");
+        assert_eq!(visible("\x1b[31mred\tx\u{7f}\u{85}"), "\u{241b}[31mred\tx\u{2421}\\u{85}");
+        assert!(matches!(visible("plain\ttext"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 
 use crate::commit::Committed;
+use crate::lines::visible;
 use crate::model::{Batch, Change, InputWarning, MatchTier};
 use crate::plan::{overridden, Override, Plan};
 use crate::review::{Decision, Decisions};
@@ -68,8 +69,12 @@ pub struct ChangeReport {
     pub description: Option<String>,
     /// First line the change replaces; for an insert, the line it goes before.
     pub start_line: usize,
-    /// Last line the change replaces; for an insert, the line it goes after.
+    /// Last line the change replaces; for an insert, the line it goes after (so one less than
+    /// `start_line`: an insert replaces no line).
     pub end_line: usize,
+    /// For an insert: the line it goes after (0 for the top of the file), as TUL-002 says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_line: Option<usize>,
     #[serde(rename = "match")]
     pub match_tier: MatchTier,
     pub status: &'static str,
@@ -410,6 +415,7 @@ fn change_report(
         description: change.description.clone(),
         start_line: change.range.start,
         end_line: change.range.end() - 1,
+        after_line: (change.range.count == 0).then(|| change.range.start - 1),
         match_tier: change.match_tier,
         status,
         edited,
@@ -420,7 +426,7 @@ fn change_report(
 fn change_label(index: usize, change: &ChangeReport) -> String {
     let mut label = format!("change #{}", index + 1);
     if let Some(key) = &change.key {
-        let _ = write!(label, " \"{key}\"");
+        let _ = write!(label, " \"{}\"", visible(key));
     }
     let _ = write!(label, " ({})", change.id);
     label
@@ -431,10 +437,10 @@ fn write_mismatch(out: &mut String, problem: &ProblemReport) {
         return;
     };
     for line in expected {
-        let _ = writeln!(out, "    expected | {line}");
+        let _ = writeln!(out, "    expected | {}", visible(line));
     }
     for line in actual {
-        let _ = writeln!(out, "    found    | {line}");
+        let _ = writeln!(out, "    found    | {}", visible(line));
     }
     if actual.is_empty() {
         let _ = writeln!(out, "    found    | (end of file)");

@@ -860,6 +860,18 @@ fn show_prints_a_change_a_file_or_the_batch() {
         &["show", &sample("clean.json"), "inventory-cleanup"],
     ));
     assert!(out.contains("6 files, 9 changes"), "{out}");
+    // The batch itself: identity, then every file patch with its changes' IDs, keys, ranges
+    // and descriptions.
+    assert!(out.starts_with("batch batch-"), "{out}");
+    assert!(out.contains("\"inventory-cleanup\"\n  format: tul002\n"), "{out}");
+    assert!(out.contains("  label: Inventory: logging, validation and clearer errors\n"), "{out}");
+    assert!(out.contains("file patch file-"), "{out}");
+    assert!(
+        out.contains(" validate-name insert after line 22 ok: Refuse empty item names.\n"),
+        "{out}"
+    );
+    assert!(out.contains(" clearer-error replace line 30 ok: "), "{out}");
+    assert_eq!(out.matches("file patch ").count(), 6, "{out}");
     let entry: Value = json_out(&run(
         ws.path(),
         &["show", "--json", &sample("moved-line.json"), "log-load"],
@@ -870,6 +882,37 @@ fn show_prints_a_change_a_file_or_the_batch() {
         &["show", &sample("moved-line.json"), "log-load"],
     ));
     assert!(out.contains("as written in the batch"), "{out}");
+}
+
+#[test]
+fn inserts_say_the_line_they_go_after() {
+    let ws = sample_workspace();
+    let batch = sample("clean.json");
+    let entry = json_out(&run(ws.path(), &["show", "--json", &batch, "validate-name"]));
+    assert_eq!(
+        (&entry["operation"], &entry["afterLine"], &entry["startLine"], &entry["endLine"]),
+        (&json!("insert"), &json!(22), &json!(23), &json!(22))
+    );
+    let replace = json_out(&run(ws.path(), &["show", "--json", &batch, "clearer-error"]));
+    assert!(replace.get("afterLine").is_none(), "{replace}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "validate-name"]));
+    assert!(out.contains("  operation: insert after line 22\n"), "{out}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "app"]));
+    assert!(out.contains(" validate-name insert after line 22 "), "{out}");
+    assert!(out.contains(" log-load replace line 19 "), "{out}");
+}
+
+#[test]
+fn shown_lines_make_control_characters_visible() {
+    let ws = common::workspace_with(&[("f.txt", b"a\nb\r\r\nc\n")]);
+    let (_d, batch) = write_batch(&json!({"files": [{"docPath": "f.txt",
+        "originalSha256": common::sha(b"a\nb\r\r\nc\n"), "changes": [
+        {"changeKey": "k\u{1b}[2J", "operation": "replace", "startLine": 2, "endLine": 2, "expectedOriginalLines": ["b"], "newLines": ["B"]}]}]}));
+    let out = stdout(&run(ws.path(), &["check", &batch]));
+    assert!(out.contains("    found    | b\u{240d}\n"), "{out:?}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "f.txt"]));
+    assert!(out.contains(" k\u{241b}[2J replace line 2 "), "{out:?}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
 }
 
 #[test]
