@@ -83,9 +83,52 @@ fn lexically_hostile_paths_are_refused() {
         (".GIT/config", "protected_path"),
         ("vendor/lib/.git/config", "protected_path"),
         (".patchdeck/journal", "protected_path"),
+        // Names git treats as .git (is_ntfs_dotgit, is_hfs_dotgit): trailing spaces and dots,
+        // an alternate data stream, the 8.3 short name, a backslash separator, HFS+ ignorables.
+        (".git ", "protected_path"),
+        (".git./x", "protected_path"),
+        (".git . ./config", "protected_path"),
+        (".git::$INDEX_ALLOCATION/config", "protected_path"),
+        ("GIT~1/config", "protected_path"),
+        ("a\\.git\\config", "protected_path"),
+        (".g\u{200c}it/config", "protected_path"),
+        ("\u{feff}.GIT/hooks/post-checkout", "protected_path"),
+        // patchdeck's own state, at any depth (a later --root sub would trust it).
+        ("sub/.patchdeck/journal", "protected_path"),
+        ("sub/.PatchDeck./lock", "protected_path"),
     ] {
         assert_refused(none, doc, kind);
     }
+}
+
+#[test]
+fn names_that_only_start_like_git_are_fine() {
+    let ws = workspace_with(&[]);
+    for doc in [".gitignore", ".github/workflows/ci.yml", "git~12", "a/.git-keep", ".patchdeckrc"] {
+        let out = apply(ws.path(), &create(doc), &[]);
+        assert_eq!(out.status.code(), Some(0), "{doc}: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused_not_matched_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = workspace_with(&[]);
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    fs::write(ws.path().join(name), b"x\n").unwrap();
+    let before = user_tree(ws.path());
+    let batch = json!({"files": [{"docPath": "caf\u{fffd}.txt", "originalSha256": sha(b"x\n"), "changes": [
+        {"operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]});
+    // check said ok and apply failed at the journal; now both refuse, as for an ambiguous path.
+    let out = apply(ws.path(), &batch, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let problem = &json_out(&out)["files"][0]["problems"][0];
+    assert_eq!(problem["kind"], "not_utf8_name");
+    assert!(
+        problem["message"].as_str().unwrap().contains("holds \"caf\\xe9.txt\""),
+        "{problem}"
+    );
+    assert_eq!(user_tree(ws.path()), before);
 }
 
 #[test]
