@@ -180,6 +180,72 @@ fn a_bad_config_is_an_error_naming_file_line_and_key() {
 }
 
 #[test]
+fn every_subcommand_checks_the_whole_config_the_same_way() {
+    let ws = workspace();
+    let root = ws.path().to_str().unwrap();
+    for (config, wanted) in [
+        // An unknown action (check accepted it; config and review refused it).
+        ("[keys]\nfrobnicate = \"x\"\n", "config.toml:2: keys.frobnicate: unknown action"),
+        // A key left meaning two actions: where it was written, with the same prefix and hint.
+        ("theme = \"light\"\n[keys]\naccept = \"r\"\n", "config.toml:3: keys.accept: key r would mean both accept and reject"),
+        // An unknown theme (config --print showed it without a word).
+        ("theme = \"solarised\"\n", "config.toml:1: theme: \"solarised\" is neither a bundled theme"),
+        ("theme = 3\n", "config.toml:1: theme: expected a string"),
+    ] {
+        let home = home_with(config);
+        for args in [
+            vec!["check", "--root", root, &batch("clean.json")],
+            vec!["config", "--print"],
+            vec!["config", "--json"],
+            vec!["review", "--root", root, &batch("clean.json")],
+        ] {
+            let out = run_in(None, home.path(), &args, &[]);
+            assert_eq!(out.status.code(), Some(2), "{args:?} with {config:?}");
+            let err = text(&out.stderr);
+            assert!(
+                err.contains("patchdeck: error: bad configuration: ") && err.contains(wanted),
+                "{args:?} with {config:?}: {err}"
+            );
+            assert!(err.contains("\nhint: fix or remove that setting"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn config_speaks_json_and_names_a_dumb_terminal() {
+    let home = home_with("stage = true\n");
+    let out = run_in(None, home.path(), &["config", "--json"], &[("TERM", "dumb")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let config = json(&out);
+    assert_eq!(config["stage"]["value"], true);
+    assert!(config["stage"]["origin"].as_str().unwrap().ends_with("config.toml:1"));
+    assert_eq!(config["max_tokens"]["value"], 60000);
+    assert_eq!(config["color"]["value"], "auto");
+    assert_eq!(config["dumbTerminal"], true);
+    assert_eq!(config["keys"]["accept"]["keys"], serde_json::json!(["a"]));
+    assert_eq!(config["keys"]["accept"]["origin"], "default");
+    let out = run_in(None, home.path(), &["config", "--print"], &[("TERM", "dumb")]);
+    assert!(text(&out.stdout).contains("no colour: TERM=dumb"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn the_config_and_the_reviewers_key_map_agree_on_names() {
+    let names: Vec<&str> = patchdeck::tui::keys::ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, patchdeck::config::KEY_ACTIONS);
+    for name in [
+        "a", "é", " ", "C-r", "Ctrl-x", "C-", "Space", "space", "Enter", "Return", "Esc", "Escape",
+        "Backspace", "Up", "Down", "PageUp", "pgup", "PageDown", "PgDn", "Home", "End", "Tab",
+        "F1", "Foo", "C-xy", "",
+    ] {
+        assert_eq!(
+            patchdeck::config::is_key_name(name),
+            Key::parse(name).is_some(),
+            "{name:?}"
+        );
+    }
+}
+
+#[test]
 fn sources_injected_by_a_test_never_read_the_real_home() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.toml");

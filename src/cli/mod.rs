@@ -22,6 +22,7 @@ use patchdeck::config::{ColorChoice, Config, Sources};
 use patchdeck::error::{exit, Error};
 use patchdeck::formats::Input;
 use patchdeck::pipeline;
+use patchdeck::tui::keys::KeyMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -142,6 +143,8 @@ impl BatchArgs {
 /// made from it and the global flags.
 pub struct Ctx {
     pub config: Config,
+    /// The reviewer's key map with the configuration's remappings, checked at start.
+    pub keymap: KeyMap,
     pub quiet: bool,
     /// Whether standard output gets colour.
     pub color: bool,
@@ -151,16 +154,21 @@ pub struct Ctx {
 
 impl Ctx {
     /// Builds the context from the global flags and the configuration.
-    fn new(global: &GlobalArgs, mut config: Config, json: bool) -> Ctx {
+    fn new(global: &GlobalArgs, mut config: Config, keymap: KeyMap, json: bool) -> Ctx {
         config.color.flag(
             "--color",
             global.color.as_deref().and_then(ColorChoice::parse),
         );
-        let color = !json && config.color.value.enabled(std::io::stdout().is_terminal());
+        let color = !json
+            && config
+                .color
+                .value
+                .decide(std::io::stdout().is_terminal(), config.dumb_terminal);
         let progress =
             !json && !global.quiet && config.progress.value && std::io::stderr().is_terminal();
         Ctx {
             config,
+            keymap,
             quiet: global.quiet,
             color,
             progress,
@@ -199,30 +207,32 @@ pub fn run() -> i32 {
         Command::Diff(a) => a.json,
         Command::Recover(a) => a.json,
         Command::Undo(a) => a.json,
-        Command::Review(_)
-        | Command::Demo(_)
-        | Command::Config(_)
-        | Command::Completions(_)
-        | Command::Man => false,
+        Command::Config(a) => a.json,
+        Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
     if let Some(path) = &cli.global.config {
         sources.file = (path != "none").then(|| PathBuf::from(path));
         sources.env.insert("PATCHDECK_CONFIG".into(), path.clone());
     }
-    let config = match Config::load(&sources) {
-        Ok(config) => config,
-        Err(e) => {
+    // The whole configuration is checked the same way whatever the subcommand: a key map the
+    // reviewer would refuse is refused by `check` too.
+    let loaded = Config::load(&sources)
+        .map_err(|e| e.to_string())
+        .and_then(|config| KeyMap::with_overrides(&config.keys).map(|keymap| (config, keymap)));
+    let (config, keymap) = match loaded {
+        Ok(loaded) => loaded,
+        Err(message) => {
             return report_error(
                 &Error::Usage {
-                    message: format!("bad configuration: {e}"),
+                    message: format!("bad configuration: {message}"),
                     hint: Some("fix or remove that setting; `patchdeck config --print` shows what is in effect".into()),
                 },
                 json,
             )
         }
     };
-    let ctx = Ctx::new(&cli.global, config, json);
+    let ctx = Ctx::new(&cli.global, config, keymap, json);
     let result = match cli.command {
         Command::Check(args) => check::run(args, &ctx),
         Command::Apply(args) => apply::run(args, &ctx),

@@ -7,7 +7,6 @@ use patchdeck::error::{exit, Error};
 use patchdeck::session::Session;
 use patchdeck::tui::app::{App, Config, Outcome};
 use patchdeck::tui::env::{ColorDepth, Env};
-use patchdeck::tui::keys::KeyMap;
 use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -46,7 +45,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     theme.flag("--theme", args.view.theme.clone());
     let palette = Palette::load(&theme.value, env.colors)
         .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
-    let keymap = KeyMap::with_overrides(&ctx.config.keys).map_err(Error::usage)?;
+    let keymap = ctx.keymap.clone();
     if !std::io::stdout().is_terminal() {
         return Err(Error::Usage {
             message: "the reviewer needs a terminal".into(),
