@@ -31,6 +31,9 @@ pub struct Report {
     /// only restate a conflict it shows above.
     #[serde(skip)]
     blocked_text: Option<Vec<String>>,
+    /// After `apply --stage`: which written files git's index now holds, and which not, why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staging: Option<crate::git::Staging>,
 }
 
 #[derive(Serialize, Debug)]
@@ -270,6 +273,7 @@ impl Report {
             overrides,
             blocked,
             blocked_text: None,
+            staging: None,
         }
     }
 

@@ -564,6 +564,75 @@ fn files_with_uncommitted_changes_are_marked_and_apply_stage_stages_what_it_wrot
 }
 
 #[test]
+fn apply_stage_says_which_files_were_not_staged_and_reports_it_in_json() {
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), repo.path());
+    fs::write(repo.path().join(".gitignore"), "docs/\n").unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "base"]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path().to_str().unwrap();
+    // clean.json writes six files, one of them docs/changelog.md, which git ignores.
+    let out = run_in(
+        None,
+        home.path(),
+        &["apply", "--stage", "--json", "--root", root, &batch("clean.json")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let staging = &json(&out)["staging"];
+    assert_eq!(staging["staged"].as_array().unwrap().len(), 5, "{staging}");
+    assert_eq!(staging["notStaged"][0]["path"], "docs/changelog.md", "{staging}");
+    assert!(
+        staging["notStaged"][0]["reason"].as_str().unwrap().starts_with("ignored"),
+        "{staging}"
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: docs/changelog.md was written but not staged: ignored"),
+        "{err}"
+    );
+    assert!(!err.contains("the files were written but not staged"), "{err}");
+    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+    assert_eq!(staged.lines().count(), 5, "{staged}");
+}
+
+#[test]
+fn reading_the_git_status_never_takes_the_index_lock() {
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), repo.path());
+    git(repo.path(), &["init", "-q"]);
+    // A git that records GIT_OPTIONAL_LOCKS, then runs the real one.
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    let script = format!(
+        "#!/bin/sh\necho \"$1 $2 $3 $4 locks=$GIT_OPTIONAL_LOCKS\" >> {}\nexec {} \"$@\"\n",
+        log.display(),
+        real.trim()
+    );
+    fs::write(bin.path().join("git"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(bin.path().join("git"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap());
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(["check", "--root", repo.path().to_str().unwrap(), &batch("clean.json")])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(calls.contains("status"), "{calls}");
+    for call in calls.lines() {
+        assert!(call.ends_with("locks=0"), "{calls}");
+    }
+}
+
+#[test]
 fn outside_a_repository_nothing_is_marked_and_nothing_fails() {
     let ws = workspace();
     let home = tempfile::tempdir().unwrap();

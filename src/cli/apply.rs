@@ -5,6 +5,7 @@ use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
+use patchdeck::git::Staging;
 use patchdeck::model::ChangeId;
 use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::WriteKind;
@@ -172,13 +173,14 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
-    let emit = |committed, before: String| -> Result<(), Error> {
+    let emit = |committed, before: String, staging: Option<Staging>| -> Result<(), Error> {
         let applied = Applied {
             decisions: &decisions,
             plan: &plan,
             committed,
         };
-        let report = Report::build(&checked.batch, &checked.verification, Some(&applied));
+        let mut report = Report::build(&checked.batch, &checked.verification, Some(&applied));
+        report.staging = staging;
         if ctx.quiet {
             Ok(())
         } else if args.json {
@@ -190,7 +192,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
     };
     if plan.is_blocked() {
-        emit(None, String::new())?;
+        emit(None, String::new(), None)?;
         if !ctx.quiet {
             output::eprintln("patchdeck: nothing was written");
         }
@@ -203,23 +205,31 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
                 lines.push_str(&format!("would {} {}\n", verb(write.kind), write.rel.display()));
             }
         }
-        emit(None, lines)?;
+        emit(None, lines, None)?;
         return Ok(exit::OK);
     }
     if options.read_only {
         // Review worked: show it, then refuse the write.
-        emit(None, String::new())?;
+        emit(None, String::new(), None)?;
         return Err(Error::ReadOnly);
     }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
-    if stage.value && !committed.written.is_empty() {
+    let staging = (stage.value && !committed.written.is_empty()).then(|| {
         let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
-        // The files are written either way; a failed `git add` is worth a warning, not a
-        // status that would say the apply failed.
-        if let Err(e) = patchdeck::git::stage(opened.workspace.root(), &paths) {
+        patchdeck::git::stage(opened.workspace.root(), &paths)
+    });
+    // The files are written either way: a file left unstaged is worth a warning naming it, not
+    // a status that would say the apply failed.
+    if let (Some(staging), false) = (&staging, ctx.quiet) {
+        for file in &staging.not_staged {
             output::eprintln(format!(
-                "patchdeck: warning: the files were written but not staged: {e}"
+                "patchdeck: warning: {} was written but not staged: {}",
+                file.path.display(),
+                file.reason
             ));
+        }
+        if let (Some(error), false) = (&staging.error, staging.not_staged.is_empty()) {
+            output::eprintln(format!("patchdeck: git said: {error}"));
         }
     }
     let mut lines = String::new();
@@ -241,7 +251,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
     }
     // The files are written: failing to say so must not turn into a status that says otherwise.
-    if let Err(e) = emit(Some(&committed), lines) {
+    if let Err(e) = emit(Some(&committed), lines, staging) {
         output::eprintln(format!("patchdeck: warning: {e}"));
     }
     Ok(exit::OK)
