@@ -401,12 +401,13 @@ impl Config {
                     };
                 }
                 ("theme", _) => {
-                    return Err(wrong("a string (dark, light, high-contrast, or a theme file's path)"))
+                    return Err(wrong(
+                        "a string (dark, light, high-contrast, or a theme file's path)",
+                    ))
                 }
                 ("color", toml::Value::String(color)) => {
-                    let value = ColorChoice::parse(color).ok_or_else(|| {
-                        bad(format!("\"{color}\" is not auto, always or never"))
-                    })?;
+                    let value = ColorChoice::parse(color)
+                        .ok_or_else(|| bad(format!("\"{color}\" is not auto, always or never")))?;
                     self.color = Setting {
                         value,
                         origin: origin(line),
@@ -414,15 +415,16 @@ impl Config {
                 }
                 ("color", _) => return Err(wrong("a string: \"auto\", \"always\" or \"never\"")),
                 ("max_tokens", toml::Value::Integer(n)) => {
-                    let value = usize::try_from(*n).map_err(|_| {
-                        bad(format!("{n} is not a token count (0 for no limit)"))
-                    })?;
+                    let value = usize::try_from(*n)
+                        .map_err(|_| bad(format!("{n} is not a token count (0 for no limit)")))?;
                     self.max_tokens = Setting {
                         value,
                         origin: origin(line),
                     };
                 }
-                ("max_tokens", _) => return Err(wrong("a whole number of tokens (0 for no limit)")),
+                ("max_tokens", _) => {
+                    return Err(wrong("a whole number of tokens (0 for no limit)"))
+                }
                 ("stage" | "progress", toml::Value::Boolean(b)) => {
                     let setting = if key == "stage" {
                         &mut self.stage
@@ -436,7 +438,9 @@ impl Config {
                 }
                 ("stage" | "progress", _) => return Err(wrong("true or false")),
                 ("keys", toml::Value::Table(_)) => keys_line = Some(line),
-                ("keys", _) => return Err(wrong("a table ([keys], one action = \"key\" per line)")),
+                ("keys", _) => {
+                    return Err(wrong("a table ([keys], one action = \"key\" per line)"))
+                }
                 _ => {
                     return Err(bad(format!(
                         "unknown key; the keys are {}",
@@ -636,10 +640,7 @@ impl Config {
         let mut object = serde_json::Map::new();
         object.insert(
             "file".into(),
-            self.file
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .into(),
+            self.file.as_ref().map(|p| p.display().to_string()).into(),
         );
         for (key, value, origin) in self.settings() {
             let value: serde_json::Value = match key {
@@ -707,8 +708,16 @@ mod tests {
         );
         let error = file("# x\nstage = \"yes\"\n").unwrap_err();
         assert_eq!(
-            (error.at.ends_with(":2"), error.key.as_str(), error.message.as_str()),
-            (true, "stage", "expected true or false, found a string (\"yes\")")
+            (
+                error.at.ends_with(":2"),
+                error.key.as_str(),
+                error.message.as_str()
+            ),
+            (
+                true,
+                "stage",
+                "expected true or false, found a string (\"yes\")"
+            )
         );
         let error = file("[keys]\naccept = 5\n").unwrap_err();
         assert_eq!(
@@ -718,14 +727,23 @@ mod tests {
         let error = file("[keys]\nreject = [\"x\", 1]\n").unwrap_err();
         assert_eq!(error.key, "keys.reject");
         let error = file("keys = 5\n").unwrap_err();
-        assert_eq!((error.key.as_str(), error.at.ends_with(":1")), ("keys", true));
+        assert_eq!(
+            (error.key.as_str(), error.at.ends_with(":1")),
+            ("keys", true)
+        );
         let error = file("progress = 1\n").unwrap_err();
-        assert_eq!(error.message, "expected true or false, found an integer (1)");
+        assert_eq!(
+            error.message,
+            "expected true or false, found an integer (1)"
+        );
         let error = file("max_tokens = \"many\"\n").unwrap_err();
         assert_eq!(error.key, "max_tokens");
         // Syntax errors still say where.
         let error = file("theme = \n").unwrap_err();
-        assert_eq!((error.key.as_str(), error.at.ends_with(":1")), ("(syntax)", true));
+        assert_eq!(
+            (error.key.as_str(), error.at.ends_with(":1")),
+            ("(syntax)", true)
+        );
     }
 
     #[test]
@@ -733,18 +751,27 @@ mod tests {
         let error = file("\n[keys]\nfrobnicate = \"x\"\n").unwrap_err();
         assert!(error.at.ends_with(":3"), "{error}");
         assert_eq!(error.key, "keys.frobnicate");
-        assert!(error.message.starts_with("unknown action; the actions are accept, reject"));
+        assert!(error
+            .message
+            .starts_with("unknown action; the actions are accept, reject"));
         let error = file("[keys]\naccept = \"Foo\"\n").unwrap_err();
-        assert!(error.message.starts_with("\"Foo\" is not a key name"), "{error}");
+        assert!(
+            error.message.starts_with("\"Foo\" is not a key name"),
+            "{error}"
+        );
         assert!(file("[keys]\naccept = [\"C-a\", \"pagedown\", \"é\"]\n").is_ok());
         let error = file("theme = \"solarized\"\n").unwrap_err();
         assert_eq!(
             error.to_string(),
             "/home/u/.config/patchdeck/config.toml:1: theme: \"solarized\" is neither a bundled theme (dark, light, high-contrast) nor a theme file"
         );
-        let env: BTreeMap<String, String> = [("PATCHDECK_THEME".to_owned(), "nope".to_owned())].into();
+        let env: BTreeMap<String, String> =
+            [("PATCHDECK_THEME".to_owned(), "nope".to_owned())].into();
         let error = Config::default().apply_env(&env).unwrap_err();
-        assert_eq!((error.at.as_str(), error.key.as_str()), ("environment", "PATCHDECK_THEME"));
+        assert_eq!(
+            (error.at.as_str(), error.key.as_str()),
+            ("environment", "PATCHDECK_THEME")
+        );
     }
 
     #[test]
@@ -756,7 +783,9 @@ mod tests {
         assert!(!config.color.value.decide(true, config.dumb_terminal));
         assert!(ColorChoice::Always.decide(true, true));
         assert!(ColorChoice::Auto.decide(true, false));
-        assert!(config.to_text().contains("color = \"auto\"  # default; no colour: TERM=dumb"));
+        assert!(config
+            .to_text()
+            .contains("color = \"auto\"  # default; no colour: TERM=dumb"));
         let forced: BTreeMap<String, String> = [
             ("TERM".to_owned(), "dumb".to_owned()),
             ("CLICOLOR_FORCE".to_owned(), "1".to_owned()),

@@ -210,8 +210,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
             porcelain_records(&output.stdout)
                 .into_iter()
                 .filter_map(|(x, y, path)| {
-                    path.strip_prefix(&prefix)
-                        .map(|rel| (x, y, rel.to_owned()))
+                    path.strip_prefix(&prefix).map(|rel| (x, y, rel.to_owned()))
                 })
                 .collect::<Vec<_>>(),
         )
@@ -239,9 +238,9 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
     };
     for path in paths {
         let rel = path.to_string_lossy();
-        let record = records.iter().find(|(_, _, p)| {
-            *p == rel || (p.ends_with('/') && rel.starts_with(p.as_str()))
-        });
+        let record = records
+            .iter()
+            .find(|(_, _, p)| *p == rel || (p.ends_with('/') && rel.starts_with(p.as_str())));
         let reason = match record {
             // Not listed: the index holds what was written (or it equals HEAD).
             None => None,

@@ -344,9 +344,8 @@ mod tests {
 
     #[test]
     fn a_duplicate_key_is_located_by_the_path_of_its_object() {
-        let err =
-            parse_strict(b"{\"files\": [{\"a\": 1}, {\"changes\": [{\"k\": 1, \"k\": 2}]}]}")
-                .unwrap_err();
+        let err = parse_strict(b"{\"files\": [{\"a\": 1}, {\"changes\": [{\"k\": 1, \"k\": 2}]}]}")
+            .unwrap_err();
         assert_eq!(err.location, "files[1].changes[0] (line 1, column 46)");
         assert_eq!(
             err.message,

@@ -247,7 +247,9 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
             // A splice that reaches the end decides how the file ends: as it says, else as
             // the original did (a removed last line without a newline takes the newline of
             // the line now last with it).
-            forced_final_newline = splice.final_newline.or((!keep_final_newline).then_some(false));
+            forced_final_newline = splice
+                .final_newline
+                .or((!keep_final_newline).then_some(false));
         }
     }
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
@@ -343,7 +345,10 @@ mod tests {
         // (`git diff` writes this as `-b -c +b`, each side marked "No newline at end of file".)
         let out = splice(b"a\nb\nc", &[Splice::new(LineRange::inclusive(3, 3), &[])]);
         assert_eq!(out, b"a\nb");
-        let out = splice(b"a\r\nb\r\nc", &[Splice::new(LineRange::inclusive(2, 3), &[])]);
+        let out = splice(
+            b"a\r\nb\r\nc",
+            &[Splice::new(LineRange::inclusive(2, 3), &[])],
+        );
         assert_eq!(out, b"a");
         // A replacement that keeps line 2 and drops line 3 ends the same way.
         let out = splice(
@@ -415,7 +420,10 @@ mod tests {
     #[test]
     fn control_characters_are_shown_visibly() {
         assert_eq!(visible("b\r"), "b\u{240d}");
-        assert_eq!(visible("\x1b[31mred\tx\u{7f}\u{85}"), "\u{241b}[31mred\tx\u{2421}\\u{85}");
+        assert_eq!(
+            visible("\x1b[31mred\tx\u{7f}\u{85}"),
+            "\u{241b}[31mred\tx\u{2421}\\u{85}"
+        );
         assert!(matches!(visible("plain\ttext"), Cow::Borrowed(_)));
     }
 

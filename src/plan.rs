@@ -104,7 +104,10 @@ pub fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisi
 
 /// Whether a change is an insertion whose position a changed file cannot confirm.
 fn unverified_position(check: &crate::verify::ChangeCheck) -> bool {
-    check.problems.iter().any(|p| p.kind == "unverified_position")
+    check
+        .problems
+        .iter()
+        .any(|p| p.kind == "unverified_position")
 }
 
 /// What a file blocked by file-level problems needs to be written: every override flag its

@@ -188,8 +188,7 @@ impl Report {
                 .problems
                 .iter()
                 .filter(|p| {
-                    p.blocking
-                        && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions))
+                    p.blocking && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions))
                 })
                 .map(|_| check.status.max(Status::Conflict))
                 .max();
@@ -227,9 +226,8 @@ impl Report {
                             apply_status(a, index, change, change_check.status, &mut summary)
                         }
                     };
-                    let edited = applied.is_some_and(|a| {
-                        matches!(a.decisions.get(&change.id), Decision::Edit(_))
-                    });
+                    let edited = applied
+                        .is_some_and(|a| matches!(a.decisions.get(&change.id), Decision::Edit(_)));
                     change_report(change, status, edited, &change_check.problems)
                 })
                 .collect();
@@ -327,7 +325,10 @@ impl Report {
                     let what = if change.status == "applied" {
                         "written with edited lines instead of the batch's new lines".to_owned()
                     } else {
-                        format!("edited lines instead of the batch's new lines ({})", change.status)
+                        format!(
+                            "edited lines instead of the batch's new lines ({})",
+                            change.status
+                        )
                     };
                     let _ = writeln!(
                         out,

@@ -127,11 +127,18 @@ impl Decisions {
         };
         // Strictly first: a key written twice is an error, not "the last one wins".
         crate::json::parse_strict(&bytes).map_err(|problem| Error::Usage {
-            message: format!("{path}: {}: not a decisions file: {}", problem.location, problem.message),
+            message: format!(
+                "{path}: {}: not a decisions file: {}",
+                problem.location, problem.message
+            ),
             hint: hint(),
         })?;
         let decisions: Decisions = serde_json::from_slice(&bytes).map_err(|e| Error::Usage {
-            message: format!("{path}:{}:{}: not a decisions file: {e}", e.line(), e.column()),
+            message: format!(
+                "{path}:{}:{}: not a decisions file: {e}",
+                e.line(),
+                e.column()
+            ),
             hint: hint(),
         })?;
         let broken: Vec<String> = decisions
@@ -209,7 +216,9 @@ impl Target {
     /// The (file, change) indexes named, in batch order.
     fn places(&self, batch: &Batch) -> Vec<(usize, usize)> {
         match self {
-            Target::File(f) => (0..batch.files[*f].changes.len()).map(|c| (*f, c)).collect(),
+            Target::File(f) => (0..batch.files[*f].changes.len())
+                .map(|c| (*f, c))
+                .collect(),
             Target::Changes(places) => places.clone(),
         }
     }
@@ -295,7 +304,10 @@ pub fn readings(batch: &Batch, verification: &Verification, selector: &str) -> R
                 batch.files[f].key.as_deref() == Some(path)
                     || names_path(batch, verification, f, path)
             }) {
-                match n.checked_sub(1).filter(|&c| c < batch.files[f].changes.len()) {
+                match n
+                    .checked_sub(1)
+                    .filter(|&c| c < batch.files[f].changes.len())
+                {
                     Some(c) => targets.push(Target::Changes(vec![(f, c)])),
                     None => readings.out_of_range.push(format!(
                         "{} has {} change(s), numbered from 1",
@@ -380,7 +392,9 @@ pub fn select(batch: &Batch, verification: &Verification, selector: &str) -> Res
                 "selector \"{selector}\" is ambiguous: {}",
                 readings.ambiguous.join("; ")
             ),
-            hint: Some("name one change by its changeId or PATH#N, a file by its filePatchId".into()),
+            hint: Some(
+                "name one change by its changeId or PATH#N, a file by its filePatchId".into(),
+            ),
         });
     }
     let Some((_, first)) = readings.found.first() else {

@@ -227,8 +227,8 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             // The hash of empty content says the author saw no file (or an empty one): a
             // file with content is not a changed version of it but a file the batch would
             // create over, whatever --allow-sha-mismatch says.
-            let creates_over = file.expected_sha256.as_deref() == Some(EMPTY_SHA256)
-                && !snapshot.bytes.is_empty();
+            let creates_over =
+                file.expected_sha256.as_deref() == Some(EMPTY_SHA256) && !snapshot.bytes.is_empty();
             if file.action == FileAction::Create || creates_over {
                 check.action = FileAction::Create;
                 check.problems.push(Problem::new(

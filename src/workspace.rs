@@ -463,9 +463,8 @@ pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
 /// Code points HFS+ ignores in names, so that `.g\u{200c}it` is `.git` there (git's
 /// `next_hfs_char`).
 const HFS_IGNORED: &[char] = &[
-    '\u{200c}', '\u{200d}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}',
-    '\u{202d}', '\u{202e}', '\u{206a}', '\u{206b}', '\u{206c}', '\u{206d}', '\u{206e}',
-    '\u{206f}', '\u{feff}',
+    '\u{200c}', '\u{200d}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}',
+    '\u{202e}', '\u{206a}', '\u{206b}', '\u{206c}', '\u{206d}', '\u{206e}', '\u{206f}', '\u{feff}',
 ];
 
 /// Whether a path component is `name` to some file system a workspace may be checked out on,

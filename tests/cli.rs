@@ -117,10 +117,16 @@ fn the_summary_counts_changes_held_back_by_their_file_as_conflicts() {
         let out = run(ws.path(), &["check", "--json", &batch]);
         assert_eq!(out.status.code(), Some(1), "{batch}");
         let s = &json_out(&out)["summary"];
-        assert_eq!(json!([s["ok"], s["conflicts"], s["blocked"]]), want, "{batch}");
+        assert_eq!(
+            json!([s["ok"], s["conflicts"], s["blocked"]]),
+            want,
+            "{batch}"
+        );
         let text = stdout(&run(ws.path(), &["check", &batch]));
         assert!(
-            text.contains("1 ok, 1 conflict, 0 invalid (1 of them verifies but is in a blocked file)"),
+            text.contains(
+                "1 ok, 1 conflict, 0 invalid (1 of them verifies but is in a blocked file)"
+            ),
             "{text}"
         );
     }
@@ -133,7 +139,10 @@ fn check_fails_whenever_a_plain_apply_would_be_blocked() {
     let out = run(ws.path(), &["check", "--json", &batch]);
     assert_eq!(out.status.code(), Some(1));
     let report = json_out(&out);
-    assert!(report["summary"]["conflicts"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        report["summary"]["conflicts"].as_u64().unwrap() > 0,
+        "{report}"
+    );
     assert!(
         report["blocked"][0]
             .as_str()
@@ -142,7 +151,10 @@ fn check_fails_whenever_a_plain_apply_would_be_blocked() {
         "{report}"
     );
     let text = stdout(&run(ws.path(), &["check", &batch]));
-    assert!(text.contains("blocked: src/Utils.py: changed by file patches 1 and 2"), "{text}");
+    assert!(
+        text.contains("blocked: src/Utils.py: changed by file patches 1 and 2"),
+        "{text}"
+    );
     assert_eq!(run(ws.path(), &["apply", &batch]).status.code(), Some(1));
 }
 
@@ -504,9 +516,7 @@ fn write_batch(batch: &Value) -> (tempfile::TempDir, String) {
 fn repeated_keys_and_readings_that_disagree_are_refused_not_resolved_by_precedence() {
     let ws = common::workspace_with(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
     let sha = common::sha(b"x\n");
-    let insert = |key: &str, after: usize| {
-        json!({"changeKey": key, "operation": "insert", "afterLine": after, "newLines": ["y"]})
-    };
+    let insert = |key: &str, after: usize| json!({"changeKey": key, "operation": "insert", "afterLine": after, "newLines": ["y"]});
     // A changeKey twice in one file, and a fileKey on two files.
     let (_d, path) = write_batch(&json!({"files": [
         {"fileKey": "f", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0), insert("k", 1)]},
@@ -542,7 +552,12 @@ fn repeated_keys_and_readings_that_disagree_are_refused_not_resolved_by_preceden
     // Readings that agree are fine: a file whose key is its own docPath.
     let (_d, path) = write_batch(&json!({"files": [
         {"fileKey": "a.txt", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0)]}]}));
-    assert_eq!(run(ws.path(), &["apply", "--only", "a.txt", &path]).status.code(), Some(0));
+    assert_eq!(
+        run(ws.path(), &["apply", "--only", "a.txt", &path])
+            .status
+            .code(),
+        Some(0)
+    );
 }
 
 #[test]
@@ -558,8 +573,16 @@ fn path_selectors_take_the_resolved_path_in_any_case() {
         .unwrap();
     assert_eq!(utils["path"], "src/Utils.py");
     let changes = utils["changes"].as_array().unwrap().len() as u64;
-    for selector in ["src/Utils.py#1", "SRC/UTILS.PY#1", "src/utils.py#1", "src/Utils.py"] {
-        let out = run(ws.path(), &["apply", "--dry-run", "--json", "--only", selector, &batch]);
+    for selector in [
+        "src/Utils.py#1",
+        "SRC/UTILS.PY#1",
+        "src/utils.py#1",
+        "src/Utils.py",
+    ] {
+        let out = run(
+            ws.path(),
+            &["apply", "--dry-run", "--json", "--only", selector, &batch],
+        );
         assert_eq!(out.status.code(), Some(0), "{selector}: {}", stderr(&out));
         let want = if selector.contains('#') { 1 } else { changes };
         assert_eq!(
@@ -575,7 +598,17 @@ fn contradictory_selections_are_errors_naming_the_selectors() {
     let ws = sample_workspace();
     let before = user_tree(ws.path());
     let batch = sample("clean.json");
-    let out = run(ws.path(), &["apply", "--only", "clearer-error", "--reject", "clearer-error", &batch]);
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--only",
+            "clearer-error",
+            "--reject",
+            "clearer-error",
+            &batch,
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("--only \"clearer-error\" selects nothing to apply: --reject \"clearer-error\" rejects it"),
@@ -587,9 +620,16 @@ fn contradictory_selections_are_errors_naming_the_selectors() {
     let first = report["files"][0]["changes"][0]["id"].as_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let decisions = dir.path().join("d.json");
-    fs::write(&decisions, json!({"decisions": {first: "accept"}}).to_string()).unwrap();
+    fs::write(
+        &decisions,
+        json!({"decisions": {first: "accept"}}).to_string(),
+    )
+    .unwrap();
     let d = decisions.to_str().unwrap();
-    let out = run(ws.path(), &["apply", "--decisions", d, "--only", "clearer-error", &batch]);
+    let out = run(
+        ws.path(),
+        &["apply", "--decisions", d, "--only", "clearer-error", &batch],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(&format!("--only \"clearer-error\" selects nothing to apply: {d} leaves undecided every change it names")),
@@ -598,7 +638,10 @@ fn contradictory_selections_are_errors_naming_the_selectors() {
     );
     assert_eq!(user_tree(ws.path()), before);
     // Naming the accepted change, or a file holding it, applies just that.
-    let out = run(ws.path(), &["apply", "--json", "--decisions", d, "--only", "app", &batch]);
+    let out = run(
+        ws.path(),
+        &["apply", "--json", "--decisions", d, "--only", "app", &batch],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(json_out(&out)["summary"]["applied"], 1);
 }
@@ -688,7 +731,8 @@ fn a_decisions_file_is_read_strictly_and_edits_are_whole_lines_and_reported() {
     let (_d, batch) = write_batch(&json!({"files": [{"docPath": "w.txt",
         "originalSha256": common::sha(b"one\r\ntwo\r\n"), "changes": [
         {"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["one"], "newLines": ["ONE"]}]}]}));
-    let id = json_out(&run(ws.path(), &["check", "--json", &batch]))["files"][0]["changes"][0]["id"]
+    let id = json_out(&run(ws.path(), &["check", "--json", &batch]))["files"][0]["changes"][0]
+        ["id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -703,15 +747,20 @@ fn a_decisions_file_is_read_strictly_and_edits_are_whole_lines_and_reported() {
     let out = apply(&json!({"decisions": {&id: {"edit": ["a\nb", "c\r", "fine"]}}}).to_string());
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains(&format!("decisions.{id}.edit[0], decisions.{id}.edit[1]: each edited line must be one line")),
+        stderr(&out).contains(&format!(
+            "decisions.{id}.edit[0], decisions.{id}.edit[1]: each edited line must be one line"
+        )),
         "{}",
         stderr(&out)
     );
     // A key written twice is refused, located, rather than the last one winning.
-    let out = apply(&format!(r#"{{"decisions": {{"{id}": "reject", "{id}": "accept"}}}}"#));
+    let out = apply(&format!(
+        r#"{{"decisions": {{"{id}": "reject", "{id}": "accept"}}}}"#
+    ));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains(&format!("{d}: decisions (line 1, column")) && stderr(&out).contains(&format!("duplicate key \"{id}\"")),
+        stderr(&out).contains(&format!("{d}: decisions (line 1, column"))
+            && stderr(&out).contains(&format!("duplicate key \"{id}\"")),
         "{}",
         stderr(&out)
     );
@@ -724,7 +773,10 @@ fn a_decisions_file_is_read_strictly_and_edits_are_whole_lines_and_reported() {
         "{}",
         stdout(&out)
     );
-    assert_eq!(fs::read(ws.path().join("w.txt")).unwrap(), b"Uno\r\nDos\r\ntwo\r\n");
+    assert_eq!(
+        fs::read(ws.path().join("w.txt")).unwrap(),
+        b"Uno\r\nDos\r\ntwo\r\n"
+    );
 }
 
 fn git_apply(dir: &Path, patch: &[u8]) -> std::process::Output {
@@ -796,7 +848,8 @@ fn removing_or_adding_at_the_end_keeps_a_missing_final_newline_and_git_apply_agr
             b"a\nb\nc\nd",
         ),
     ] {
-        let batch = json!({"files": [{"docPath": "f.txt", "originalSha256": sha, "changes": changes}]});
+        let batch =
+            json!({"files": [{"docPath": "f.txt", "originalSha256": sha, "changes": changes}]});
         let dir = tempfile::tempdir().unwrap();
         let path = common::batch_file(&dir, &batch);
         let path = path.to_str().unwrap();
@@ -863,8 +916,14 @@ fn show_prints_a_change_a_file_or_the_batch() {
     // The batch itself: identity, then every file patch with its changes' IDs, keys, ranges
     // and descriptions.
     assert!(out.starts_with("batch batch-"), "{out}");
-    assert!(out.contains("\"inventory-cleanup\"\n  format: tul002\n"), "{out}");
-    assert!(out.contains("  label: Inventory: logging, validation and clearer errors\n"), "{out}");
+    assert!(
+        out.contains("\"inventory-cleanup\"\n  format: tul002\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  label: Inventory: logging, validation and clearer errors\n"),
+        "{out}"
+    );
     assert!(out.contains("file patch file-"), "{out}");
     assert!(
         out.contains(" validate-name insert after line 22 ok: Refuse empty item names.\n"),
@@ -888,17 +947,31 @@ fn show_prints_a_change_a_file_or_the_batch() {
 fn inserts_say_the_line_they_go_after() {
     let ws = sample_workspace();
     let batch = sample("clean.json");
-    let entry = json_out(&run(ws.path(), &["show", "--json", &batch, "validate-name"]));
+    let entry = json_out(&run(
+        ws.path(),
+        &["show", "--json", &batch, "validate-name"],
+    ));
     assert_eq!(
-        (&entry["operation"], &entry["afterLine"], &entry["startLine"], &entry["endLine"]),
+        (
+            &entry["operation"],
+            &entry["afterLine"],
+            &entry["startLine"],
+            &entry["endLine"]
+        ),
         (&json!("insert"), &json!(22), &json!(23), &json!(22))
     );
-    let replace = json_out(&run(ws.path(), &["show", "--json", &batch, "clearer-error"]));
+    let replace = json_out(&run(
+        ws.path(),
+        &["show", "--json", &batch, "clearer-error"],
+    ));
     assert!(replace.get("afterLine").is_none(), "{replace}");
     let out = stdout(&run(ws.path(), &["show", &batch, "validate-name"]));
     assert!(out.contains("  operation: insert after line 22\n"), "{out}");
     let out = stdout(&run(ws.path(), &["show", &batch, "app"]));
-    assert!(out.contains(" validate-name insert after line 22 "), "{out}");
+    assert!(
+        out.contains(" validate-name insert after line 22 "),
+        "{out}"
+    );
     assert!(out.contains(" log-load replace line 19 "), "{out}");
 }
 

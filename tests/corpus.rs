@@ -239,7 +239,11 @@ fn a_stale_expected_line_blocks_exactly_its_change() {
             .filter(|c| c["operation"] == "insert")
             .map(|c| c["id"].as_str().unwrap().to_owned())
             .collect();
-        let with_inserts = [args.clone(), vec!["--root".into(), root.into(), batch.into()]].concat();
+        let with_inserts = [
+            args.clone(),
+            vec!["--root".into(), root.into(), batch.into()],
+        ]
+        .concat();
         if !inserts.is_empty() {
             let out = patchdeck(&with_inserts.iter().map(String::as_str).collect::<Vec<_>>());
             assert_eq!(out.status.code(), Some(1), "{}", case.name());

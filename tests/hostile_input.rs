@@ -104,7 +104,13 @@ fn lexically_hostile_paths_are_refused() {
 #[test]
 fn names_that_only_start_like_git_are_fine() {
     let ws = workspace_with(&[]);
-    for doc in [".gitignore", ".github/workflows/ci.yml", "git~12", "a/.git-keep", ".patchdeckrc"] {
+    for doc in [
+        ".gitignore",
+        ".github/workflows/ci.yml",
+        "git~12",
+        "a/.git-keep",
+        ".patchdeckrc",
+    ] {
         let out = apply(ws.path(), &create(doc), &[]);
         assert_eq!(out.status.code(), Some(0), "{doc}: {}", stdout(&out));
     }
@@ -125,7 +131,10 @@ fn a_file_name_that_is_not_utf8_is_refused_not_matched_lossily() {
     let problem = &json_out(&out)["files"][0]["problems"][0];
     assert_eq!(problem["kind"], "not_utf8_name");
     assert!(
-        problem["message"].as_str().unwrap().contains("holds \"caf\\xe9.txt\""),
+        problem["message"]
+            .as_str()
+            .unwrap()
+            .contains("holds \"caf\\xe9.txt\""),
         "{problem}"
     );
     assert_eq!(user_tree(ws.path()), before);
@@ -346,9 +355,7 @@ fn a_non_utf8_file_is_refused_for_line_edits_and_left_alone() {
 fn huge_line_numbers_are_refused_naming_the_field() {
     let ws = workspace_with(&[("notes.txt", b"a\nb\n")]);
     let max = u64::MAX;
-    let file = |changes: Value| {
-        json!({"files": [{"docPath": "notes.txt", "originalSha256": sha(b"a\nb\n"), "changes": changes}]})
-    };
+    let file = |changes: Value| json!({"files": [{"docPath": "notes.txt", "originalSha256": sha(b"a\nb\n"), "changes": changes}]});
     for (changes, field) in [
         (
             json!([{"operation": "insert", "afterLine": max, "newLines": ["x"]}]),

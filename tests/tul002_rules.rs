@@ -146,7 +146,10 @@ fn original_sha_is_required() {
     let msg = one_problem(
         &json!({"files": [{"docPath": "a", "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}),
     );
-    assert_eq!(msg, "files[0].originalSha256: in \"a\": required string is missing");
+    assert_eq!(
+        msg,
+        "files[0].originalSha256: in \"a\": required string is missing"
+    );
 }
 
 #[test]
@@ -418,7 +421,8 @@ fn duplicate_file_patch_ids_are_refused() {
 
 #[test]
 fn repeated_keys_are_warnings() {
-    let change = json!({"changeKey": "k", "operation": "insert", "afterLine": 0, "newLines": ["x"]});
+    let change =
+        json!({"changeKey": "k", "operation": "insert", "afterLine": 0, "newLines": ["x"]});
     let mut later = change.clone();
     later["afterLine"] = json!(1);
     let batch = parse(&json!({"files": [
@@ -431,7 +435,9 @@ fn repeated_keys_are_warnings() {
         warnings,
         vec!["files[0].changes[1].changeKey", "files[1].fileKey"]
     );
-    assert!(batch.warnings[0].message.contains("also the key of change #1"));
+    assert!(batch.warnings[0]
+        .message
+        .contains("also the key of change #1"));
 }
 
 #[test]

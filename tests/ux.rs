@@ -185,11 +185,20 @@ fn every_subcommand_checks_the_whole_config_the_same_way() {
     let root = ws.path().to_str().unwrap();
     for (config, wanted) in [
         // An unknown action (check accepted it; config and review refused it).
-        ("[keys]\nfrobnicate = \"x\"\n", "config.toml:2: keys.frobnicate: unknown action"),
+        (
+            "[keys]\nfrobnicate = \"x\"\n",
+            "config.toml:2: keys.frobnicate: unknown action",
+        ),
         // A key left meaning two actions: where it was written, with the same prefix and hint.
-        ("theme = \"light\"\n[keys]\naccept = \"r\"\n", "config.toml:3: keys.accept: key r would mean both accept and reject"),
+        (
+            "theme = \"light\"\n[keys]\naccept = \"r\"\n",
+            "config.toml:3: keys.accept: key r would mean both accept and reject",
+        ),
         // An unknown theme (config --print showed it without a word).
-        ("theme = \"solarised\"\n", "config.toml:1: theme: \"solarised\" is neither a bundled theme"),
+        (
+            "theme = \"solarised\"\n",
+            "config.toml:1: theme: \"solarised\" is neither a bundled theme",
+        ),
         ("theme = 3\n", "config.toml:1: theme: expected a string"),
     ] {
         let home = home_with(config);
@@ -214,28 +223,71 @@ fn every_subcommand_checks_the_whole_config_the_same_way() {
 #[test]
 fn config_speaks_json_and_names_a_dumb_terminal() {
     let home = home_with("stage = true\n");
-    let out = run_in(None, home.path(), &["config", "--json"], &[("TERM", "dumb")]);
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--json"],
+        &[("TERM", "dumb")],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let config = json(&out);
     assert_eq!(config["stage"]["value"], true);
-    assert!(config["stage"]["origin"].as_str().unwrap().ends_with("config.toml:1"));
+    assert!(config["stage"]["origin"]
+        .as_str()
+        .unwrap()
+        .ends_with("config.toml:1"));
     assert_eq!(config["max_tokens"]["value"], 60000);
     assert_eq!(config["color"]["value"], "auto");
     assert_eq!(config["dumbTerminal"], true);
     assert_eq!(config["keys"]["accept"]["keys"], serde_json::json!(["a"]));
     assert_eq!(config["keys"]["accept"]["origin"], "default");
-    let out = run_in(None, home.path(), &["config", "--print"], &[("TERM", "dumb")]);
-    assert!(text(&out.stdout).contains("no colour: TERM=dumb"), "{}", text(&out.stdout));
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--print"],
+        &[("TERM", "dumb")],
+    );
+    assert!(
+        text(&out.stdout).contains("no colour: TERM=dumb"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
 fn the_config_and_the_reviewers_key_map_agree_on_names() {
-    let names: Vec<&str> = patchdeck::tui::keys::ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = patchdeck::tui::keys::ACTION_NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     assert_eq!(names, patchdeck::config::KEY_ACTIONS);
     for name in [
-        "a", "é", " ", "C-r", "Ctrl-x", "C-", "Space", "space", "Enter", "Return", "Esc", "Escape",
-        "Backspace", "Up", "Down", "PageUp", "pgup", "PageDown", "PgDn", "Home", "End", "Tab",
-        "F1", "Foo", "C-xy", "",
+        "a",
+        "é",
+        " ",
+        "C-r",
+        "Ctrl-x",
+        "C-",
+        "Space",
+        "space",
+        "Enter",
+        "Return",
+        "Esc",
+        "Escape",
+        "Backspace",
+        "Up",
+        "Down",
+        "PageUp",
+        "pgup",
+        "PageDown",
+        "PgDn",
+        "Home",
+        "End",
+        "Tab",
+        "F1",
+        "Foo",
+        "C-xy",
+        "",
     ] {
         assert_eq!(
             patchdeck::config::is_key_name(name),
@@ -577,15 +629,28 @@ fn apply_stage_says_which_files_were_not_staged_and_reports_it_in_json() {
     let out = run_in(
         None,
         home.path(),
-        &["apply", "--stage", "--json", "--root", root, &batch("clean.json")],
+        &[
+            "apply",
+            "--stage",
+            "--json",
+            "--root",
+            root,
+            &batch("clean.json"),
+        ],
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let staging = &json(&out)["staging"];
     assert_eq!(staging["staged"].as_array().unwrap().len(), 5, "{staging}");
-    assert_eq!(staging["notStaged"][0]["path"], "docs/changelog.md", "{staging}");
+    assert_eq!(
+        staging["notStaged"][0]["path"], "docs/changelog.md",
+        "{staging}"
+    );
     assert!(
-        staging["notStaged"][0]["reason"].as_str().unwrap().starts_with("ignored"),
+        staging["notStaged"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("ignored"),
         "{staging}"
     );
     let err = text(&out.stderr);
@@ -593,7 +658,10 @@ fn apply_stage_says_which_files_were_not_staged_and_reports_it_in_json() {
         err.contains("warning: docs/changelog.md was written but not staged: ignored"),
         "{err}"
     );
-    assert!(!err.contains("the files were written but not staged"), "{err}");
+    assert!(
+        !err.contains("the files were written but not staged"),
+        "{err}"
+    );
     let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
     assert_eq!(staged.lines().count(), 5, "{staged}");
 }
@@ -604,7 +672,14 @@ fn reading_the_git_status_never_takes_the_index_lock() {
     copy_tree(&samples().join("workspace"), repo.path());
     git(repo.path(), &["init", "-q"]);
     // A git that records GIT_OPTIONAL_LOCKS, then runs the real one.
-    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("log");
     let script = format!(
@@ -615,10 +690,19 @@ fn reading_the_git_status_never_takes_the_index_lock() {
     fs::write(bin.path().join("git"), script).unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(bin.path().join("git"), fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap());
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
-        .args(["check", "--root", repo.path().to_str().unwrap(), &batch("clean.json")])
+        .args([
+            "check",
+            "--root",
+            repo.path().to_str().unwrap(),
+            &batch("clean.json"),
+        ])
         .env_clear()
         .env("HOME", home.path())
         .env("PATH", path)

@@ -202,7 +202,11 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         let mut lines = String::new();
         if !args.json && !ctx.quiet {
             for write in &plan.writes {
-                lines.push_str(&format!("would {} {}\n", verb(write.kind), write.rel.display()));
+                lines.push_str(&format!(
+                    "would {} {}\n",
+                    verb(write.kind),
+                    write.rel.display()
+                ));
             }
         }
         emit(None, lines, None)?;

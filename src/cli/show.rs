@@ -47,9 +47,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
     // A whole file patch when every reading of the ID names the same one.
     let readings = review::readings(batch, &checked.verification, id);
     if let [(_, Target::File(index)), rest @ ..] = readings.found.as_slice() {
-        if readings.ambiguous.is_empty()
-            && rest.iter().all(|(_, t)| *t == Target::File(*index))
-        {
+        if readings.ambiguous.is_empty() && rest.iter().all(|(_, t)| *t == Target::File(*index)) {
             let file = &report.files[*index];
             return output::print(if args.json {
                 serde_json::to_string_pretty(file).expect("json") + "\n"

@@ -52,7 +52,11 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
     }
     let mut out = String::new();
     for written in &undone.committed.written {
-        out.push_str(&format!("{} {}\n", verb(written.kind), written.rel.display()));
+        out.push_str(&format!(
+            "{} {}\n",
+            verb(written.kind),
+            written.rel.display()
+        ));
     }
     out.push_str(&format!("undid \"{}\"\n", undone.label));
     print(out)?;

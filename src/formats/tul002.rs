@@ -214,7 +214,7 @@ fn name_and_sort_problems(
         format!("{root_path}.")
     };
     let files = batch.get("files").and_then(Value::as_array);
-    let mut located: Vec<((Option<usize>, Option<usize>), crate::error::InputProblem)> = walker
+    let mut located: Vec<(Place, crate::error::InputProblem)> = walker
         .problems
         .drain(from..)
         .map(|mut problem| {
@@ -250,9 +250,12 @@ fn name_and_sort_problems(
         .extend(located.into_iter().map(|(_, problem)| problem));
 }
 
+/// Where in a batch a problem is: the file and change indexes, when it is inside them.
+type Place = (Option<usize>, Option<usize>);
+
 /// The file and change indexes a JSON path points into: `files[2].changes[0].endLine` is
 /// `(Some(2), Some(0))`.
-fn position_of(location: &str) -> (Option<usize>, Option<usize>) {
+fn position_of(location: &str) -> Place {
     fn index(text: &str, prefix: &str) -> Option<(usize, usize)> {
         let rest = text.strip_prefix(prefix)?;
         let end = rest.find(']')?;
@@ -342,8 +345,7 @@ fn parse_file(
         let mut positions = Vec::new();
         for (i, change_value) in values.iter().enumerate() {
             let change_path = index_path(&changes_path, i);
-            let (position, change) =
-                parse_change(walker, ids, &id, change_value, &change_path, i);
+            let (position, change) = parse_change(walker, ids, &id, change_value, &change_path, i);
             if let Some(position) = position {
                 positions.push(position);
             }
@@ -449,7 +451,9 @@ fn parse_change(
                 (Some(s), Some(e)) if e < s => {
                     walker.problem(
                         field_path(path, "endLine"),
-                        format!("endLine {e} is before startLine {s}; expected startLine <= endLine"),
+                        format!(
+                            "endLine {e} is before startLine {s}; expected startLine <= endLine"
+                        ),
                     );
                     None
                 }

@@ -309,7 +309,9 @@ impl KeyMap {
                         .iter()
                         .rev()
                         .find(|o| o.action == name(a.action) || o.action == name(b.action))
-                        .map_or_else(String::new, |o| format!("{}: keys.{}: ", o.origin, o.action));
+                        .map_or_else(String::new, |o| {
+                            format!("{}: keys.{}: ", o.origin, o.action)
+                        });
                     return Err(format!(
                         "{at}key {} would mean both {} and {}; remap one of them too",
                         key.label(),
