@@ -6,8 +6,11 @@
 //! environment (`PATCHDECK_*`, `NO_COLOR`, `CLICOLOR_FORCE`), then flags (applied by the CLI
 //! with [`Setting::flag`]). Every value remembers where it came from, for `config --print`. The
 //! process environment is read in [`Sources::from_process`] and nowhere else, so tests build
-//! their own [`Sources`]. Key names in `[keys]` are checked by the reviewer's key map, which
-//! owns what a key is; this module only keeps them with the line they were written on.
+//! their own [`Sources`]. Every value is checked here, with the file, line and key, the same
+//! way for every subcommand: types, colour and theme names, and in `[keys]` the action names
+//! ([`KEY_ACTIONS`]) and key names ([`is_key_name`]), kept here as plain data. What the keys
+//! mean, and whether a remapping leaves one key meaning two actions, is the reviewer's key map's
+//! business (`tui::keys`, which the command line consults for every subcommand too).
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -71,6 +74,12 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
+    /// Whether output gets colour: [`ColorChoice::enabled`] for a terminal that shows colour
+    /// (`is_terminal`, and not `TERM=dumb`).
+    pub fn decide(self, is_terminal: bool, dumb_terminal: bool) -> bool {
+        self.enabled(is_terminal && !dumb_terminal)
+    }
+
     pub fn parse(text: &str) -> Option<ColorChoice> {
         match text {
             "auto" => Some(ColorChoice::Auto),
@@ -124,6 +133,8 @@ pub struct Config {
     pub progress: Setting<bool>,
     /// Remapped reviewer actions (Browse mode), in file order.
     pub keys: Vec<KeyOverride>,
+    /// `TERM=dumb`: a terminal that shows escape codes as text, so `auto` colour means none.
+    pub dumb_terminal: bool,
 }
 
 impl Default for Config {
@@ -136,6 +147,7 @@ impl Default for Config {
             stage: Setting::default(false),
             progress: Setting::default(true),
             keys: Vec::new(),
+            dumb_terminal: false,
         }
     }
 }
@@ -163,7 +175,7 @@ impl std::error::Error for ConfigError {}
 pub struct Sources {
     /// The config file to read; it may not exist.
     pub file: Option<PathBuf>,
-    /// The relevant environment variables (`PATCHDECK_*`, `NO_COLOR`, `CLICOLOR_FORCE`).
+    /// The relevant environment variables (`PATCHDECK_*`, `NO_COLOR`, `CLICOLOR_FORCE`, `TERM`).
     pub env: BTreeMap<String, String>,
 }
 
@@ -177,6 +189,7 @@ pub const ENV_VARS: &[&str] = &[
     "PATCHDECK_PROGRESS",
     "NO_COLOR",
     "CLICOLOR_FORCE",
+    "TERM",
 ];
 
 impl Sources {
@@ -216,22 +229,102 @@ pub fn default_path(
     Some(base.join("patchdeck").join("config.toml"))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    theme: Option<Spanned<String>>,
-    color: Option<Spanned<String>>,
-    max_tokens: Option<Spanned<i64>>,
-    stage: Option<Spanned<bool>>,
-    progress: Option<Spanned<bool>>,
-    keys: Option<BTreeMap<String, Spanned<KeysValue>>>,
+/// The keys a config file may set.
+pub const FILE_KEYS: &[&str] = &["theme", "color", "max_tokens", "stage", "progress", "keys"];
+
+/// The names `[keys]` uses for the reviewer's actions; the reviewer's key map binds each.
+pub const KEY_ACTIONS: &[&str] = &[
+    "accept",
+    "reject",
+    "edit",
+    "move",
+    "override_sha",
+    "next",
+    "prev",
+    "commit",
+    "undo",
+    "redo",
+    "next_conflict",
+    "next_file",
+    "prev_file",
+    "accept_file",
+    "reject_file",
+    "whole_file",
+    "search",
+    "next_match",
+    "prev_match",
+    "first",
+    "last",
+    "page_down",
+    "page_up",
+    "scroll_left",
+    "scroll_right",
+    "help",
+    "quit",
+];
+
+/// The keys named by a word, as `[keys]` writes them (in any case).
+pub const NAMED_KEYS: &[&str] = &[
+    "Space",
+    "Enter",
+    "Return",
+    "Esc",
+    "Escape",
+    "Backspace",
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "PageUp",
+    "PgUp",
+    "PageDown",
+    "PgDn",
+    "Home",
+    "End",
+];
+
+/// The bundled themes, by name; any other theme is the path of a theme file.
+pub const THEMES: &[&str] = &["dark", "light", "high-contrast"];
+
+/// Whether `name` names a key: one character, `C-x` or `Ctrl-x`, or one of [`NAMED_KEYS`].
+pub fn is_key_name(name: &str) -> bool {
+    let one_char = |s: &str| s.chars().count() == 1;
+    one_char(name)
+        || name
+            .strip_prefix("C-")
+            .or_else(|| name.strip_prefix("Ctrl-"))
+            .is_some_and(one_char)
+        || NAMED_KEYS.iter().any(|k| k.eq_ignore_ascii_case(name))
 }
 
+/// Checks a theme setting: a bundled name or a file that exists.
+fn check_theme(theme: &str) -> Result<(), String> {
+    if THEMES.contains(&theme) || Path::new(theme).is_file() {
+        return Ok(());
+    }
+    Err(format!(
+        "\"{theme}\" is neither a bundled theme ({}) nor a theme file",
+        THEMES.join(", ")
+    ))
+}
+
+/// What a TOML value is, for messages: `an integer (3)`.
+fn toml_kind(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("a string (\"{s}\")"),
+        toml::Value::Integer(n) => format!("an integer ({n})"),
+        toml::Value::Float(x) => format!("a number ({x})"),
+        toml::Value::Boolean(b) => format!("a boolean ({b})"),
+        toml::Value::Datetime(d) => format!("a date ({d})"),
+        toml::Value::Array(_) => "an array".to_owned(),
+        toml::Value::Table(_) => "a table".to_owned(),
+    }
+}
+
+/// The `[keys]` table with each entry's place, read once the file is known to have one.
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum KeysValue {
-    One(String),
-    Many(Vec<String>),
+struct KeysTable {
+    keys: BTreeMap<String, Spanned<toml::Value>>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -282,87 +375,139 @@ impl Config {
             path: path.to_path_buf(),
             line,
         };
-        let parsed: FileConfig = toml::from_str(text).map_err(|e| {
-            let line = e.span().map_or(1, |s| line_of(text, s.start));
-            let message = e.message().trim().to_owned();
-            let key = message
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-                .unwrap_or("(syntax)")
-                .to_owned();
-            ConfigError {
+        // Syntax first; then each key, so a wrong type names its key and what it expected.
+        let table: BTreeMap<String, Spanned<toml::Value>> =
+            toml::from_str(text).map_err(|e| ConfigError {
+                at: at(e.span().map_or(1, |s| line_of(text, s.start))),
+                key: "(syntax)".into(),
+                message: e.message().trim().to_owned(),
+            })?;
+        let mut keys_line = None;
+        for (key, value) in table {
+            let line = line_of(text, value.span().start);
+            let value = value.into_inner();
+            let wrong = |expected: &str| ConfigError {
                 at: at(line),
-                key,
+                key: key.clone(),
+                message: format!("expected {expected}, found {}", toml_kind(&value)),
+            };
+            let bad = |message: String| ConfigError {
+                at: at(line),
+                key: key.clone(),
                 message,
+            };
+            match (key.as_str(), &value) {
+                ("theme", toml::Value::String(theme)) => {
+                    check_theme(theme).map_err(bad)?;
+                    self.theme = Setting {
+                        value: theme.clone(),
+                        origin: origin(line),
+                    };
+                }
+                ("theme", _) => {
+                    return Err(wrong(
+                        "a string (dark, light, high-contrast, or a theme file's path)",
+                    ))
+                }
+                ("color", toml::Value::String(color)) => {
+                    let value = ColorChoice::parse(color)
+                        .ok_or_else(|| bad(format!("\"{color}\" is not auto, always or never")))?;
+                    self.color = Setting {
+                        value,
+                        origin: origin(line),
+                    };
+                }
+                ("color", _) => return Err(wrong("a string: \"auto\", \"always\" or \"never\"")),
+                ("max_tokens", toml::Value::Integer(n)) => {
+                    let value = usize::try_from(*n)
+                        .map_err(|_| bad(format!("{n} is not a token count (0 for no limit)")))?;
+                    self.max_tokens = Setting {
+                        value,
+                        origin: origin(line),
+                    };
+                }
+                ("max_tokens", _) => {
+                    return Err(wrong("a whole number of tokens (0 for no limit)"))
+                }
+                ("stage" | "progress", toml::Value::Boolean(b)) => {
+                    let setting = if key == "stage" {
+                        &mut self.stage
+                    } else {
+                        &mut self.progress
+                    };
+                    *setting = Setting {
+                        value: *b,
+                        origin: origin(line),
+                    };
+                }
+                ("stage" | "progress", _) => return Err(wrong("true or false")),
+                ("keys", toml::Value::Table(_)) => keys_line = Some(line),
+                ("keys", _) => {
+                    return Err(wrong("a table ([keys], one action = \"key\" per line)"))
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "unknown key; the keys are {}",
+                        FILE_KEYS.join(", ")
+                    )))
+                }
             }
-        })?;
-        if let Some(theme) = parsed.theme {
-            let line = line_of(text, theme.span().start);
-            self.theme = Setting {
-                value: theme.into_inner(),
-                origin: origin(line),
-            };
-        }
-        if let Some(color) = parsed.color {
-            let line = line_of(text, color.span().start);
-            let value = ColorChoice::parse(color.get_ref()).ok_or_else(|| ConfigError {
-                at: at(line),
-                key: "color".into(),
-                message: format!("\"{}\" is not auto, always or never", color.get_ref()),
-            })?;
-            self.color = Setting {
-                value,
-                origin: origin(line),
-            };
-        }
-        if let Some(max) = parsed.max_tokens {
-            let line = line_of(text, max.span().start);
-            let value = usize::try_from(*max.get_ref()).map_err(|_| ConfigError {
-                at: at(line),
-                key: "max_tokens".into(),
-                message: format!("{} is not a token count (0 for no limit)", max.get_ref()),
-            })?;
-            self.max_tokens = Setting {
-                value,
-                origin: origin(line),
-            };
-        }
-        if let Some(stage) = parsed.stage {
-            let line = line_of(text, stage.span().start);
-            self.stage = Setting {
-                value: stage.into_inner(),
-                origin: origin(line),
-            };
-        }
-        if let Some(progress) = parsed.progress {
-            let line = line_of(text, progress.span().start);
-            self.progress = Setting {
-                value: progress.into_inner(),
-                origin: origin(line),
-            };
         }
         let mut keys: Vec<(usize, KeyOverride)> = Vec::new();
-        for (action, value) in parsed.keys.unwrap_or_default() {
-            let line = line_of(text, value.span().start);
-            let keys_written = match value.into_inner() {
-                KeysValue::One(key) => vec![key],
-                KeysValue::Many(keys) => keys,
-            };
-            if keys_written.is_empty() {
-                return Err(ConfigError {
+        if keys_line.is_some() {
+            let table: KeysTable = toml::from_str(text).map_err(|e| ConfigError {
+                at: at(e.span().map_or(1, |s| line_of(text, s.start))),
+                key: "keys".into(),
+                message: e.message().trim().to_owned(),
+            })?;
+            for (action, value) in table.keys {
+                let line = line_of(text, value.span().start);
+                let bad = |message: String| ConfigError {
                     at: at(line),
                     key: format!("keys.{action}"),
-                    message: "an action needs at least one key".into(),
-                });
+                    message,
+                };
+                if !KEY_ACTIONS.contains(&action.as_str()) {
+                    return Err(bad(format!(
+                        "unknown action; the actions are {}",
+                        KEY_ACTIONS.join(", ")
+                    )));
+                }
+                let keys_written: Vec<String> = match value.into_inner() {
+                    toml::Value::String(key) => vec![key],
+                    toml::Value::Array(items)
+                        if items.iter().all(|i| matches!(i, toml::Value::String(_))) =>
+                    {
+                        items
+                            .into_iter()
+                            .filter_map(|i| i.as_str().map(str::to_owned))
+                            .collect()
+                    }
+                    other => {
+                        return Err(bad(format!(
+                            "expected a key name or a list of key names, found {}",
+                            toml_kind(&other)
+                        )))
+                    }
+                };
+                if keys_written.is_empty() {
+                    return Err(bad("an action needs at least one key".into()));
+                }
+                if let Some(key) = keys_written.iter().find(|k| !is_key_name(k)) {
+                    return Err(bad(format!(
+                        "\"{key}\" is not a key name (a character, C-x, {})",
+                        NAMED_KEYS.join(", ")
+                    )));
+                }
+                keys.push((
+                    line,
+                    KeyOverride {
+                        action,
+                        keys: keys_written,
+                        origin: origin(line),
+                    },
+                ));
             }
-            keys.push((
-                line,
-                KeyOverride {
-                    action,
-                    keys: keys_written,
-                    origin: origin(line),
-                },
-            ));
         }
         keys.sort_by_key(|(line, _)| *line);
         self.keys = keys.into_iter().map(|(_, k)| k).collect();
@@ -376,7 +521,9 @@ impl Config {
             key: name.to_owned(),
             message,
         };
+        self.dumb_terminal = env.get("TERM").is_some_and(|t| t == "dumb");
         if let Some(theme) = env.get("PATCHDECK_THEME") {
+            check_theme(theme).map_err(|message| bad("PATCHDECK_THEME", message))?;
             self.theme = Setting {
                 value: theme.clone(),
                 origin: Origin::Env("PATCHDECK_THEME"),
@@ -443,40 +590,75 @@ impl Config {
         Ok(())
     }
 
+    /// Every setting as (key, value as TOML writes it, where it came from).
+    fn settings(&self) -> Vec<(&'static str, String, String)> {
+        let color_origin = match (self.color.value, self.dumb_terminal) {
+            (ColorChoice::Auto, true) => format!("{}; no colour: TERM=dumb", self.color.origin),
+            _ => self.color.origin.to_string(),
+        };
+        vec![
+            (
+                "theme",
+                format!("{:?}", self.theme.value),
+                self.theme.origin.to_string(),
+            ),
+            (
+                "color",
+                format!("\"{}\"", self.color.value.as_str()),
+                color_origin,
+            ),
+            (
+                "max_tokens",
+                self.max_tokens.value.to_string(),
+                self.max_tokens.origin.to_string(),
+            ),
+            (
+                "stage",
+                self.stage.value.to_string(),
+                self.stage.origin.to_string(),
+            ),
+            (
+                "progress",
+                self.progress.value.to_string(),
+                self.progress.origin.to_string(),
+            ),
+        ]
+    }
+
     /// The effective configuration as `config --print` shows it: TOML a person can copy into
     /// their file, each value followed by where it came from.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let file = match &self.file {
+        let mut out = match &self.file {
             Some(path) => format!("# config file: {}\n", path.display()),
             None => "# config file: none\n".to_owned(),
         };
-        out.push_str(&file);
-        let mut line = |key: &str, value: String, origin: &Origin| {
+        for (key, value, origin) in self.settings() {
             out.push_str(&format!("{key} = {value}  # {origin}\n"));
-        };
-        line(
-            "theme",
-            format!("{:?}", self.theme.value),
-            &self.theme.origin,
-        );
-        line(
-            "color",
-            format!("\"{}\"", self.color.value.as_str()),
-            &self.color.origin,
-        );
-        line(
-            "max_tokens",
-            self.max_tokens.value.to_string(),
-            &self.max_tokens.origin,
-        );
-        line("stage", self.stage.value.to_string(), &self.stage.origin);
-        line(
-            "progress",
-            self.progress.value.to_string(),
-            &self.progress.origin,
-        );
+        }
         out
+    }
+
+    /// The effective configuration as `config --json` prints it: `{"file", "theme": {"value",
+    /// "origin"}, ...}`, values typed as in the file.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert(
+            "file".into(),
+            self.file.as_ref().map(|p| p.display().to_string()).into(),
+        );
+        for (key, value, origin) in self.settings() {
+            let value: serde_json::Value = match key {
+                "theme" => self.theme.value.clone().into(),
+                "color" => self.color.value.as_str().into(),
+                _ => serde_json::from_str(&value).expect("numbers and booleans are JSON"),
+            };
+            object.insert(
+                key.into(),
+                serde_json::json!({"value": value, "origin": origin}),
+            );
+        }
+        object.insert("dumbTerminal".into(), self.dumb_terminal.into());
+        serde_json::Value::Object(object)
     }
 }
 
@@ -519,6 +701,103 @@ mod tests {
         );
         let error = file("stage = \"yes\"\n").unwrap_err();
         assert!(error.at.ends_with(":1"), "{error}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key_and_what_was_expected() {
+        let error = file("theme = 3\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/home/u/.config/patchdeck/config.toml:1: theme: expected a string (dark, light, high-contrast, or a theme file's path), found an integer (3)"
+        );
+        let error = file("# x\nstage = \"yes\"\n").unwrap_err();
+        assert_eq!(
+            (
+                error.at.ends_with(":2"),
+                error.key.as_str(),
+                error.message.as_str()
+            ),
+            (
+                true,
+                "stage",
+                "expected true or false, found a string (\"yes\")"
+            )
+        );
+        let error = file("[keys]\naccept = 5\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/home/u/.config/patchdeck/config.toml:2: keys.accept: expected a key name or a list of key names, found an integer (5)"
+        );
+        let error = file("[keys]\nreject = [\"x\", 1]\n").unwrap_err();
+        assert_eq!(error.key, "keys.reject");
+        let error = file("keys = 5\n").unwrap_err();
+        assert_eq!(
+            (error.key.as_str(), error.at.ends_with(":1")),
+            ("keys", true)
+        );
+        let error = file("progress = 1\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "expected true or false, found an integer (1)"
+        );
+        let error = file("max_tokens = \"many\"\n").unwrap_err();
+        assert_eq!(error.key, "max_tokens");
+        // Syntax errors still say where.
+        let error = file("theme = \n").unwrap_err();
+        assert_eq!(
+            (error.key.as_str(), error.at.ends_with(":1")),
+            ("(syntax)", true)
+        );
+    }
+
+    #[test]
+    fn action_key_and_theme_names_are_checked_here() {
+        let error = file("\n[keys]\nfrobnicate = \"x\"\n").unwrap_err();
+        assert!(error.at.ends_with(":3"), "{error}");
+        assert_eq!(error.key, "keys.frobnicate");
+        assert!(error
+            .message
+            .starts_with("unknown action; the actions are accept, reject"));
+        let error = file("[keys]\naccept = \"Foo\"\n").unwrap_err();
+        assert!(
+            error.message.starts_with("\"Foo\" is not a key name"),
+            "{error}"
+        );
+        assert!(file("[keys]\naccept = [\"C-a\", \"pagedown\", \"é\"]\n").is_ok());
+        let error = file("theme = \"solarized\"\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/home/u/.config/patchdeck/config.toml:1: theme: \"solarized\" is neither a bundled theme (dark, light, high-contrast) nor a theme file"
+        );
+        let env: BTreeMap<String, String> =
+            [("PATCHDECK_THEME".to_owned(), "nope".to_owned())].into();
+        let error = Config::default().apply_env(&env).unwrap_err();
+        assert_eq!(
+            (error.at.as_str(), error.key.as_str()),
+            ("environment", "PATCHDECK_THEME")
+        );
+    }
+
+    #[test]
+    fn a_dumb_terminal_gets_no_colour_unless_forced() {
+        let env: BTreeMap<String, String> = [("TERM".to_owned(), "dumb".to_owned())].into();
+        let mut config = Config::default();
+        config.apply_env(&env).unwrap();
+        assert!(config.dumb_terminal);
+        assert!(!config.color.value.decide(true, config.dumb_terminal));
+        assert!(ColorChoice::Always.decide(true, true));
+        assert!(ColorChoice::Auto.decide(true, false));
+        assert!(config
+            .to_text()
+            .contains("color = \"auto\"  # default; no colour: TERM=dumb"));
+        let forced: BTreeMap<String, String> = [
+            ("TERM".to_owned(), "dumb".to_owned()),
+            ("CLICOLOR_FORCE".to_owned(), "1".to_owned()),
+        ]
+        .into();
+        let mut config = Config::default();
+        config.apply_env(&forced).unwrap();
+        assert!(config.color.value.decide(true, config.dumb_terminal));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! is a note, not a conflict) and showing the note (the report and the reviewer do that).
 
 use crate::verify::{Problem, Verification};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -31,6 +32,9 @@ fn git(root: &Path) -> Command {
         .stderr(Stdio::null())
         // A user's pager or colour settings must not leak into porcelain output.
         .env("GIT_PAGER", "cat")
+        // Reading the status must never take index.lock (git refreshes the index otherwise),
+        // which would make a concurrent `git commit` in the same repository fail.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE");
     command
@@ -39,17 +43,7 @@ fn git(root: &Path) -> Command {
 /// The uncommitted changes under `root`, or `None` when git is missing or `root` is not inside
 /// a git work tree.
 pub fn status(root: &Path) -> Option<GitStatus> {
-    let prefix = git(root)
-        .args(["rev-parse", "--is-inside-work-tree", "--show-prefix"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
-    let prefix = String::from_utf8(prefix.stdout).ok()?;
-    let mut lines = prefix.lines();
-    if lines.next() != Some("true") {
-        return None;
-    }
-    let prefix = lines.next().unwrap_or("").to_owned();
+    let prefix = work_tree_prefix(root)?;
     let output = git(root)
         .args([
             "status",
@@ -65,21 +59,45 @@ pub fn status(root: &Path) -> Option<GitStatus> {
     Some(parse_porcelain(&output.stdout, &prefix))
 }
 
-/// Reads `git status --porcelain=v1 -z` output. Its paths are relative to the repository's top
-/// level; `prefix` (from `git rev-parse --show-prefix`) is where the workspace root sits in it.
-pub fn parse_porcelain(bytes: &[u8], prefix: &str) -> GitStatus {
-    let mut dirty = BTreeMap::new();
+/// Where `root` sits in its git work tree (`sub/`, or empty at the top), or `None` when git is
+/// missing or `root` is not inside a work tree.
+fn work_tree_prefix(root: &Path) -> Option<String> {
+    let output = git(root)
+        .args(["rev-parse", "--is-inside-work-tree", "--show-prefix"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8(output.stdout).ok()?;
+    let mut lines = text.lines();
+    if lines.next() != Some("true") {
+        return None;
+    }
+    Some(lines.next().unwrap_or("").to_owned())
+}
+
+/// The records of `git status --porcelain=v1 -z`: both status letters and the path, relative
+/// to the repository's top level (a rename's source path is skipped).
+fn porcelain_records(bytes: &[u8]) -> Vec<(u8, u8, String)> {
+    let mut out = Vec::new();
     let mut records = bytes.split(|&b| b == 0).filter(|r| !r.is_empty());
     while let Some(record) = records.next() {
         if record.len() < 4 {
             continue;
         }
         let (x, y) = (record[0], record[1]);
-        let path = String::from_utf8_lossy(&record[3..]).into_owned();
         if x == b'R' || x == b'C' {
-            // A rename or copy is followed by its source path.
             records.next();
         }
+        out.push((x, y, String::from_utf8_lossy(&record[3..]).into_owned()));
+    }
+    out
+}
+
+/// Reads `git status --porcelain=v1 -z` output. Its paths are relative to the repository's top
+/// level; `prefix` (from `git rev-parse --show-prefix`) is where the workspace root sits in it.
+pub fn parse_porcelain(bytes: &[u8], prefix: &str) -> GitStatus {
+    let mut dirty = BTreeMap::new();
+    for (x, y, path) in porcelain_records(bytes) {
         let how = match (x, y) {
             (b'?', b'?') => "untracked",
             (b'!', b'!') => continue,
@@ -119,9 +137,30 @@ pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
     }
 }
 
+/// What `apply --stage` did with the files it wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Staging {
+    /// Paths (relative to the workspace root) whose written content is in git's index.
+    pub staged: Vec<PathBuf>,
+    /// Paths written but not staged, each with why.
+    pub not_staged: Vec<NotStaged>,
+    /// What git said when a command failed, if one did.
+    pub error: Option<String>,
+}
+
+/// A written file that is not staged, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotStaged {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
 /// Stages `paths` (relative to `root`): `git add` for files that exist, `git rm --cached` for
-/// ones that were deleted.
-pub fn stage(root: &Path, paths: &[PathBuf]) -> Result<(), String> {
+/// ones that were deleted. Then asks git which of them are staged, since `git add` stages what
+/// it can and fails for the rest (a path a `.gitignore` matches): each path not staged is
+/// named with the reason git's status gives.
+pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
     let (present, gone): (Vec<&PathBuf>, Vec<&PathBuf>) =
         paths.iter().partition(|p| root.join(p).exists());
     let run = |args: &[&str], list: &[&PathBuf]| -> Result<(), String> {
@@ -145,8 +184,80 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Result<(), String> {
             ))
         }
     };
-    run(&["add"], &present)?;
-    run(&["rm", "--cached", "--quiet", "--ignore-unmatch"], &gone)
+    let errors: Vec<String> = [
+        run(&["add"], &present),
+        run(&["rm", "--cached", "--quiet", "--ignore-unmatch"], &gone),
+    ]
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
+    let error = (!errors.is_empty()).then(|| errors.join("; "));
+    let records = work_tree_prefix(root).and_then(|prefix| {
+        let output = git(root)
+            .args([
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--ignored=traditional",
+                "--untracked-files=all",
+                "--",
+            ])
+            .args(paths)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(
+            porcelain_records(&output.stdout)
+                .into_iter()
+                .filter_map(|(x, y, path)| {
+                    path.strip_prefix(&prefix).map(|rel| (x, y, rel.to_owned()))
+                })
+                .collect::<Vec<_>>(),
+        )
+    });
+    let Some(records) = records else {
+        // No status to go by: git is missing, or the root is not in a work tree.
+        let reason = error
+            .clone()
+            .unwrap_or_else(|| "not inside a git work tree".to_owned());
+        return Staging {
+            staged: Vec::new(),
+            not_staged: paths
+                .iter()
+                .map(|p| NotStaged {
+                    path: p.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
+            error,
+        };
+    };
+    let mut staging = Staging {
+        error,
+        ..Staging::default()
+    };
+    for path in paths {
+        let rel = path.to_string_lossy();
+        let record = records
+            .iter()
+            .find(|(_, _, p)| *p == rel || (p.ends_with('/') && rel.starts_with(p.as_str())));
+        let reason = match record {
+            // Not listed: the index holds what was written (or it equals HEAD).
+            None => None,
+            Some((b'!', b'!', _)) => Some("ignored: a .gitignore rule matches it"),
+            Some((b'?', b'?', _)) => Some("untracked: git add did not take it"),
+            Some((_, b' ', _)) => None,
+            Some(_) => Some("changes in the work tree are not in the index"),
+        };
+        match reason {
+            None => staging.staged.push(path.clone()),
+            Some(reason) => staging.not_staged.push(NotStaged {
+                path: path.clone(),
+                reason: reason.to_owned(),
+            }),
+        }
+    }
+    staging
 }
 
 #[cfg(test)]

@@ -10,23 +10,39 @@ use crate::error::InputProblem;
 use crate::model::InputWarning;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::fmt;
 
-/// Parses JSON, refusing duplicate keys. The error names the line and column.
+/// Parses JSON, refusing duplicate keys. The error names the line and column, and for a
+/// duplicate key the JSON path of the object that repeats it.
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, InputProblem> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = StrictValue
+    let trail = RefCell::new(Vec::new());
+    let value = StrictValue { trail: &trail }
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value))
         .map_err(|e| {
             let text = e.to_string();
+            let at = format!("line {}, column {}", e.line(), e.column());
             let message = if text.starts_with("recursion limit exceeded") {
                 "JSON nested deeper than 128 levels; no batch format needs that".to_owned()
+            } else if e.classify() == serde_json::error::Category::Data {
+                strip_position(&text).to_owned()
             } else {
                 format!("not valid JSON: {}", strip_position(&text))
             };
+            // A syntax error is found by line and column; a duplicate key by its object too.
+            let path = if e.classify() == serde_json::error::Category::Data {
+                trail_path(&trail.into_inner())
+            } else {
+                String::new()
+            };
             InputProblem {
-                location: format!("line {}, column {}", e.line(), e.column()),
+                location: if path.is_empty() {
+                    at
+                } else {
+                    format!("{path} ({at})")
+                },
                 message,
             }
         })?;
@@ -37,18 +53,40 @@ fn strip_position(message: &str) -> &str {
     message.split(" at line ").next().unwrap_or(message)
 }
 
-struct StrictValue;
+/// One step into a JSON value, recorded only on the way out of an error.
+enum Step {
+    Key(String),
+    Index(usize),
+}
 
-impl<'de> DeserializeSeed<'de> for StrictValue {
+/// The JSON path of the steps recorded from the innermost out.
+fn trail_path(steps: &[Step]) -> String {
+    let mut path = String::new();
+    for step in steps.iter().rev() {
+        match step {
+            Step::Key(key) => path = field_path(&path, key),
+            Step::Index(i) => path = index_path(&path, *i),
+        }
+    }
+    path
+}
+
+/// Deserializes any value, refusing duplicate keys. When a value fails, each enclosing object
+/// and array adds its step to `trail` as the error passes through it, so a successful parse
+/// builds no paths at all.
+#[derive(Clone, Copy)]
+struct StrictValue<'t> {
+    trail: &'t RefCell<Vec<Step>>,
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(StrictVisitor)
+        deserializer.deserialize_any(self)
     }
 }
 
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
+impl<'de> Visitor<'de> for StrictValue<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -80,8 +118,15 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(StrictValue)? {
-            items.push(item);
+        loop {
+            match seq.next_element_seed(self) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => break,
+                Err(e) => {
+                    self.trail.borrow_mut().push(Step::Index(items.len()));
+                    return Err(e);
+                }
+            }
         }
         Ok(Value::Array(items))
     }
@@ -93,8 +138,15 @@ impl<'de> Visitor<'de> for StrictVisitor {
                     "duplicate key \"{key}\" (each key may appear once in an object)"
                 )));
             }
-            let value = map.next_value_seed(StrictValue)?;
-            out.insert(key, value);
+            match map.next_value_seed(self) {
+                Ok(value) => {
+                    out.insert(key, value);
+                }
+                Err(e) => {
+                    self.trail.borrow_mut().push(Step::Key(key));
+                    return Err(e);
+                }
+            }
         }
         Ok(Value::Object(out))
     }
@@ -288,6 +340,17 @@ mod tests {
         let err = parse_strict(b"{\n \"a\": 1,\n \"a\": 2\n}").unwrap_err();
         assert!(err.message.contains("duplicate key \"a\""), "{err}");
         assert!(err.location.starts_with("line 3"), "{err}");
+    }
+
+    #[test]
+    fn a_duplicate_key_is_located_by_the_path_of_its_object() {
+        let err = parse_strict(b"{\"files\": [{\"a\": 1}, {\"changes\": [{\"k\": 1, \"k\": 2}]}]}")
+            .unwrap_err();
+        assert_eq!(err.location, "files[1].changes[0] (line 1, column 46)");
+        assert_eq!(
+            err.message,
+            "duplicate key \"k\" (each key may appear once in an object)"
+        );
     }
 
     #[test]

@@ -182,12 +182,14 @@ impl<'c> Splice<'c> {
 
 /// Rewrites `original` with `splices` (sorted by position, not overlapping, inside the file).
 ///
-/// Lines outside the splices keep their bytes and endings, except that an original last line
-/// without a newline gains the file's ending when new lines follow it. New lines take the file's
-/// dominant ending, except that the new lines a splice shares with the lines it replaces at its
-/// start and end (unchanged context) keep their own endings. When a new line ends the file, it
-/// ends with a newline as the splice says, else exactly when the original did (an empty
-/// original counts as ending with one).
+/// Lines outside the splices keep their bytes and endings, with one exception each way at the
+/// end of a file without a final newline: its last line gains the file's ending when new lines
+/// follow it, and when a splice removes it, the line then last loses its ending. New lines take
+/// the file's dominant ending, except that the new lines a splice shares with the lines it
+/// replaces at its start and end (unchanged context) keep their own endings. So whatever line
+/// ends the file after a splice that reaches the end, it ends with a newline as the splice says
+/// (`final_newline`, which a unified diff's hunk sets), else exactly when the original did (an
+/// empty original counts as ending with one).
 pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
     splice_with_eol(original, splices, Eol::Lf)
 }
@@ -241,8 +243,13 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
             out.push((line.as_bytes(), kept));
         }
         next = splice.range.index() + splice.range.count;
-        if next == lines.len() && splice.final_newline.is_some() {
-            forced_final_newline = splice.final_newline;
+        if next == lines.len() {
+            // A splice that reaches the end decides how the file ends: as it says, else as
+            // the original did (a removed last line without a newline takes the newline of
+            // the line now last with it).
+            forced_final_newline = splice
+                .final_newline
+                .or((!keep_final_newline).then_some(false));
         }
     }
     out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
@@ -264,6 +271,34 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
         bytes.extend_from_slice(ending.as_bytes());
     }
     bytes
+}
+
+/// Whether `text` is one line without its ending: no `\n` inside, no `\r` at the end (that
+/// would be written as part of a CRLF ending, or change the file's ending).
+pub fn is_one_line(text: &str) -> bool {
+    !text.contains('\n') && !text.ends_with('\r')
+}
+
+/// A line as it is shown to a person: control characters, which a terminal would act on or
+/// hide (`b\r` shows as `b`), become visible: C0 controls and DEL as their Unicode control
+/// pictures (`\r` as `␍`, ESC as `␛`), other controls as `\u{85}`. A tab stays a tab.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(c),
+            '\u{0}'..='\u{1f}' => {
+                out.push(char::from_u32(0x2400 + c as u32).expect("control pictures exist"))
+            }
+            '\u{7f}' => out.push('\u{2421}'),
+            c if c.is_control() => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// The first byte offset at which `bytes` is not valid UTF-8, if any.
@@ -305,10 +340,30 @@ mod tests {
     }
 
     #[test]
-    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_bytes_before_it() {
-        // As git does: the line without a newline is gone; line 2 keeps its own ending.
+    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_file_without_one() {
+        // As inserting at the end does: the file's last line, now line 2, ends as the file did.
+        // (`git diff` writes this as `-b -c +b`, each side marked "No newline at end of file".)
         let out = splice(b"a\nb\nc", &[Splice::new(LineRange::inclusive(3, 3), &[])]);
-        assert_eq!(out, b"a\nb\n");
+        assert_eq!(out, b"a\nb");
+        let out = splice(
+            b"a\r\nb\r\nc",
+            &[Splice::new(LineRange::inclusive(2, 3), &[])],
+        );
+        assert_eq!(out, b"a");
+        // A replacement that keeps line 2 and drops line 3 ends the same way.
+        let out = splice(
+            b"a\nb\nc",
+            &[Splice::new(LineRange::inclusive(2, 3), &s(&["b"]))],
+        );
+        assert_eq!(out, b"a\nb");
+    }
+
+    #[test]
+    fn a_splice_that_says_how_the_file_ends_is_obeyed() {
+        // A unified diff's hunk that deletes the last line and keeps line 2's newline.
+        let mut delete = Splice::new(LineRange::inclusive(3, 3), &[]);
+        delete.final_newline = Some(true);
+        assert_eq!(splice(b"a\nb\nc", &[delete]), b"a\nb\n");
     }
 
     #[test]
@@ -360,6 +415,16 @@ mod tests {
         assert_eq!(lines.find_all(&s(&["x", "y"])), vec![1, 3]);
         assert_eq!(lines.find_all(&s(&["y", "z"])), vec![4]);
         assert!(lines.find_all(&s(&["q"])).is_empty());
+    }
+
+    #[test]
+    fn control_characters_are_shown_visibly() {
+        assert_eq!(visible("b\r"), "b\u{240d}");
+        assert_eq!(
+            visible("\x1b[31mred\tx\u{7f}\u{85}"),
+            "\u{241b}[31mred\tx\u{2421}\\u{85}"
+        );
+        assert!(matches!(visible("plain\ttext"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -180,6 +180,16 @@ impl LineRange {
         self.start < other.end() && other.start < self.end()
     }
 
+    /// How the range reads in a sentence: `line 12`, `lines 12-14`, or `after line 11` for an
+    /// insertion.
+    pub fn describe_lines(self) -> String {
+        match self.count {
+            0 => format!("after line {}", self.start - 1),
+            1 => format!("line {}", self.start),
+            _ => format!("lines {}-{}", self.start, self.last()),
+        }
+    }
+
     /// How the range reads to a person: `12`, `12-14`, or `after 11` for an insertion.
     pub fn describe(self) -> String {
         match self.count {
@@ -323,6 +333,11 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// Hex digits of a derived file patch or change ID: 64 bits, so that among the 1,000,000
+/// changes a batch may hold two share an ID with a chance of about 3 in 100 million (40 bits
+/// gave about 36%).
+pub const ID_HEX_DIGITS: usize = 16;
+
 /// Derives stable IDs for inputs that carry none: the same input bytes give the same IDs.
 pub struct IdDeriver {
     batch_seed: String,
@@ -344,7 +359,7 @@ impl IdDeriver {
     pub fn file_id(&self, index: usize, doc_path: &str) -> FilePatchId {
         let digest =
             sha256_hex(format!("{}\0file\0{index}\0{doc_path}", self.batch_seed).as_bytes());
-        FilePatchId(format!("file-{}", &digest[..10]))
+        FilePatchId(format!("file-{}", &digest[..ID_HEX_DIGITS]))
     }
 
     /// The ID of the change at `index` of file patch `file`, whose content is summarised by
@@ -368,7 +383,7 @@ impl IdDeriver {
             format_args!("{}\0{file}\0change\0{index}\0{content}", self.batch_seed),
         );
         let digest = hasher.0.finalize();
-        ChangeId(format!("chg-{}", &hex(&digest[..5])))
+        ChangeId(format!("chg-{}", &hex(&digest[..ID_HEX_DIGITS / 2])))
     }
 }
 
@@ -418,8 +433,9 @@ mod tests {
             sha256_hex(format!("{}\0{f0}\0change\0{}\0{}", a.batch_seed, 3, "x\0y").as_bytes());
         assert_eq!(
             a.change_id(&f0, 3, "x\0y").0,
-            format!("chg-{}", &by_string[..10])
+            format!("chg-{}", &by_string[..16])
         );
+        assert_eq!(f0.as_str().len(), "file-".len() + 16);
         assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());
     }
 }

@@ -48,8 +48,15 @@ pub struct Blocker {
     pub status: Status,
     /// What is wrong, without a remedy (each client names its own way to ask for one).
     pub message: String,
-    /// The explicit override that would let it be written, when there is one.
+    /// The explicit override that would let it be written, when there is one (the reviewer
+    /// names its key for it).
     pub remedy: Option<Remedy>,
+    /// What the command line needs to write it: every flag, and the changes no flag writes
+    /// (empty when nothing helps).
+    pub cli_hint: String,
+    /// True when the blocker only restates a problem the verification reports on the file or
+    /// change, adding no hint: `check`, which shows those problems, does not repeat it.
+    pub restates_problem: bool,
 }
 
 /// An explicit choice of the person that lifts a blocker.
@@ -79,10 +86,7 @@ impl Remedy {
 impl Blocker {
     /// The message with the command line's remedy, as the CLI and the report say it.
     pub fn cli_text(&self) -> String {
-        match self.remedy {
-            Some(remedy) => format!("{} ({})", self.message, remedy.cli_hint()),
-            None => self.message.clone(),
-        }
+        format!("{}{}", self.message, self.cli_hint)
     }
 }
 
@@ -128,12 +132,72 @@ impl Plan {
 }
 
 /// Whether the person explicitly allowed a file-level problem of this kind.
-fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
+pub fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
     match kind {
         "sha_mismatch" => decisions.sha_overrides.contains(&file.id),
         "hard_link" => decisions.hard_link_overrides.contains(&file.id),
         _ => false,
     }
+}
+
+/// Whether a change is an insertion whose position a changed file cannot confirm.
+fn unverified_position(check: &crate::verify::ChangeCheck) -> bool {
+    check
+        .problems
+        .iter()
+        .any(|p| p.kind == "unverified_position")
+}
+
+/// What a file blocked by file-level problems needs to be written: every override flag its
+/// problems and its selected changes call for, and the changes no flag can write. Empty when
+/// nothing helps (a missing file, a path outside the root...).
+fn flags_hint(
+    file: &crate::model::FilePatch,
+    check: &crate::verify::FileCheck,
+    decisions: &Decisions,
+    selected: &[usize],
+    blocking: &[&crate::verify::Problem],
+) -> String {
+    let mut flags = Vec::new();
+    let mut cannot = Vec::new();
+    for problem in blocking {
+        match problem.kind {
+            "sha_mismatch" => flags.push("--allow-sha-mismatch"),
+            "hard_link" => flags.push("--allow-hard-links"),
+            // No flag writes over this one.
+            _ => return String::new(),
+        }
+    }
+    let sha_mismatch = blocking.iter().any(|p| p.kind == "sha_mismatch");
+    for &ci in selected {
+        let (change, change_check) = (&file.changes[ci], &check.changes[ci]);
+        let name = format!(
+            "#{} {}",
+            ci + 1,
+            change.key.as_deref().unwrap_or(change.id.as_str())
+        );
+        if change_check.status == Status::Ok {
+            if sha_mismatch && unverified_position(change_check) {
+                cannot.push(format!("{name} (an insertion, its position unverified)"));
+            }
+        } else if change_check.found_at().is_some() && change_check.status == Status::Conflict {
+            if !decisions.relocate.contains(&change.id) && !flags.contains(&"--relocate") {
+                flags.push("--relocate");
+            }
+        } else {
+            cannot.push(name);
+        }
+    }
+    let mut hint = format!(" (to write it, apply with {}", flags.join(" "));
+    if !cannot.is_empty() {
+        hint.push_str(&format!(
+            "; and reject change{} {}, which no flag writes",
+            if cannot.len() == 1 { "" } else { "s" },
+            cannot.join(", ")
+        ));
+    }
+    hint.push(')');
+    hint
 }
 
 /// Plans the writes for the selected changes of a verified batch.
@@ -161,7 +225,15 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 status,
                 message,
                 remedy,
+                cli_hint: String::new(),
+                restates_problem: false,
             })
+        };
+        let restated = |plan: &mut Plan, hint: &str| {
+            if let Some(last) = plan.blockers.last_mut() {
+                last.cli_hint = hint.to_owned();
+                last.restates_problem = hint.is_empty();
+            }
         };
         let name = check
             .resolved
@@ -174,12 +246,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             .filter(|p| p.blocking && !overridden(p.kind, file, decisions))
             .collect();
         if !file_blocking.is_empty() || check.resolved.is_none() {
-            for problem in file_blocking {
-                let status = if check.status == Status::Invalid {
-                    Status::Invalid
-                } else {
-                    Status::Conflict
-                };
+            let status = if check.status == Status::Invalid {
+                Status::Invalid
+            } else {
+                Status::Conflict
+            };
+            let hint = flags_hint(file, check, decisions, &selected, &file_blocking);
+            for (i, problem) in file_blocking.into_iter().enumerate() {
+                let hint = if i == 0 { hint.as_str() } else { "" };
                 let remedy = match problem.kind {
                     "sha_mismatch" => Some(Remedy::OverrideSha),
                     "hard_link" => Some(Remedy::OverrideHardLink),
@@ -192,14 +266,18 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                     format!("{name}: {}", problem.message),
                     remedy,
                 );
+                restated(&mut plan, hint);
             }
             continue;
         }
-        if check.sha_mismatch() {
-            plan.overrides.push(Override::ShaMismatch { file: index });
+        // The overrides this file's write would use; claimed only if it is written.
+        let mut overrides = Vec::new();
+        let sha_overridden = check.sha_mismatch();
+        if sha_overridden {
+            overrides.push(Override::ShaMismatch { file: index });
         }
         if check.problems.iter().any(|p| p.kind == "hard_link") {
-            plan.overrides.push(Override::HardLink { file: index });
+            overrides.push(Override::HardLink { file: index });
         }
 
         let mut splices: Vec<(LineRange, usize, &[String])> = Vec::with_capacity(selected.len());
@@ -224,14 +302,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 });
                 match relocation {
                     None if edited_over.is_some() => {
-                        plan.overrides.push(Override::EditedOver {
+                        overrides.push(Override::EditedOver {
                             file: index,
                             change: change.id.clone(),
                             at: range.start,
                         });
                     }
                     Some(to) => {
-                        plan.overrides.push(Override::Relocated {
+                        overrides.push(Override::Relocated {
                             file: index,
                             change: change.id.clone(),
                             from: range.start,
@@ -247,21 +325,44 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                             .map(|p| p.message.as_str())
                             .collect::<Vec<_>>()
                             .join("; ");
-                        let remedy = change_check.found_at().map(|_| Remedy::Relocate);
+                        let hint = if change_check.found_at().is_some() {
+                            " (--relocate applies it there)"
+                        } else {
+                            ""
+                        };
                         block(
                             &mut plan,
                             Some(change.id.clone()),
                             change_check.status,
                             format!(
-                                "{name}: change {} {}: {why}",
+                                "{name}: change #{} {}: {why}",
                                 ci + 1,
                                 change.key.as_deref().unwrap_or(change.id.as_str())
                             ),
-                            remedy,
+                            change_check.found_at().map(|_| Remedy::Relocate),
                         );
+                        restated(&mut plan, hint);
                         continue;
                     }
                 }
+            }
+            if sha_overridden && unverified_position(change_check) {
+                // The override writes a changed file only where each change still finds its
+                // expected lines; an insertion has none, so nothing says it lands where meant.
+                blocked = true;
+                block(
+                    &mut plan,
+                    Some(change.id.clone()),
+                    Status::Conflict,
+                    format!(
+                        "{name}: change #{} {}: an insertion ({}) in a file whose SHA-256 differs: it has no expected lines, so its position cannot be verified and --allow-sha-mismatch does not write it (reject it to write the file's other changes)",
+                        ci + 1,
+                        change.key.as_deref().unwrap_or(change.id.as_str()),
+                        change.range.describe_lines()
+                    ),
+                    None,
+                );
+                continue;
             }
             let new_lines: &[String] = match decisions.get(&change.id) {
                 Decision::Edit(lines) => lines,
@@ -278,7 +379,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
         if let Some(pair) = splices.windows(2).find(|w| w[0].0.overlaps(w[1].0)) {
             let (a, b) = (&file.changes[pair[0].1], &file.changes[pair[1].1]);
             let relocated = [a, b].iter().any(|c| {
-                plan.overrides
+                overrides
                     .iter()
                     .any(|o| matches!(o, Override::Relocated { change, .. } if *change == c.id))
             });
@@ -342,6 +443,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
                 )
             }
         };
+        plan.overrides.extend(overrides);
         plan.writes.push(FileWrite {
             file: index,
             rel,
@@ -380,6 +482,9 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
             file: second,
             change: None,
             status: Status::Conflict,
+            restates_problem: false,
+            remedy: None,
+            cli_hint: String::new(),
             message: format!(
                 "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",
                 rel.display(),
@@ -388,7 +493,6 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
                 batch.files[first].id,
                 batch.files[second].id
             ),
-            remedy: None,
         });
     }
 }

@@ -5,8 +5,9 @@
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 
 use crate::commit::Committed;
+use crate::lines::visible;
 use crate::model::{Batch, Change, ChangeId, InputWarning, MatchTier};
-use crate::plan::{Override, Plan};
+use crate::plan::{overridden, Override, Plan};
 use crate::review::{Decision, Decisions};
 use crate::verify::{Problem, Status, Verification};
 use serde::Serialize;
@@ -23,8 +24,16 @@ pub struct Report {
     pub warnings: Vec<InputWarning>,
     /// Explicit overrides used by an apply (a SHA mismatch written anyway, a relocated change).
     pub overrides: Vec<String>,
-    /// Why an apply wrote nothing, when it did not.
+    /// Why an apply wrote nothing, when it did not; for `check`, why `apply` with every change
+    /// selected would write nothing.
     pub blocked: Vec<String>,
+    /// The blockers the text form shows, when not all of them: `check` leaves out those that
+    /// only restate a conflict it shows above.
+    #[serde(skip)]
+    blocked_text: Option<Vec<String>>,
+    /// After `apply --stage`: which written files git's index now holds, and which not, why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staging: Option<crate::git::Staging>,
 }
 
 #[derive(Serialize, Debug)]
@@ -63,11 +72,17 @@ pub struct ChangeReport {
     pub description: Option<String>,
     /// First line the change replaces; for an insert, the line it goes before.
     pub start_line: usize,
-    /// Last line the change replaces; for an insert, the line it goes after.
+    /// Last line the change replaces; for an insert, the line it goes after (so one less than
+    /// `start_line`: an insert replaces no line).
     pub end_line: usize,
+    /// For an insert: the line it goes after (0 for the top of the file), as TUL-002 says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_line: Option<usize>,
     #[serde(rename = "match")]
     pub match_tier: MatchTier,
     pub status: &'static str,
+    /// Whether the decisions replace the change's new lines with edited ones.
+    pub edited: bool,
     pub problems: Vec<ProblemReport>,
 }
 
@@ -85,6 +100,10 @@ pub struct ProblemReport {
     pub actual: Option<Vec<String>>,
 }
 
+/// Counts of changes. `ok`, `conflicts` and `invalid` add up to `changes`: a change counts as
+/// a conflict (or invalid) when it cannot be written as the batch stands, whether because of
+/// its own lines or because its file is blocked (a SHA-256 mismatch not overridden, a missing
+/// file, a file the plan would write twice...). So `conflicts > 0` exactly when conflicts block.
 #[derive(Serialize, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub files: usize,
@@ -94,6 +113,8 @@ pub struct Summary {
     pub invalid: usize,
     pub applied: usize,
     pub rejected: usize,
+    /// Of `conflicts` and `invalid`: changes that verify on their own but whose file is blocked.
+    pub blocked: usize,
 }
 
 /// What an apply decided and did, for the report.
@@ -118,7 +139,32 @@ impl From<&Problem> for ProblemReport {
 }
 
 impl Report {
+    /// The report of an apply (or, with no `applied`, of a verification alone).
     pub fn build(batch: &Batch, verification: &Verification, applied: Option<&Applied>) -> Report {
+        Report::build_with(batch, verification, applied, applied.map(|a| a.plan))
+    }
+
+    /// The report of `check`: the verification, with what `plan` (every change selected, as
+    /// a plain `apply` would do) would be blocked by.
+    pub fn check(batch: &Batch, verification: &Verification, plan: &Plan) -> Report {
+        let mut report = Report::build_with(batch, verification, None, Some(plan));
+        report.blocked = plan.blockers.iter().map(|b| b.cli_text()).collect();
+        report.blocked_text = Some(
+            plan.blockers
+                .iter()
+                .filter(|b| !b.restates_problem)
+                .map(|b| b.cli_text())
+                .collect(),
+        );
+        report
+    }
+
+    fn build_with(
+        batch: &Batch,
+        verification: &Verification,
+        applied: Option<&Applied>,
+        plan: Option<&Plan>,
+    ) -> Report {
         let mut summary = Summary {
             files: batch.files.len(),
             changes: batch.change_count(),
@@ -155,12 +201,39 @@ impl Report {
                 .as_ref()
                 .and_then(|r| new_shas.get(r.rel()))
                 .map(|sha| (*sha).clone());
+            // A file-level problem nobody overrode holds back every change of the file.
+            let file_blocked = check
+                .problems
+                .iter()
+                .filter(|p| {
+                    p.blocking && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions))
+                })
+                .map(|_| check.status.max(Status::Conflict))
+                .max();
             let changes = file
                 .changes
                 .iter()
                 .zip(&check.changes)
                 .map(|(change, change_check)| {
-                    match change_check.status {
+                    let held = plan
+                        .into_iter()
+                        .flat_map(|p| &p.blockers)
+                        .filter(|b| {
+                            b.file == index && b.change.as_ref().is_none_or(|id| *id == change.id)
+                        })
+                        .map(|b| b.status)
+                        .chain(file_blocked)
+                        .max();
+                    let counted = match held {
+                        Some(status) if status > change_check.status => {
+                            if change_check.status == Status::Ok {
+                                summary.blocked += 1;
+                            }
+                            status
+                        }
+                        _ => change_check.status,
+                    };
+                    match counted {
                         Status::Ok => summary.ok += 1,
                         Status::Conflict => summary.conflicts += 1,
                         Status::Invalid => summary.invalid += 1,
@@ -172,7 +245,9 @@ impl Report {
                             apply_status(a, was_written, change, change_check.status, &mut summary)
                         }
                     };
-                    change_report(change, status, &change_check.problems)
+                    let edited = applied
+                        .is_some_and(|a| matches!(a.decisions.get(&change.id), Decision::Edit(_)));
+                    change_report(change, status, edited, &change_check.problems)
                 })
                 .collect();
             files.push(FileReport {
@@ -214,6 +289,8 @@ impl Report {
             warnings: batch.warnings.clone(),
             overrides,
             blocked,
+            blocked_text: None,
+            staging: None,
         }
     }
 
@@ -263,12 +340,29 @@ impl Report {
                     );
                     write_mismatch(&mut out, problem);
                 }
+                if change.edited {
+                    let what = if change.status == "applied" {
+                        "written with edited lines instead of the batch's new lines".to_owned()
+                    } else {
+                        format!(
+                            "edited lines instead of the batch's new lines ({})",
+                            change.status
+                        )
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}:{}: edited: {}: {what}",
+                        file.path,
+                        change.start_line.max(1),
+                        change_label(i, change)
+                    );
+                }
             }
         }
         for line in &self.overrides {
             let _ = writeln!(out, "override: {line}");
         }
-        for line in &self.blocked {
+        for line in self.blocked_text.as_ref().unwrap_or(&self.blocked) {
             let _ = writeln!(out, "blocked: {line}");
         }
         let s = &self.summary;
@@ -285,7 +379,16 @@ impl Report {
             plural(s.conflicts),
             s.invalid
         );
-        if s.applied + s.rejected > 0 || !self.blocked.is_empty() {
+        if s.blocked > 0 {
+            let _ = write!(
+                out,
+                " ({} of them verif{} but {} in a blocked file)",
+                s.blocked,
+                if s.blocked == 1 { "ies" } else { "y" },
+                if s.blocked == 1 { "is" } else { "are" }
+            );
+        }
+        if s.applied + s.rejected > 0 || (!self.blocked.is_empty() && self.blocked_text.is_none()) {
             let _ = write!(out, "; {} applied, {} rejected", s.applied, s.rejected);
         }
         out.push('\n');
@@ -317,7 +420,12 @@ fn apply_status(
     }
 }
 
-fn change_report(change: &Change, status: &'static str, problems: &[Problem]) -> ChangeReport {
+fn change_report(
+    change: &Change,
+    status: &'static str,
+    edited: bool,
+    problems: &[Problem],
+) -> ChangeReport {
     ChangeReport {
         id: change.id.to_string(),
         key: change.key.clone(),
@@ -325,8 +433,10 @@ fn change_report(change: &Change, status: &'static str, problems: &[Problem]) ->
         description: change.description.clone(),
         start_line: change.range.start,
         end_line: change.range.end() - 1,
+        after_line: (change.range.count == 0).then(|| change.range.start - 1),
         match_tier: change.match_tier,
         status,
+        edited,
         problems: problems.iter().map(ProblemReport::from).collect(),
     }
 }
@@ -334,7 +444,7 @@ fn change_report(change: &Change, status: &'static str, problems: &[Problem]) ->
 fn change_label(index: usize, change: &ChangeReport) -> String {
     let mut label = format!("change #{}", index + 1);
     if let Some(key) = &change.key {
-        let _ = write!(label, " \"{key}\"");
+        let _ = write!(label, " \"{}\"", visible(key));
     }
     let _ = write!(label, " ({})", change.id);
     label
@@ -345,10 +455,10 @@ fn write_mismatch(out: &mut String, problem: &ProblemReport) {
         return;
     };
     for line in expected {
-        let _ = writeln!(out, "    expected | {line}");
+        let _ = writeln!(out, "    expected | {}", visible(line));
     }
     for line in actual {
-        let _ = writeln!(out, "    found    | {line}");
+        let _ = writeln!(out, "    found    | {}", visible(line));
     }
     if actual.is_empty() {
         let _ = writeln!(out, "    found    | (end of file)");
@@ -364,7 +474,7 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
     };
     match o {
         Override::ShaMismatch { file } => format!(
-            "{}: written although its SHA-256 differs from the batch's (every written change verified)",
+            "{}: written although its SHA-256 differs from the batch's (each written change found its expected lines where it says; no insertion was written)",
             path(*file)
         ),
         Override::HardLink { file } => format!(

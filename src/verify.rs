@@ -234,16 +234,28 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                     return finish(check, file, Status::Conflict);
                 }
             };
-            if file.action == FileAction::Create {
+            // The hash of empty content says the author saw no file (or an empty one): a
+            // file with content is not a changed version of it but a file the batch would
+            // create over, whatever --allow-sha-mismatch says.
+            let creates_over =
+                file.expected_sha256.as_deref() == Some(EMPTY_SHA256) && !snapshot.bytes.is_empty();
+            if file.action == FileAction::Create || creates_over {
+                check.action = FileAction::Create;
                 check.problems.push(Problem::new(
                     "file_exists",
                     format!(
-                        "{} already exists; the batch expects to create it",
-                        rel.display()
+                        "{} already exists ({} bytes); the batch expects to create it{}",
+                        rel.display(),
+                        snapshot.bytes.len(),
+                        if creates_over {
+                            " (its originalSha256 is the SHA-256 of empty content)"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
-            if let Some(expected) = &file.expected_sha256 {
+            if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
                 if *expected != snapshot.sha256 {
                     check.problems.push(Problem::new(
                         "sha_mismatch",

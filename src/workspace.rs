@@ -235,7 +235,7 @@ impl Workspace {
         };
         let wanted = first.to_lowercase();
         for name in self.listing(&rel) {
-            if name.to_string_lossy().to_lowercase() != wanted {
+            if !same_name(&name, &wanted, &rel)? {
                 continue;
             }
             let child = rel.join(&name);
@@ -272,12 +272,14 @@ impl Workspace {
                 continue;
             }
             let wanted = component.to_lowercase();
-            let matches: Vec<OsString> = self
-                .listing(&rel)
-                .into_iter()
-                .filter(|n| n.to_string_lossy().to_lowercase() == wanted)
-                .filter(|n| fs::symlink_metadata(self.abs(&rel.join(n))).is_ok_and(|m| m.is_dir()))
-                .collect();
+            let mut matches: Vec<OsString> = Vec::new();
+            for name in self.listing(&rel) {
+                if same_name(&name, &wanted, &rel)?
+                    && fs::symlink_metadata(self.abs(&rel.join(&name))).is_ok_and(|m| m.is_dir())
+                {
+                    matches.push(name);
+                }
+            }
             match matches.len() {
                 0 => {
                     rel.extend(&components[i..]);
@@ -363,6 +365,31 @@ impl Workspace {
     }
 }
 
+/// Whether a name on disk matches `wanted` (lowercase) case-insensitively. A name that is not
+/// UTF-8 is never matched: when it would read as `wanted` with its bad bytes replaced by
+/// U+FFFD, that is an error naming its bytes, not a guess (and not a file `apply` could journal).
+fn same_name(name: &OsString, wanted: &str, folder: &Path) -> Result<bool, PathProblem> {
+    if let Some(name) = name.to_str() {
+        return Ok(name.to_lowercase() == wanted);
+    }
+    if name.to_string_lossy().to_lowercase() == wanted {
+        let bytes = name.as_encoded_bytes().escape_ascii().to_string();
+        return Err(PathProblem::new(
+            "not_utf8_name",
+            format!(
+                "{} holds \"{bytes}\", whose name is not UTF-8; a docPath cannot name it exactly, and patchdeck does not guess",
+                if folder.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    folder
+                }
+                .display()
+            ),
+        ));
+    }
+    Ok(false)
+}
+
 enum Exact {
     File(PathBuf),
     NotFile(PathBuf, &'static str),
@@ -418,6 +445,31 @@ pub fn snapshot_of(mut file: File) -> io::Result<Snapshot> {
     })
 }
 
+/// Code points HFS+ ignores in names, so that `.g\u{200c}it` is `.git` there (git's
+/// `next_hfs_char`).
+const HFS_IGNORED: &[char] = &[
+    '\u{200c}', '\u{200d}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}',
+    '\u{202e}', '\u{206a}', '\u{206b}', '\u{206c}', '\u{206d}', '\u{206e}', '\u{206f}', '\u{feff}',
+];
+
+/// Whether a path component is `name` to some file system a workspace may be checked out on,
+/// after git's `is_ntfs_dotgit` and `is_hfs_dotgit`: in any case; on NTFS, with trailing
+/// spaces and dots dropped, before an alternate data stream (`:stream`), and with `\\` as a
+/// separator; on HFS+, with the code points it ignores removed.
+fn names_like(component: &str, name: &str) -> bool {
+    component.split('\\').any(|part| {
+        let part: String = part.chars().filter(|c| !HFS_IGNORED.contains(c)).collect();
+        let part = part.split(':').next().unwrap_or_default();
+        part.trim_end_matches([' ', '.']).eq_ignore_ascii_case(name)
+    })
+}
+
+/// Whether a path component is `.git` to git on some file system: [`names_like`], or its
+/// NTFS short name `git~1`.
+fn is_dotgit(component: &str) -> bool {
+    names_like(component, ".git") || names_like(component, "git~1")
+}
+
 /// Checks a docPath without touching the disk and splits it into components.
 pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     let outside = |why: &str| {
@@ -454,16 +506,25 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
             }
             "" => return Err(invalid("has an empty component (\"//\")")),
             "." => return Err(invalid("has a \".\" component")),
-            c if c.eq_ignore_ascii_case(".git") => {
+            c if is_dotgit(c) => {
                 return Err(PathProblem::new(
                     "protected_path",
-                    format!("docPath \"{doc_path}\" is inside .git; patchdeck never writes there"),
+                    format!(
+                        "docPath \"{}\" is inside .git (\"{}\" is .git to git, or on Windows or macOS); patchdeck never writes there",
+                        doc_path.escape_debug(),
+                        c.escape_debug()
+                    ),
                 ))
             }
-            c if i == 0 && c.eq_ignore_ascii_case(STATE_DIR) => {
+            // At any depth: a batch could plant sub/.patchdeck/journal for a later --root sub.
+            c if names_like(c, STATE_DIR) => {
                 return Err(PathProblem::new(
                     "protected_path",
-                    format!("docPath \"{doc_path}\" is inside {STATE_DIR}, patchdeck's own state"),
+                    format!(
+                        "docPath \"{}\" is inside {STATE_DIR} (\"{}\"), patchdeck's own state",
+                        doc_path.escape_debug(),
+                        c.escape_debug()
+                    ),
                 ))
             }
             _ => {}

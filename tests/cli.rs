@@ -95,8 +95,67 @@ fn check_json_has_the_contract_fields() {
     );
     assert_eq!(
         report["summary"],
-        json!({"files": 1, "changes": 2, "ok": 1, "conflicts": 1, "invalid": 0, "applied": 0, "rejected": 0})
+        json!({"files": 1, "changes": 2, "ok": 0, "conflicts": 2, "invalid": 0, "applied": 0, "rejected": 0, "blocked": 1})
     );
+}
+
+#[test]
+fn the_summary_counts_changes_held_back_by_their_file_as_conflicts() {
+    let ws = sample_workspace();
+    fs::write(ws.path().join("src/Utils.py"), b"caf\xe9\n").unwrap();
+    let notes = fs::read(ws.path().join("notes.txt")).unwrap();
+    let batch = json!({"files": [{"docPath": "src/utils.py", "originalSha256": common::sha(b"caf\xe9\n"),
+        "changes": [{"operation": "insert", "afterLine": 1, "newLines": ["x"]}]},
+        {"docPath": "notes.txt", "originalSha256": common::sha(&notes),
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    for (batch, want) in [
+        (sample("stale-sha.json"), json!([1, 1, 1])),
+        (path.display().to_string(), json!([1, 1, 1])),
+    ] {
+        let out = run(ws.path(), &["check", "--json", &batch]);
+        assert_eq!(out.status.code(), Some(1), "{batch}");
+        let s = &json_out(&out)["summary"];
+        assert_eq!(
+            json!([s["ok"], s["conflicts"], s["blocked"]]),
+            want,
+            "{batch}"
+        );
+        let text = stdout(&run(ws.path(), &["check", &batch]));
+        assert!(
+            text.contains(
+                "1 ok, 1 conflict, 0 invalid (1 of them verifies but is in a blocked file)"
+            ),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn check_fails_whenever_a_plain_apply_would_be_blocked() {
+    let ws = sample_workspace();
+    let batch = sample("markdown-same-file.md");
+    let out = run(ws.path(), &["check", "--json", &batch]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json_out(&out);
+    assert!(
+        report["summary"]["conflicts"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert!(
+        report["blocked"][0]
+            .as_str()
+            .unwrap()
+            .contains("changed by file patches 1 and 2"),
+        "{report}"
+    );
+    let text = stdout(&run(ws.path(), &["check", &batch]));
+    assert!(
+        text.contains("blocked: src/Utils.py: changed by file patches 1 and 2"),
+        "{text}"
+    );
+    assert_eq!(run(ws.path(), &["apply", &batch]).status.code(), Some(1));
 }
 
 #[test]
@@ -257,6 +316,70 @@ fn allow_sha_mismatch_does_not_write_a_change_whose_lines_conflict() {
 }
 
 #[test]
+fn a_blocked_file_names_every_flag_it_needs() {
+    let ws = sample_workspace();
+    let out = run(ws.path(), &["apply", &sample("moved-line.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("(to write it, apply with --allow-sha-mismatch --relocate)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_creation_over_an_existing_file_is_file_exists_whatever_the_sha_override() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let batch = json!({"files": [{"docPath": "notes.txt", "originalSha256": patchdeck::model::EMPTY_SHA256,
+        "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["hello"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let path = path.to_str().unwrap();
+    let report = json_out(&run(ws.path(), &["check", "--json", path]));
+    let kinds: Vec<&str> = report["files"][0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["file_exists"]);
+    assert_eq!(report["files"][0]["action"], "create");
+    let out = run(ws.path(), &["apply", "--allow-sha-mismatch", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+#[test]
+fn allow_sha_mismatch_does_not_write_an_insertion_it_cannot_verify() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let stale = "0".repeat(64);
+    let batch = json!({"files": [{"docPath": "notes.txt", "originalSha256": stale, "changes": [
+        {"changeKey": "top", "operation": "insert", "afterLine": 0, "newLines": ["hello"]}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, &batch);
+    let path = path.to_str().unwrap();
+    let out = run(ws.path(), &["apply", "--allow-sha-mismatch", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("blocked: notes.txt: change #1 top: an insertion (after line 0) in a file whose SHA-256 differs"),
+        "{}",
+        stdout(&out)
+    );
+    // Nothing was written, so no override is claimed.
+    assert!(!stdout(&out).contains("override:"), "{}", stdout(&out));
+    assert_eq!(user_tree(ws.path()), before);
+    // Without the override, the hint says the insertion cannot be written by any flag.
+    let out = run(ws.path(), &["apply", path]);
+    assert!(
+        stdout(&out).contains("reject change #1 top (an insertion, its position unverified)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn relocate_applies_a_moved_change_where_its_lines_are() {
     let ws = sample_workspace();
     let out = run(
@@ -375,11 +498,152 @@ fn a_change_key_used_in_two_files_is_ambiguous() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("changeKey used in several files: a.txt, b.txt"),
+        stderr(&out).contains("as a changeKey it names 2 changes: a.txt#1, b.txt#1"),
         "{}",
         stderr(&out)
     );
     assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+/// A batch file in its own folder; returns the folder (keep it alive) and the path.
+fn write_batch(batch: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::batch_file(&dir, batch).display().to_string();
+    (dir, path)
+}
+
+#[test]
+fn repeated_keys_and_readings_that_disagree_are_refused_not_resolved_by_precedence() {
+    let ws = common::workspace_with(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
+    let sha = common::sha(b"x\n");
+    let insert = |key: &str, after: usize| json!({"changeKey": key, "operation": "insert", "afterLine": after, "newLines": ["y"]});
+    // A changeKey twice in one file, and a fileKey on two files.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"fileKey": "f", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0), insert("k", 1)]},
+        {"fileKey": "f", "docPath": "b.txt", "originalSha256": sha, "changes": [insert("m", 0)]}]}));
+    let out = run(ws.path(), &["apply", "--reject", "k", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("as a changeKey it names 2 changes: a.txt#1, a.txt#2"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(ws.path(), &["apply", "--only", "f", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("as a fileKey it names 2 file patches"),
+        "{}",
+        stderr(&out)
+    );
+    let check = stdout(&run(ws.path(), &["check", &path]));
+    assert!(check.contains("warning: files[1].fileKey"), "{check}");
+    // A string that is one change's ID and another change's key.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"docPath": "a.txt", "originalSha256": sha, "changes": [
+            {"changeId": "c1", "changeKey": "c2", "operation": "insert", "afterLine": 0, "newLines": ["y"]},
+            {"changeId": "c2", "operation": "insert", "afterLine": 1, "newLines": ["z"]}]}]}));
+    let out = run(ws.path(), &["apply", "--only", "c2", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("names different changes depending on how it is read: as a changeId, a.txt#2; as a changeKey, a.txt#1"),
+        "{}",
+        stderr(&out)
+    );
+    // Readings that agree are fine: a file whose key is its own docPath.
+    let (_d, path) = write_batch(&json!({"files": [
+        {"fileKey": "a.txt", "docPath": "a.txt", "originalSha256": sha, "changes": [insert("k", 0)]}]}));
+    assert_eq!(
+        run(ws.path(), &["apply", "--only", "a.txt", &path])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn path_selectors_take_the_resolved_path_in_any_case() {
+    let ws = sample_workspace();
+    let batch = sample("clean.json");
+    let report = json_out(&run(ws.path(), &["check", "--json", &batch]));
+    let utils = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["docPath"] == "src/utils.py")
+        .unwrap();
+    assert_eq!(utils["path"], "src/Utils.py");
+    let changes = utils["changes"].as_array().unwrap().len() as u64;
+    for selector in [
+        "src/Utils.py#1",
+        "SRC/UTILS.PY#1",
+        "src/utils.py#1",
+        "src/Utils.py",
+    ] {
+        let out = run(
+            ws.path(),
+            &["apply", "--dry-run", "--json", "--only", selector, &batch],
+        );
+        assert_eq!(out.status.code(), Some(0), "{selector}: {}", stderr(&out));
+        let want = if selector.contains('#') { 1 } else { changes };
+        assert_eq!(
+            json_out(&out)["summary"]["rejected"].as_u64().unwrap(),
+            report["summary"]["changes"].as_u64().unwrap() - want,
+            "{selector}"
+        );
+    }
+}
+
+#[test]
+fn contradictory_selections_are_errors_naming_the_selectors() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    let batch = sample("clean.json");
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--only",
+            "clearer-error",
+            "--reject",
+            "clearer-error",
+            &batch,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--only \"clearer-error\" selects nothing to apply: --reject \"clearer-error\" rejects it"),
+        "{}",
+        stderr(&out)
+    );
+    // --only narrows a decisions file: naming only a change it leaves undecided is an error.
+    let report = json_out(&run(ws.path(), &["check", "--json", &batch]));
+    let first = report["files"][0]["changes"][0]["id"].as_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let decisions = dir.path().join("d.json");
+    fs::write(
+        &decisions,
+        json!({"decisions": {first: "accept"}}).to_string(),
+    )
+    .unwrap();
+    let d = decisions.to_str().unwrap();
+    let out = run(
+        ws.path(),
+        &["apply", "--decisions", d, "--only", "clearer-error", &batch],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("--only \"clearer-error\" selects nothing to apply: {d} leaves undecided every change it names")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+    // Naming the accepted change, or a file holding it, applies just that.
+    let out = run(
+        ws.path(),
+        &["apply", "--json", "--decisions", d, "--only", "app", &batch],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json_out(&out)["summary"]["applied"], 1);
 }
 
 #[test]
@@ -433,6 +697,8 @@ fn a_decisions_file_applies_accepted_and_edited_changes_only() {
     assert_eq!(report["summary"]["applied"], 2);
     assert_eq!(report["summary"]["rejected"], 1);
     assert_eq!(report["files"][0]["changes"][3]["status"], "undecided");
+    assert_eq!(report["files"][0]["changes"][0]["edited"], false);
+    assert_eq!(report["files"][0]["changes"][1]["edited"], true);
     let app = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
     assert!(app.contains("assert name, \"item name must not be empty\""));
     assert!(
@@ -456,6 +722,61 @@ fn a_decisions_file_applies_accepted_and_edited_changes_only() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("chg-unknown"));
+}
+
+#[test]
+fn a_decisions_file_is_read_strictly_and_edits_are_whole_lines_and_reported() {
+    let ws = common::workspace_with(&[("w.txt", b"one\r\ntwo\r\n")]);
+    let before = user_tree(ws.path());
+    let (_d, batch) = write_batch(&json!({"files": [{"docPath": "w.txt",
+        "originalSha256": common::sha(b"one\r\ntwo\r\n"), "changes": [
+        {"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["one"], "newLines": ["ONE"]}]}]}));
+    let id = json_out(&run(ws.path(), &["check", "--json", &batch]))["files"][0]["changes"][0]
+        ["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("decisions.json");
+    let d = path.to_str().unwrap();
+    let apply = |decisions: &str| {
+        fs::write(&path, decisions).unwrap();
+        run(ws.path(), &["apply", "--decisions", d, &batch])
+    };
+    // A line break inside an edited line would write a bare LF (and CR CR LF) into a CRLF file.
+    let out = apply(&json!({"decisions": {&id: {"edit": ["a\nb", "c\r", "fine"]}}}).to_string());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!(
+            "decisions.{id}.edit[0], decisions.{id}.edit[1]: each edited line must be one line"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // A key written twice is refused, located, rather than the last one winning.
+    let out = apply(&format!(
+        r#"{{"decisions": {{"{id}": "reject", "{id}": "accept"}}}}"#
+    ));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("{d}: decisions (line 1, column"))
+            && stderr(&out).contains(&format!("duplicate key \"{id}\"")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+    // An edit that is whole lines is written, and the text report says it was edited.
+    let out = apply(&json!({"decisions": {&id: {"edit": ["Uno", "Dos"]}}}).to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("w.txt:1: edited: change #1"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        fs::read(ws.path().join("w.txt")).unwrap(),
+        b"Uno\r\nDos\r\ntwo\r\n"
+    );
 }
 
 fn git_apply(dir: &Path, patch: &[u8]) -> std::process::Output {
@@ -510,6 +831,45 @@ fn diff_applied_by_git_apply_gives_the_same_bytes_as_apply() {
 }
 
 #[test]
+fn removing_or_adding_at_the_end_keeps_a_missing_final_newline_and_git_apply_agrees() {
+    let original: &[u8] = b"a\nb\nc";
+    let sha = common::sha(original);
+    for (changes, want) in [
+        (
+            json!([{"operation": "delete", "startLine": 3, "endLine": 3, "expectedOriginalLines": ["c"]}]),
+            &b"a\nb"[..],
+        ),
+        (
+            json!([{"operation": "delete", "startLine": 2, "endLine": 3, "expectedOriginalLines": ["b", "c"]}]),
+            b"a",
+        ),
+        (
+            json!([{"operation": "insert", "afterLine": 3, "newLines": ["d"]}]),
+            b"a\nb\nc\nd",
+        ),
+    ] {
+        let batch =
+            json!({"files": [{"docPath": "f.txt", "originalSha256": sha, "changes": changes}]});
+        let dir = tempfile::tempdir().unwrap();
+        let path = common::batch_file(&dir, &batch);
+        let path = path.to_str().unwrap();
+        let by_patchdeck = common::workspace_with(&[("f.txt", original)]);
+        let by_git = common::workspace_with(&[("f.txt", original)]);
+        let out = run(by_patchdeck.path(), &["apply", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            fs::read(by_patchdeck.path().join("f.txt")).unwrap(),
+            want,
+            "{changes}"
+        );
+        let diff = run(by_git.path(), &["diff", path]);
+        let git = git_apply(by_git.path(), &diff.stdout);
+        assert!(git.status.success(), "{}", stderr(&git));
+        assert_eq!(fs::read(by_git.path().join("f.txt")).unwrap(), want);
+    }
+}
+
+#[test]
 fn diff_of_a_blocked_batch_prints_nothing_and_says_why() {
     let ws = sample_workspace();
     let out = run(ws.path(), &["diff", &sample("stale-sha.json")]);
@@ -553,6 +913,24 @@ fn show_prints_a_change_a_file_or_the_batch() {
         &["show", &sample("clean.json"), "inventory-cleanup"],
     ));
     assert!(out.contains("6 files, 9 changes"), "{out}");
+    // The batch itself: identity, then every file patch with its changes' IDs, keys, ranges
+    // and descriptions.
+    assert!(out.starts_with("batch batch-"), "{out}");
+    assert!(
+        out.contains("\"inventory-cleanup\"\n  format: tul002\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  label: Inventory: logging, validation and clearer errors\n"),
+        "{out}"
+    );
+    assert!(out.contains("file patch file-"), "{out}");
+    assert!(
+        out.contains(" validate-name insert after line 22 ok: Refuse empty item names.\n"),
+        "{out}"
+    );
+    assert!(out.contains(" clearer-error replace line 30 ok: "), "{out}");
+    assert_eq!(out.matches("file patch ").count(), 6, "{out}");
     let entry: Value = json_out(&run(
         ws.path(),
         &["show", "--json", &sample("moved-line.json"), "log-load"],
@@ -563,6 +941,51 @@ fn show_prints_a_change_a_file_or_the_batch() {
         &["show", &sample("moved-line.json"), "log-load"],
     ));
     assert!(out.contains("as written in the batch"), "{out}");
+}
+
+#[test]
+fn inserts_say_the_line_they_go_after() {
+    let ws = sample_workspace();
+    let batch = sample("clean.json");
+    let entry = json_out(&run(
+        ws.path(),
+        &["show", "--json", &batch, "validate-name"],
+    ));
+    assert_eq!(
+        (
+            &entry["operation"],
+            &entry["afterLine"],
+            &entry["startLine"],
+            &entry["endLine"]
+        ),
+        (&json!("insert"), &json!(22), &json!(23), &json!(22))
+    );
+    let replace = json_out(&run(
+        ws.path(),
+        &["show", "--json", &batch, "clearer-error"],
+    ));
+    assert!(replace.get("afterLine").is_none(), "{replace}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "validate-name"]));
+    assert!(out.contains("  operation: insert after line 22\n"), "{out}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "app"]));
+    assert!(
+        out.contains(" validate-name insert after line 22 "),
+        "{out}"
+    );
+    assert!(out.contains(" log-load replace line 19 "), "{out}");
+}
+
+#[test]
+fn shown_lines_make_control_characters_visible() {
+    let ws = common::workspace_with(&[("f.txt", b"a\nb\r\r\nc\n")]);
+    let (_d, batch) = write_batch(&json!({"files": [{"docPath": "f.txt",
+        "originalSha256": common::sha(b"a\nb\r\r\nc\n"), "changes": [
+        {"changeKey": "k\u{1b}[2J", "operation": "replace", "startLine": 2, "endLine": 2, "expectedOriginalLines": ["b"], "newLines": ["B"]}]}]}));
+    let out = stdout(&run(ws.path(), &["check", &batch]));
+    assert!(out.contains("    found    | b\u{240d}\n"), "{out:?}");
+    let out = stdout(&run(ws.path(), &["show", &batch, "f.txt"]));
+    assert!(out.contains(" k\u{241b}[2J replace line 2 "), "{out:?}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
 }
 
 #[test]
@@ -623,5 +1046,63 @@ fn unknown_fields_are_reported_as_warnings() {
         stdout(&out).contains("warning: model: unknown field, ignored"),
         "{}",
         stdout(&out)
+    );
+}
+
+/// Runs the binary with standard output closed before it writes, as `| head -1` does once it
+/// has its line, and returns the exit status.
+fn status_into_closed_pipe(args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(args)
+        .env_remove("PATCHDECK_FAILPOINT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.code()
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly_with_the_status_earned() {
+    let ws = sample_workspace();
+    let root = ws.path().to_str().unwrap();
+    let stale = sample("stale-sha.json");
+    let clean = sample("clean.json");
+    assert_eq!(
+        status_into_closed_pipe(&["check", "--json", "--root", root, &stale]),
+        Some(1)
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["check", "--root", root, &clean]),
+        Some(0)
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["show", "--root", root, &clean, "app"]),
+        Some(0)
+    );
+    // An error reported as JSON (no commit to undo yet).
+    assert_eq!(
+        status_into_closed_pipe(&["undo", "--json", "--root", root]),
+        Some(2)
+    );
+    // The apply happened; only its report was cut short.
+    assert_eq!(
+        status_into_closed_pipe(&["apply", "--json", "--root", root, &clean]),
+        Some(0)
+    );
+    assert_ne!(
+        fs::read(ws.path().join("src/app.py")).unwrap(),
+        fs::read(samples().join("workspace/src/app.py")).unwrap()
+    );
+    assert_eq!(
+        status_into_closed_pipe(&["undo", "--json", "--root", root]),
+        Some(0)
     );
 }

@@ -224,15 +224,36 @@ fn a_stale_expected_line_blocks_exactly_its_change() {
             Some(1)
         );
         assert_eq!(user_tree(ws.path()), before);
-        let out = patchdeck(&[
-            "apply",
-            "--allow-sha-mismatch",
-            "--reject",
-            &selector,
-            "--root",
-            root,
-            batch,
-        ]);
+        // The override writes the file's other changes once the stale one is rejected, but not
+        // its insertions: in a changed file nothing confirms where they land.
+        let mut args = vec![
+            "apply".to_owned(),
+            "--allow-sha-mismatch".to_owned(),
+            "--reject".to_owned(),
+            selector,
+        ];
+        let inserts: Vec<String> = file["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["operation"] == "insert")
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect();
+        let with_inserts = [
+            args.clone(),
+            vec!["--root".into(), root.into(), batch.into()],
+        ]
+        .concat();
+        if !inserts.is_empty() {
+            let out = patchdeck(&with_inserts.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(out.status.code(), Some(1), "{}", case.name());
+            assert_eq!(user_tree(ws.path()), before);
+        }
+        for id in inserts {
+            args.extend(["--reject".to_owned(), id]);
+        }
+        args.extend(["--root".into(), root.into(), batch.into()]);
+        let out = patchdeck(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(
             out.status.code(),
             Some(0),

@@ -83,9 +83,61 @@ fn lexically_hostile_paths_are_refused() {
         (".GIT/config", "protected_path"),
         ("vendor/lib/.git/config", "protected_path"),
         (".patchdeck/journal", "protected_path"),
+        // Names git treats as .git (is_ntfs_dotgit, is_hfs_dotgit): trailing spaces and dots,
+        // an alternate data stream, the 8.3 short name, a backslash separator, HFS+ ignorables.
+        (".git ", "protected_path"),
+        (".git./x", "protected_path"),
+        (".git . ./config", "protected_path"),
+        (".git::$INDEX_ALLOCATION/config", "protected_path"),
+        ("GIT~1/config", "protected_path"),
+        ("a\\.git\\config", "protected_path"),
+        (".g\u{200c}it/config", "protected_path"),
+        ("\u{feff}.GIT/hooks/post-checkout", "protected_path"),
+        // patchdeck's own state, at any depth (a later --root sub would trust it).
+        ("sub/.patchdeck/journal", "protected_path"),
+        ("sub/.PatchDeck./lock", "protected_path"),
     ] {
         assert_refused(none, doc, kind);
     }
+}
+
+#[test]
+fn names_that_only_start_like_git_are_fine() {
+    let ws = workspace_with(&[]);
+    for doc in [
+        ".gitignore",
+        ".github/workflows/ci.yml",
+        "git~12",
+        "a/.git-keep",
+        ".patchdeckrc",
+    ] {
+        let out = apply(ws.path(), &create(doc), &[]);
+        assert_eq!(out.status.code(), Some(0), "{doc}: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused_not_matched_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = workspace_with(&[]);
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    fs::write(ws.path().join(name), b"x\n").unwrap();
+    let before = user_tree(ws.path());
+    let batch = json!({"files": [{"docPath": "caf\u{fffd}.txt", "originalSha256": sha(b"x\n"), "changes": [
+        {"operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]});
+    // check said ok and apply failed at the journal; now both refuse, as for an ambiguous path.
+    let out = apply(ws.path(), &batch, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let problem = &json_out(&out)["files"][0]["problems"][0];
+    assert_eq!(problem["kind"], "not_utf8_name");
+    assert!(
+        problem["message"]
+            .as_str()
+            .unwrap()
+            .contains("holds \"caf\\xe9.txt\""),
+        "{problem}"
+    );
+    assert_eq!(user_tree(ws.path()), before);
 }
 
 #[test]
@@ -297,4 +349,70 @@ fn a_non_utf8_file_is_refused_for_line_edits_and_left_alone() {
         .unwrap()
         .contains("offset 3"));
     assert_eq!(fs::read(ws.path().join("latin1.txt")).unwrap(), bytes);
+}
+
+#[test]
+fn huge_line_numbers_are_refused_naming_the_field() {
+    let ws = workspace_with(&[("notes.txt", b"a\nb\n")]);
+    let max = u64::MAX;
+    let file = |changes: Value| json!({"files": [{"docPath": "notes.txt", "originalSha256": sha(b"a\nb\n"), "changes": changes}]});
+    for (changes, field) in [
+        (
+            json!([{"operation": "insert", "afterLine": max, "newLines": ["x"]}]),
+            "afterLine",
+        ),
+        (
+            json!([{"operation": "delete", "startLine": max, "endLine": max, "expectedOriginalLines": ["a"]}]),
+            "startLine",
+        ),
+        (
+            json!([{"operation": "replace", "startLine": 1, "endLine": max, "expectedOriginalLines": ["a"], "newLines": ["b"]}]),
+            "endLine",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = batch_file(&dir, &file(changes));
+        let out = patchdeck(&[
+            "check",
+            "--root",
+            ws.path().to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{field}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "files[0].changes[0].{field}: in \"notes.txt\", change #1: {field} {max} is past the end"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn an_oversized_standard_input_is_refused_without_reading_it_all() {
+    // 400 MB of zeros (sparse: nothing is written to disk) on standard input.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    let file = fs::File::create(&path).unwrap();
+    file.set_len(400 << 20).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(["check", "--root", dir.path().to_str().unwrap(), "-"])
+        .stdin(fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the input is more than 64 MiB; patchdeck reads at most 64 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    // The largest child this test process has waited for: reading it all took 417 MB.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) },
+        0
+    );
+    let peak_mib = usage.ru_maxrss / 1024;
+    assert!(peak_mib < 200, "peak resident size {peak_mib} MiB");
 }

@@ -108,7 +108,7 @@ fn changes_must_not_be_empty() {
     let msg = one_problem(&batch_with(json!([])));
     assert_eq!(
         msg,
-        "files[0].changes: file patch for \"src/a.py\" must have at least one change"
+        "files[0].changes: in \"src/a.py\": must have at least one change"
     );
 }
 
@@ -129,7 +129,7 @@ fn original_sha_must_be_64_hex_digits() {
         let value = json!({"files": [{"docPath": "a", "originalSha256": bad, "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]});
         let msg = one_problem(&value);
         assert!(
-            msg.starts_with("files[0].originalSha256: expected 64 hexadecimal digits"),
+            msg.starts_with("files[0].originalSha256: in \"a\": expected 64 hexadecimal digits"),
             "{msg}"
         );
     }
@@ -146,7 +146,10 @@ fn original_sha_is_required() {
     let msg = one_problem(
         &json!({"files": [{"docPath": "a", "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]}]}),
     );
-    assert_eq!(msg, "files[0].originalSha256: required string is missing");
+    assert_eq!(
+        msg,
+        "files[0].originalSha256: in \"a\": required string is missing"
+    );
 }
 
 #[test]
@@ -156,7 +159,7 @@ fn after_line_must_be_a_whole_number() {
     ));
     assert_eq!(
         msg,
-        "files[0].changes[0].afterLine: expected a whole number of 0 or more, found -1"
+        "files[0].changes[0].afterLine: in \"src/a.py\", change #1: expected a whole number of 0 or more, found -1"
     );
     let msg = one_problem(&batch_with(
         json!([{"operation": "insert", "afterLine": 1.5, "newLines": ["x"]}]),
@@ -195,7 +198,7 @@ fn replace_and_delete_require_expected_lines() {
     ));
     assert_eq!(
         msg,
-        "files[0].changes[0].expectedOriginalLines: required array is missing"
+        "files[0].changes[0].expectedOriginalLines: in \"src/a.py\", change #1: required array is missing"
     );
 }
 
@@ -217,14 +220,14 @@ fn insert_and_replace_require_new_lines() {
     ));
     assert_eq!(
         msg,
-        "files[0].changes[0].newLines: required array is missing"
+        "files[0].changes[0].newLines: in \"src/a.py\", change #1: required array is missing"
     );
     let msg = one_problem(&batch_with(
         json!([{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": ["a"]}]),
     ));
     assert_eq!(
         msg,
-        "files[0].changes[0].newLines: required array is missing"
+        "files[0].changes[0].newLines: in \"src/a.py\", change #1: required array is missing"
     );
     let msg = one_problem(&batch_with(
         json!([{"operation": "insert", "afterLine": 1, "newLines": []}]),
@@ -263,7 +266,7 @@ fn changes_must_be_ordered_top_to_bottom() {
         {"changeKey": "late", "operation": "replace", "startLine": 10, "endLine": 10, "expectedOriginalLines": ["a"], "newLines": ["b"]},
         {"changeKey": "early", "operation": "insert", "afterLine": 2, "newLines": ["c"]}
     ])));
-    assert_eq!(msg, "files[0].changes[1]: in \"src/a.py\", change #2 \"early\" (lines after 2) comes before change #1 \"late\" (lines 10) in the file; changes must be ordered top to bottom");
+    assert_eq!(msg, "files[0].changes[1]: in \"src/a.py\", change #2 \"early\": this change (after line 2) comes before change #1 \"late\" (line 10) in the file; changes must be ordered top to bottom");
 }
 
 #[test]
@@ -274,7 +277,7 @@ fn changes_must_not_overlap() {
         {"operation": "replace", "startLine": 11, "endLine": 11, "expectedOriginalLines": ["b"], "newLines": ["x"]}
     ])));
     assert!(
-        msg.contains("change #2 (lines 11) overlaps change #1 (lines 10-12)"),
+        msg.contains("change #2: this change (line 11) overlaps change #1 (lines 10-12)"),
         "{msg}"
     );
     // An insert inside a replaced range overlaps it; two inserts at one place are ambiguous.
@@ -396,6 +399,86 @@ fn duplicate_change_ids_are_refused() {
         {"changeId": "c1", "operation": "insert", "afterLine": 1, "newLines": ["y"]}]}]}),
     );
     assert!(found[0].contains("changeId \"c1\""), "{found:?}");
+    // Located at the second change, which it names, and pointing at the first.
+    assert_eq!(
+        found[0],
+        "files[0].changes[1].changeId: in \"a\", change #2: changeId \"c1\" is also the ID of files[0].changes[0]; IDs must be unique"
+    );
+}
+
+#[test]
+fn duplicate_file_patch_ids_are_refused() {
+    let change = |line: &str| json!([{"operation": "insert", "afterLine": 0, "newLines": [line]}]);
+    let msg = one_problem(&json!({"files": [
+        {"filePatchId": "F1", "docPath": "a", "originalSha256": SHA, "changes": change("x")},
+        {"filePatchId": "F1", "docPath": "b", "originalSha256": SHA, "changes": change("y")}
+    ]}));
+    assert_eq!(
+        msg,
+        "files[1].filePatchId: in \"b\": filePatchId \"F1\" is also the ID of files[0]; IDs must be unique"
+    );
+}
+
+#[test]
+fn repeated_keys_are_warnings() {
+    let change =
+        json!({"changeKey": "k", "operation": "insert", "afterLine": 0, "newLines": ["x"]});
+    let mut later = change.clone();
+    later["afterLine"] = json!(1);
+    let batch = parse(&json!({"files": [
+        {"fileKey": "f", "docPath": "a", "originalSha256": SHA, "changes": [change, later]},
+        {"fileKey": "f", "docPath": "b", "originalSha256": SHA, "changes": [change]}
+    ]}))
+    .unwrap();
+    let warnings: Vec<&str> = batch.warnings.iter().map(|w| w.location.as_str()).collect();
+    assert_eq!(
+        warnings,
+        vec!["files[0].changes[1].changeKey", "files[1].fileKey"]
+    );
+    assert!(batch.warnings[0]
+        .message
+        .contains("also the key of change #1"));
+}
+
+#[test]
+fn problems_name_the_file_and_change_and_come_in_input_order() {
+    let bytes = std::fs::read(common::samples().join("invalid-ranges.json")).unwrap();
+    let err = common::load_bytes(&bytes, None).unwrap_err();
+    let patchdeck::error::Error::InvalidInput { problems, .. } = err else {
+        panic!("expected invalid input, got {err}");
+    };
+    let locations: Vec<&str> = problems.iter().map(|p| p.location.as_str()).collect();
+    assert_eq!(
+        locations,
+        vec![
+            "files[0].changes[0].endLine",
+            "files[0].changes[1].expectedOriginalLines",
+            "files[0].changes[2]",
+            "files[0].changes[3]",
+            "files[0].changes[4].startLine",
+            "files[0].changes[5].newLines",
+            "files[1].originalSha256",
+            "files[1].changes[0].operation",
+            "files[2].changes",
+        ]
+    );
+    assert!(problems[2]
+        .message
+        .starts_with("in \"src/app.py\", change #3 \"overlapping\": "));
+    assert!(problems[6]
+        .message
+        .starts_with("in \"src/inventory.toml\": expected 64 hexadecimal digits"));
+    assert!(problems[8].message.starts_with("in \"notes.txt\": "));
+}
+
+#[test]
+fn an_empty_files_list_is_detected_as_tul002() {
+    let err = common::load_bytes(b"{\"files\": []}", None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("files: must list at least one file patch"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -180,6 +180,126 @@ fn a_bad_config_is_an_error_naming_file_line_and_key() {
 }
 
 #[test]
+fn every_subcommand_checks_the_whole_config_the_same_way() {
+    let ws = workspace();
+    let root = ws.path().to_str().unwrap();
+    for (config, wanted) in [
+        // An unknown action (check accepted it; config and review refused it).
+        (
+            "[keys]\nfrobnicate = \"x\"\n",
+            "config.toml:2: keys.frobnicate: unknown action",
+        ),
+        // A key left meaning two actions: where it was written, with the same prefix and hint.
+        (
+            "theme = \"light\"\n[keys]\naccept = \"r\"\n",
+            "config.toml:3: keys.accept: key r would mean both accept and reject",
+        ),
+        // An unknown theme (config --print showed it without a word).
+        (
+            "theme = \"solarised\"\n",
+            "config.toml:1: theme: \"solarised\" is neither a bundled theme",
+        ),
+        ("theme = 3\n", "config.toml:1: theme: expected a string"),
+    ] {
+        let home = home_with(config);
+        for args in [
+            vec!["check", "--root", root, &batch("clean.json")],
+            vec!["config", "--print"],
+            vec!["config", "--json"],
+            vec!["review", "--root", root, &batch("clean.json")],
+        ] {
+            let out = run_in(None, home.path(), &args, &[]);
+            assert_eq!(out.status.code(), Some(2), "{args:?} with {config:?}");
+            let err = text(&out.stderr);
+            assert!(
+                err.contains("patchdeck: error: bad configuration: ") && err.contains(wanted),
+                "{args:?} with {config:?}: {err}"
+            );
+            assert!(err.contains("\nhint: fix or remove that setting"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn config_speaks_json_and_names_a_dumb_terminal() {
+    let home = home_with("stage = true\n");
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--json"],
+        &[("TERM", "dumb")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let config = json(&out);
+    assert_eq!(config["stage"]["value"], true);
+    assert!(config["stage"]["origin"]
+        .as_str()
+        .unwrap()
+        .ends_with("config.toml:1"));
+    assert_eq!(config["max_tokens"]["value"], 60000);
+    assert_eq!(config["color"]["value"], "auto");
+    assert_eq!(config["dumbTerminal"], true);
+    assert_eq!(config["keys"]["accept"]["keys"], serde_json::json!(["a"]));
+    assert_eq!(config["keys"]["accept"]["origin"], "default");
+    let out = run_in(
+        None,
+        home.path(),
+        &["config", "--print"],
+        &[("TERM", "dumb")],
+    );
+    assert!(
+        text(&out.stdout).contains("no colour: TERM=dumb"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn the_config_and_the_reviewers_key_map_agree_on_names() {
+    let names: Vec<&str> = patchdeck::tui::keys::ACTION_NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(names, patchdeck::config::KEY_ACTIONS);
+    for name in [
+        "a",
+        "é",
+        " ",
+        "C-r",
+        "Ctrl-x",
+        "C-",
+        "Space",
+        "space",
+        "Enter",
+        "Return",
+        "Esc",
+        "Escape",
+        "Backspace",
+        "Up",
+        "Down",
+        "Left",
+        "right",
+        "PageUp",
+        "pgup",
+        "PageDown",
+        "PgDn",
+        "Home",
+        "End",
+        "Tab",
+        "F1",
+        "Foo",
+        "C-xy",
+        "",
+    ] {
+        assert_eq!(
+            patchdeck::config::is_key_name(name),
+            Key::parse(name).is_some(),
+            "{name:?}"
+        );
+    }
+}
+
+#[test]
 fn sources_injected_by_a_test_never_read_the_real_home() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.toml");
@@ -495,6 +615,107 @@ fn files_with_uncommitted_changes_are_marked_and_apply_stage_stages_what_it_wrot
         git(repo.path(), &["diff", "--name-only"]).is_empty(),
         "everything written is staged"
     );
+}
+
+#[test]
+fn apply_stage_says_which_files_were_not_staged_and_reports_it_in_json() {
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), repo.path());
+    fs::write(repo.path().join(".gitignore"), "docs/\n").unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "base"]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path().to_str().unwrap();
+    // clean.json writes six files, one of them docs/changelog.md, which git ignores.
+    let out = run_in(
+        None,
+        home.path(),
+        &[
+            "apply",
+            "--stage",
+            "--json",
+            "--root",
+            root,
+            &batch("clean.json"),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let staging = &json(&out)["staging"];
+    assert_eq!(staging["staged"].as_array().unwrap().len(), 5, "{staging}");
+    assert_eq!(
+        staging["notStaged"][0]["path"], "docs/changelog.md",
+        "{staging}"
+    );
+    assert!(
+        staging["notStaged"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("ignored"),
+        "{staging}"
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: docs/changelog.md was written but not staged: ignored"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("the files were written but not staged"),
+        "{err}"
+    );
+    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+    assert_eq!(staged.lines().count(), 5, "{staged}");
+}
+
+#[test]
+fn reading_the_git_status_never_takes_the_index_lock() {
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), repo.path());
+    git(repo.path(), &["init", "-q"]);
+    // A git that records GIT_OPTIONAL_LOCKS, then runs the real one.
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    let script = format!(
+        "#!/bin/sh\necho \"$1 $2 $3 $4 locks=$GIT_OPTIONAL_LOCKS\" >> {}\nexec {} \"$@\"\n",
+        log.display(),
+        real.trim()
+    );
+    fs::write(bin.path().join("git"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(bin.path().join("git"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args([
+            "check",
+            "--root",
+            repo.path().to_str().unwrap(),
+            &batch("clean.json"),
+        ])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(calls.contains("status"), "{calls}");
+    for call in calls.lines() {
+        assert!(call.ends_with("locks=0"), "{calls}");
+    }
 }
 
 #[test]

@@ -238,7 +238,7 @@ fn an_existing_empty_file_with_the_empty_sha_is_modified() {
 }
 
 #[test]
-fn creating_over_an_existing_file_is_a_sha_conflict() {
+fn creating_over_an_existing_file_is_file_exists_not_a_sha_mismatch() {
     let ws = workspace_with(&[("a.txt", FILE)]);
     let v = check(
         ws.path(),
@@ -248,8 +248,10 @@ fn creating_over_an_existing_file_is_a_sha_conflict() {
             json!([{"operation": "insert", "afterLine": 0, "newLines": ["x"]}]),
         ),
     );
-    assert_eq!(kinds(&v), vec!["sha_mismatch", "unverified_position"]);
+    // Not a changed version of the file the author saw, so --allow-sha-mismatch cannot write it.
+    assert_eq!(kinds(&v), vec!["file_exists"]);
     assert_eq!(v.files[0].status, Status::Conflict);
+    assert_eq!(v.files[0].action, patchdeck::model::FileAction::Create);
 }
 
 #[test]

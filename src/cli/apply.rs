@@ -1,12 +1,13 @@
 //! `patchdeck apply`: verify, then write the selected changes atomically.
 
-use super::{open, paint, status_exit, BatchArgs, Ctx};
+use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
-use patchdeck::model::Batch;
-use patchdeck::pipeline;
+use patchdeck::git::Staging;
+use patchdeck::model::ChangeId;
+use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::WriteKind;
 use patchdeck::report::{Applied, Report};
 use patchdeck::review::{self, Decision, Decisions};
@@ -38,7 +39,7 @@ pub struct SelectArgs {
     /// Do not apply the changes SEL names (changeId, changeKey, FILEKEY/CHANGEKEY, PATH#N, fileKey, docPath); repeatable [default: none]
     #[arg(long, value_name = "SEL")]
     pub reject: Vec<String>,
-    /// Apply only the changes SEL names; repeatable [default: every change]
+    /// Apply only the changes SEL names (with --decisions: only those the file accepts); repeatable [default: every change]
     #[arg(long, value_name = "SEL")]
     pub only: Vec<String>,
     /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied [default: accept every change]
@@ -56,33 +57,86 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The decisions these flags describe for a batch.
-    pub fn decisions(&self, batch: &Batch) -> Result<Decisions, Error> {
+    /// The decisions these flags describe for a verified batch.
+    ///
+    /// `--only` narrows: a change it does not name is rejected, and a change it names keeps
+    /// the decision it has (accepted without `--decisions`; as the file says with it).
+    /// `--reject` rejects what it names, over anything else. A `--only` selector that ends up
+    /// applying nothing contradicts the rest and is an error naming what rejected its changes.
+    pub fn decisions(&self, checked: &Checked) -> Result<Decisions, Error> {
+        let batch = &checked.batch;
+        let select = |selector: &str| review::select(batch, &checked.verification, selector);
         let mut decisions = match &self.decisions {
             Some(path) => {
                 let (decisions, warnings) = Decisions::load(path, batch)?;
                 for warning in warnings {
-                    eprintln!("patchdeck: warning: {warning}");
+                    output::eprintln(format!("patchdeck: warning: {warning}"));
                 }
                 decisions
             }
             None => Decisions::accept_all(batch),
         };
-        if !self.only.is_empty() {
-            let mut keep = BTreeSet::new();
-            for selector in &self.only {
-                keep.extend(review::select(batch, selector)?);
-            }
+        let only: Vec<(&str, Vec<ChangeId>)> = self
+            .only
+            .iter()
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_, _>>()?;
+        let reject: Vec<(&str, Vec<ChangeId>)> = self
+            .reject
+            .iter()
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_, _>>()?;
+        if !only.is_empty() {
+            let keep: BTreeSet<&ChangeId> = only.iter().flat_map(|(_, ids)| ids).collect();
             for (_, change) in batch.changes() {
                 if !keep.contains(&change.id) {
                     decisions.set(change.id.clone(), Decision::Reject);
                 }
             }
         }
-        for selector in &self.reject {
-            for id in review::select(batch, selector)? {
-                decisions.set(id, Decision::Reject);
+        let from_file = decisions.clone();
+        for (_, ids) in &reject {
+            for id in ids {
+                decisions.set(id.clone(), Decision::Reject);
             }
+        }
+        for (selector, ids) in &only {
+            if ids.iter().any(|id| decisions.get(id).is_selected()) {
+                continue;
+            }
+            let mut why = Vec::new();
+            let rejecting: Vec<String> = reject
+                .iter()
+                .filter(|(_, r)| r.iter().any(|id| ids.contains(id)))
+                .map(|(sel, _)| format!("--reject \"{sel}\""))
+                .collect();
+            if !rejecting.is_empty() {
+                why.push(format!("{} rejects it", rejecting.join(" and ")));
+            }
+            if let Some(path) = &self.decisions {
+                let undecided = ids
+                    .iter()
+                    .any(|id| *from_file.get(id) == Decision::Undecided);
+                let rejected = ids.iter().any(|id| *from_file.get(id) == Decision::Reject);
+                let said = match (undecided, rejected) {
+                    (true, true) => "rejects or leaves undecided",
+                    (true, false) => "leaves undecided",
+                    _ => "rejects",
+                };
+                if undecided || rejected {
+                    why.push(format!("{path} {said} every change it names"));
+                }
+            }
+            return Err(Error::Usage {
+                message: format!(
+                    "--only \"{selector}\" selects nothing to apply: {}",
+                    why.join(", and ")
+                ),
+                hint: Some(
+                    "with --decisions, --only applies only what the file accepts; accept the changes there, or drop the selector that rejects them"
+                        .into(),
+                ),
+            });
         }
         if self.relocate {
             decisions.relocate_all(batch);
@@ -117,54 +171,72 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     options.label = pipeline::batch_name(&checked.batch);
-    let decisions = args.select.decisions(&checked.batch)?;
+    let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
-    let emit = |committed| {
+    let emit = |committed, before: String, staging: Option<Staging>| -> Result<(), Error> {
         let applied = Applied {
             decisions: &decisions,
             plan: &plan,
             committed,
         };
-        let report = Report::build(&checked.batch, &checked.verification, Some(&applied));
+        let mut report = Report::build(&checked.batch, &checked.verification, Some(&applied));
+        report.staging = staging;
         if ctx.quiet {
+            Ok(())
         } else if args.json {
-            println!("{}", report.to_json());
+            output::println(report.to_json())
         } else if ctx.color {
-            print!("{}", paint::report(&report.to_text()));
+            output::print(before + &paint::report(&report.to_text()))
         } else {
-            print!("{}", report.to_text());
+            output::print(before + &report.to_text())
         }
     };
     if plan.is_blocked() {
-        emit(None);
+        emit(None, String::new(), None)?;
         if !ctx.quiet {
-            eprintln!("patchdeck: nothing was written");
+            output::eprintln("patchdeck: nothing was written");
         }
         return Ok(status_exit(plan.blocking_status()));
     }
     if args.dry_run {
+        let mut lines = String::new();
         if !args.json && !ctx.quiet {
             for write in &plan.writes {
-                println!("would {} {}", verb(write.kind), write.rel.display());
+                lines.push_str(&format!(
+                    "would {} {}\n",
+                    verb(write.kind),
+                    write.rel.display()
+                ));
             }
         }
-        emit(None);
+        emit(None, lines, None)?;
         return Ok(exit::OK);
     }
     if options.read_only {
         // Review worked: show it, then refuse the write.
-        emit(None);
+        emit(None, String::new(), None)?;
         return Err(Error::ReadOnly);
     }
     let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
-    if stage.value && !committed.written.is_empty() {
+    let staging = (stage.value && !committed.written.is_empty()).then(|| {
         let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
-        // The files are written either way; a failed `git add` is worth a warning, not a
-        // status that would say the apply failed.
-        if let Err(e) = patchdeck::git::stage(opened.workspace.root(), &paths) {
-            eprintln!("patchdeck: warning: the files were written but not staged: {e}");
+        patchdeck::git::stage(opened.workspace.root(), &paths)
+    });
+    // The files are written either way: a file left unstaged is worth a warning naming it, not
+    // a status that would say the apply failed.
+    if let (Some(staging), false) = (&staging, ctx.quiet) {
+        for file in &staging.not_staged {
+            output::eprintln(format!(
+                "patchdeck: warning: {} was written but not staged: {}",
+                file.path.display(),
+                file.reason
+            ));
+        }
+        if let (Some(error), false) = (&staging.error, staging.not_staged.is_empty()) {
+            output::eprintln(format!("patchdeck: git said: {error}"));
         }
     }
+    let mut lines = String::new();
     if !args.json && !ctx.quiet {
         for written in &committed.written {
             let sha = written
@@ -172,13 +244,20 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
                 .as_deref()
                 .map(|s| format!(" (sha256 {})", &s[..12]))
                 .unwrap_or_default();
-            println!("{} {}{sha}", past(written.kind), written.rel.display());
+            lines.push_str(&format!(
+                "{} {}{sha}\n",
+                past(written.kind),
+                written.rel.display()
+            ));
         }
         if committed.written.is_empty() {
-            println!("nothing to write: no change was selected, or every selected change leaves its file as it is");
+            lines.push_str("nothing to write: no change was selected, or every selected change leaves its file as it is\n");
         }
     }
-    emit(Some(&committed));
+    // The files are written: failing to say so must not turn into a status that says otherwise.
+    if let Err(e) = emit(Some(&committed), lines, staging) {
+        output::eprintln(format!("patchdeck: warning: {e}"));
+    }
     Ok(exit::OK)
 }
 

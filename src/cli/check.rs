@@ -1,9 +1,10 @@
 //! `patchdeck check`: verify a batch and report, writing nothing.
 
-use super::{open, paint, status_exit, BatchArgs, Ctx};
+use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
 use patchdeck::report::Report;
+use patchdeck::review::Decisions;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -17,15 +18,19 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
-    let report = Report::build(&checked.batch, &checked.verification, None);
+    // What a plain `apply` would do: a batch check calls clean must apply.
+    let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+    let report = Report::check(&checked.batch, &checked.verification, &plan);
     if ctx.quiet {
         // The exit status says it all.
     } else if args.json {
-        println!("{}", report.to_json());
+        output::println(report.to_json())?;
     } else if ctx.color {
-        print!("{}", paint::report(&report.to_text()));
+        output::print(paint::report(&report.to_text()))?;
     } else {
-        print!("{}", report.to_text());
+        output::print(report.to_text())?;
     }
-    Ok(status_exit(Some(checked.verification.worst())))
+    Ok(status_exit(
+        Some(checked.verification.worst()).max(plan.blocking_status()),
+    ))
 }

@@ -82,9 +82,9 @@ pub fn run(args: DemoArgs, ctx: &Ctx) -> Result<i32, Error> {
         },
         ctx,
     )?;
-    eprintln!(
+    super::output::eprintln(format!(
         "patchdeck: the demo's workspace is {}",
         dir.join("workspace").display()
-    );
+    ));
     Ok(code)
 }

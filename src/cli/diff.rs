@@ -1,12 +1,11 @@
 //! `patchdeck diff`: print what `apply` would write, as a git-style unified diff, or as JSON.
 
 use super::apply::SelectArgs;
-use super::{open, paint, status_exit, BatchArgs, Ctx};
+use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::plan::WriteKind;
 use patchdeck::unified_diff;
-use std::io::Write;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
@@ -22,18 +21,18 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
-    let decisions = args.select.decisions(&checked.batch)?;
+    let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
     if plan.is_blocked() {
         if !ctx.quiet {
             for blocker in &plan.blockers {
-                eprintln!("patchdeck: blocked: {}", blocker.cli_text());
+                output::eprintln(format!("patchdeck: blocked: {}", blocker.cli_text()));
             }
-            eprintln!("patchdeck: no diff: apply would write nothing");
+            output::eprintln("patchdeck: no diff: apply would write nothing");
         }
         if args.json {
             let blocked: Vec<String> = plan.blockers.iter().map(|b| b.cli_text()).collect();
-            println!("{}", serde_json::json!({"files": [], "blocked": blocked}));
+            output::println(serde_json::json!({"files": [], "blocked": blocked}).to_string())?;
         }
         return Ok(status_exit(plan.blocking_status()));
     }
@@ -69,12 +68,6 @@ pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
             text = paint::diff(&String::from_utf8_lossy(&text)).into_bytes();
         }
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match out.write_all(&text).and_then(|()| out.flush()) {
-        Ok(()) => Ok(exit::OK),
-        // A closed pipe (`| head`) is not an error worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
-        Err(e) => Err(Error::usage(format!("cannot write the diff: {e}"))),
-    }
+    output::print(&text)?;
+    Ok(exit::OK)
 }

@@ -20,16 +20,9 @@ pub fn completions(args: CompletionsArgs) -> Result<i32, Error> {
     write_out(&out)
 }
 
-/// Writes to standard output; a closed pipe (`| head`) is not an error.
 fn write_out(bytes: &[u8]) -> Result<i32, Error> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::usage(format!(
-            "cannot write to standard output: {e}"
-        ))),
-        _ => Ok(exit::OK),
-    }
+    super::output::print(bytes)?;
+    Ok(exit::OK)
 }
 
 pub fn man() -> Result<i32, Error> {

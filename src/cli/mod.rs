@@ -9,6 +9,7 @@ mod config;
 mod demo;
 mod diff;
 mod generate;
+mod output;
 mod paint;
 mod progress;
 mod recover;
@@ -21,6 +22,7 @@ use patchdeck::config::{ColorChoice, Config, Sources};
 use patchdeck::error::{exit, Error};
 use patchdeck::formats::Input;
 use patchdeck::pipeline;
+use patchdeck::tui::keys::KeyMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -141,6 +143,8 @@ impl BatchArgs {
 /// made from it and the global flags.
 pub struct Ctx {
     pub config: Config,
+    /// The reviewer's key map with the configuration's remappings, checked at start.
+    pub keymap: KeyMap,
     pub quiet: bool,
     /// Whether standard output gets colour.
     pub color: bool,
@@ -150,16 +154,21 @@ pub struct Ctx {
 
 impl Ctx {
     /// Builds the context from the global flags and the configuration.
-    fn new(global: &GlobalArgs, mut config: Config, json: bool) -> Ctx {
+    fn new(global: &GlobalArgs, mut config: Config, keymap: KeyMap, json: bool) -> Ctx {
         config.color.flag(
             "--color",
             global.color.as_deref().and_then(ColorChoice::parse),
         );
-        let color = !json && config.color.value.enabled(std::io::stdout().is_terminal());
+        let color = !json
+            && config
+                .color
+                .value
+                .decide(std::io::stdout().is_terminal(), config.dumb_terminal);
         let progress =
             !json && !global.quiet && config.progress.value && std::io::stderr().is_terminal();
         Ctx {
             config,
+            keymap,
             quiet: global.quiet,
             color,
             progress,
@@ -198,30 +207,32 @@ pub fn run() -> i32 {
         Command::Diff(a) => a.json,
         Command::Recover(a) => a.json,
         Command::Undo(a) => a.json,
-        Command::Review(_)
-        | Command::Demo(_)
-        | Command::Config(_)
-        | Command::Completions(_)
-        | Command::Man => false,
+        Command::Config(a) => a.json,
+        Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
     if let Some(path) = &cli.global.config {
         sources.file = (path != "none").then(|| PathBuf::from(path));
         sources.env.insert("PATCHDECK_CONFIG".into(), path.clone());
     }
-    let config = match Config::load(&sources) {
-        Ok(config) => config,
-        Err(e) => {
+    // The whole configuration is checked the same way whatever the subcommand: a key map the
+    // reviewer would refuse is refused by `check` too.
+    let loaded = Config::load(&sources)
+        .map_err(|e| e.to_string())
+        .and_then(|config| KeyMap::with_overrides(&config.keys).map(|keymap| (config, keymap)));
+    let (config, keymap) = match loaded {
+        Ok(loaded) => loaded,
+        Err(message) => {
             return report_error(
                 &Error::Usage {
-                    message: format!("bad configuration: {e}"),
+                    message: format!("bad configuration: {message}"),
                     hint: Some("fix or remove that setting; `patchdeck config --print` shows what is in effect".into()),
                 },
                 json,
             )
         }
     };
-    let ctx = Ctx::new(&cli.global, config, json);
+    let ctx = Ctx::new(&cli.global, config, keymap, json);
     let result = match cli.command {
         Command::Check(args) => check::run(args, &ctx),
         Command::Apply(args) => apply::run(args, &ctx),
@@ -273,9 +284,9 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
 /// Prints an error (and its hint) on standard error, and as JSON on standard output when the
 /// caller asked for JSON. Returns the exit status it maps to.
 fn report_error(error: &Error, json: bool) -> i32 {
-    eprintln!("patchdeck: error: {error}");
+    output::eprintln(format!("patchdeck: error: {error}"));
     if let Some(hint) = error.hint() {
-        eprintln!("hint: {hint}");
+        output::eprintln(format!("hint: {hint}"));
     }
     if json {
         let problems: Vec<serde_json::Value> = match error {
@@ -288,7 +299,8 @@ fn report_error(error: &Error, json: bool) -> i32 {
         let body = serde_json::json!({
             "error": {"message": error.to_string(), "exitCode": error.exit_code(), "problems": problems}
         });
-        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        // Nothing more can be said when even this fails.
+        let _ = output::println(serde_json::to_string_pretty(&body).expect("json"));
     }
     error.exit_code()
 }
@@ -297,7 +309,10 @@ fn report_error(error: &Error, json: bool) -> i32 {
 fn open(ctx: &Ctx, root: &std::path::Path) -> Result<pipeline::Opened, Error> {
     let opened = pipeline::open(root, LOCK_WAIT)?;
     if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
-        eprintln!("patchdeck: {}", pipeline::describe_recovery(recovery));
+        output::eprintln(format!(
+            "patchdeck: {}",
+            pipeline::describe_recovery(recovery)
+        ));
     }
     Ok(opened)
 }

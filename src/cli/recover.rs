@@ -1,5 +1,6 @@
 //! `patchdeck recover`: roll back or finish a commit that was interrupted.
 
+use super::output::print;
 use super::{Ctx, LOCK_WAIT};
 use clap::Args;
 use patchdeck::error::{exit, Error};
@@ -39,18 +40,19 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
                 "recovered": false, "finished": false, "restored": [], "removed": []
             }),
         };
-        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        print(format!("{:#}\n", body))?;
         return Ok(exit::OK);
     }
     if ctx.quiet {
         return Ok(exit::OK);
     }
-    match &opened.recovered {
-        Some(recovery) => println!("{}", pipeline::describe_recovery(recovery)),
-        None => println!(
+    let text = match &opened.recovered {
+        Some(recovery) => pipeline::describe_recovery(recovery),
+        None => format!(
             "nothing to recover: no interrupted commit under {}",
             opened.workspace.root().display()
         ),
-    }
+    };
+    print(text + "\n")?;
     Ok(exit::OK)
 }

@@ -7,7 +7,6 @@ use patchdeck::error::{exit, Error};
 use patchdeck::session::Session;
 use patchdeck::tui::app::{App, Config, Outcome};
 use patchdeck::tui::env::{ColorDepth, Env};
-use patchdeck::tui::keys::KeyMap;
 use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -46,7 +45,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     theme.flag("--theme", args.view.theme.clone());
     let palette = Palette::load(&theme.value, env.colors)
         .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
-    let keymap = KeyMap::with_overrides(&ctx.config.keys).map_err(Error::usage)?;
+    let keymap = ctx.keymap.clone();
     if !std::io::stdout().is_terminal() {
         return Err(Error::Usage {
             message: "the reviewer needs a terminal".into(),
@@ -80,7 +79,11 @@ fn farewell(app: &App) {
     match &app.outcome {
         Some(Outcome::Written { committed, .. }) => {
             for written in &committed.written {
-                eprintln!("patchdeck: {:?} {}", written.kind, written.rel.display());
+                super::output::eprintln(format!(
+                    "patchdeck: {:?} {}",
+                    written.kind,
+                    written.rel.display()
+                ));
             }
         }
         _ => {
@@ -90,13 +93,13 @@ fn farewell(app: &App) {
             }
             // "Saved" only when the last write of the session, flushed on the way out, worked.
             match (app.session(), &app.session_error) {
-                (Some(session), None) => eprintln!(
+                (Some(session), None) => super::output::eprintln(format!(
                     "patchdeck: {decided} decision(s) saved in {}; open the batch again to resume, or `patchdeck apply --decisions` that file",
                     session.path().display()
-                ),
-                (_, Some(error)) => {
-                    eprintln!("patchdeck: {decided} decision(s) NOT saved: {error}")
-                }
+                )),
+                (_, Some(error)) => super::output::eprintln(format!(
+                    "patchdeck: {decided} decision(s) NOT saved: {error}"
+                )),
                 (None, None) => {}
             }
         }

@@ -1,11 +1,15 @@
 //! `patchdeck show`: one change, file patch or the whole batch, by ID or key.
+//!
+//! Text a batch carries (keys, descriptions, lines) is shown with control characters made
+//! visible (`b\r` as `b␍`), so that nothing in a batch can move the cursor or hide itself.
 
-use super::{open, BatchArgs, Ctx};
+use super::{open, output, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
+use patchdeck::lines::visible;
 use patchdeck::pipeline::Checked;
-use patchdeck::report::Report;
-use patchdeck::review::{self, Decision, Decisions};
+use patchdeck::report::{FileReport, Report};
+use patchdeck::review::{self, Decision, Decisions, Target};
 use patchdeck::unified_diff;
 use std::fmt::Write as _;
 
@@ -13,7 +17,7 @@ use std::fmt::Write as _;
 pub struct ShowArgs {
     #[command(flatten)]
     pub batch: BatchArgs,
-    /// A batchId or batchKey, a filePatchId, fileKey or docPath, or a change selector
+    /// A batchId or batchKey, a filePatchId, fileKey or path, or a change selector
     #[arg(value_name = "ID")]
     pub id: String,
     /// Print the report entry as JSON [default: text]
@@ -25,67 +29,36 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let batch = &checked.batch;
-    let report = Report::build(batch, &checked.verification, None);
+    let report = Report::check(
+        batch,
+        &checked.verification,
+        &checked.plan(&Decisions::accept_all(batch)),
+    );
     let id = args.id.as_str();
 
     if batch.id.as_str() == id || batch.key.as_deref() == Some(id) {
-        if args.json {
-            println!("{}", report.to_json());
+        return output::print(if args.json {
+            report.to_json() + "\n"
         } else {
-            print!("{}", report.to_text());
-        }
-        return Ok(exit::OK);
+            batch_text(&report)
+        })
+        .map(|()| exit::OK);
     }
-    if let Some(index) = batch
-        .files
-        .iter()
-        .position(|f| f.id.as_str() == id || f.key.as_deref() == Some(id) || f.doc_path == id)
-    {
-        let file = &report.files[index];
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(file).expect("json"));
-        } else {
-            let mut out = format!(
-                "file patch {}{}\n  path: {} (docPath {})\n  action: {}\n  status: {}\n",
-                file.id,
-                file.key
-                    .as_deref()
-                    .map(|k| format!(" \"{k}\""))
-                    .unwrap_or_default(),
-                file.path,
-                file.doc_path,
-                file.action,
-                file.status
-            );
-            if let Some(label) = &file.label {
-                let _ = writeln!(out, "  label: {label}");
-            }
-            for problem in &file.problems {
-                let _ = writeln!(out, "  {}: {}", problem.kind, problem.message);
-            }
-            for (i, change) in file.changes.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "  #{} {} {} {} lines {}-{} {}{}",
-                    i + 1,
-                    change.id,
-                    change.key.as_deref().unwrap_or("-"),
-                    change.operation,
-                    change.start_line,
-                    change.end_line,
-                    change.status,
-                    change
-                        .description
-                        .as_deref()
-                        .map(|d| format!(": {d}"))
-                        .unwrap_or_default()
-                );
-            }
-            print!("{out}");
+    // A whole file patch when every reading of the ID names the same one.
+    let readings = review::readings(batch, &checked.verification, id);
+    if let [(_, Target::File(index)), rest @ ..] = readings.found.as_slice() {
+        if readings.ambiguous.is_empty() && rest.iter().all(|(_, t)| *t == Target::File(*index)) {
+            let file = &report.files[*index];
+            return output::print(if args.json {
+                serde_json::to_string_pretty(file).expect("json") + "\n"
+            } else {
+                file_text(file)
+            })
+            .map(|()| exit::OK);
         }
-        return Ok(exit::OK);
     }
-    let ids = review::select(batch, id)?;
+    let ids = review::select(batch, &checked.verification, id)?;
+    let mut out = String::new();
     for change_id in &ids {
         let (fi, ci) = batch
             .files
@@ -100,42 +73,126 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
             .expect("select returns IDs of this batch");
         let entry = &report.files[fi].changes[ci];
         if args.json {
-            println!("{}", serde_json::to_string_pretty(entry).expect("json"));
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(entry).expect("json")
+            );
             continue;
         }
         let file = &report.files[fi];
-        println!(
+        let _ = writeln!(
+            out,
             "change {}{} (#{} of {}, file patch {})",
             entry.id,
-            entry
-                .key
-                .as_deref()
-                .map(|k| format!(" \"{k}\""))
-                .unwrap_or_default(),
+            quoted(entry.key.as_deref()),
             ci + 1,
             file.path,
             file.id
         );
         let range = batch.files[fi].changes[ci].range;
-        println!(
-            "  operation: {} lines {}",
+        let _ = writeln!(
+            out,
+            "  operation: {} {}",
             entry.operation,
-            range.describe()
+            range.describe_lines()
         );
         if let Some(description) = &entry.description {
-            println!("  description: {description}");
+            let _ = writeln!(out, "  description: {}", visible(description));
         }
-        println!("  status: {}", entry.status);
+        let _ = writeln!(out, "  status: {}", entry.status);
         for problem in &entry.problems {
-            println!("  {}: {}", problem.kind, problem.message);
+            let _ = writeln!(out, "  {}: {}", problem.kind, visible(&problem.message));
         }
-        print!("{}", change_diff(&checked, fi, change_id));
+        out.push_str(&change_diff(&checked, fi, change_id));
     }
+    output::print(out)?;
     Ok(exit::OK)
 }
 
+/// ` "key"`, or nothing.
+fn quoted(key: Option<&str>) -> String {
+    key.map(|k| format!(" \"{}\"", visible(k)))
+        .unwrap_or_default()
+}
+
+/// The whole batch: its identity, then each file patch as [`file_text`] shows it, then the
+/// summary line.
+fn batch_text(report: &Report) -> String {
+    let mut out = format!(
+        "batch {}{}\n  format: {}\n  source: {}\n",
+        report.batch.id,
+        quoted(report.batch.key.as_deref()),
+        report.format,
+        report.source
+    );
+    if let Some(label) = &report.batch.label {
+        let _ = writeln!(out, "  label: {}", visible(label));
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(
+            out,
+            "  warning: {}: {}",
+            warning.location,
+            visible(&warning.message)
+        );
+    }
+    for file in &report.files {
+        out.push('\n');
+        out.push_str(&file_text(file));
+    }
+    out.push('\n');
+    // The report's last line is its summary.
+    out.push_str(report.to_text().lines().last().unwrap_or_default());
+    out.push('\n');
+    out
+}
+
+/// One file patch: identity, status, problems, and a line per change.
+fn file_text(file: &FileReport) -> String {
+    let mut out = format!(
+        "file patch {}{}\n  path: {} (docPath {})\n  action: {}\n  status: {}\n",
+        file.id,
+        quoted(file.key.as_deref()),
+        file.path,
+        file.doc_path,
+        file.action,
+        file.status
+    );
+    if let Some(label) = &file.label {
+        let _ = writeln!(out, "  label: {}", visible(label));
+    }
+    for problem in &file.problems {
+        let _ = writeln!(out, "  {}: {}", problem.kind, visible(&problem.message));
+    }
+    for (i, change) in file.changes.iter().enumerate() {
+        let range = match change.after_line {
+            Some(after) => format!("after line {after}"),
+            None if change.start_line == change.end_line => format!("line {}", change.start_line),
+            None => format!("lines {}-{}", change.start_line, change.end_line),
+        };
+        let _ = writeln!(
+            out,
+            "  #{} {} {} {} {} {}{}",
+            i + 1,
+            change.id,
+            change.key.as_deref().map_or("-".into(), visible),
+            change.operation,
+            range,
+            change.status,
+            change
+                .description
+                .as_deref()
+                .map(|d| format!(": {}", visible(d)))
+                .unwrap_or_default()
+        );
+    }
+    out
+}
+
 /// The diff this change alone would write, or its own claim (expected lines against new lines)
-/// when it cannot apply.
+/// when it cannot apply. Lines are shown with their control characters visible: this is for
+/// reading, not for `git apply` (`patchdeck diff` is).
 fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::ChangeId) -> String {
     let mut decisions = Decisions::undecided(&checked.batch);
     decisions.set(change.clone(), Decision::Accept);
@@ -160,5 +217,13 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
             let _ = unified_diff::write_hunks(old.as_bytes(), new.as_bytes(), 0, &mut out);
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let mut text = String::with_capacity(out.len());
+    for line in String::from_utf8_lossy(&out).split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        // The line's ending is not its text.
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        text.push_str(&visible(body));
+        text.push('\n');
+    }
+    text
 }

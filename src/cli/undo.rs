@@ -1,5 +1,6 @@
 //! `patchdeck undo`: restore the files of the last committed batch.
 
+use super::output::print;
 use super::{Ctx, LOCK_WAIT};
 use clap::Args;
 use patchdeck::commit::undo::undo;
@@ -43,15 +44,21 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
             .map(|w| serde_json::json!({"path": w.rel.display().to_string(), "action": verb(w.kind)}))
             .collect();
         let body = serde_json::json!({"label": undone.label, "files": files});
-        println!("{}", serde_json::to_string_pretty(&body).expect("json"));
+        print(format!("{:#}\n", body))?;
         return Ok(exit::OK);
     }
     if ctx.quiet {
         return Ok(exit::OK);
     }
+    let mut out = String::new();
     for written in &undone.committed.written {
-        println!("{} {}", verb(written.kind), written.rel.display());
+        out.push_str(&format!(
+            "{} {}\n",
+            verb(written.kind),
+            written.rel.display()
+        ));
     }
-    println!("undid \"{}\"", undone.label);
+    out.push_str(&format!("undid \"{}\"\n", undone.label));
+    print(out)?;
     Ok(exit::OK)
 }

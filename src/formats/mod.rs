@@ -82,18 +82,32 @@ pub struct Input {
 }
 
 impl Input {
-    /// Reads a path, or standard input when `source` is `-`.
+    /// Reads a path, or standard input when `source` is `-`, refusing more than
+    /// [`MAX_INPUT_BYTES`] without reading (or holding) more than one byte past it.
     pub fn read(source: &str) -> Result<Input> {
-        let mut bytes = Vec::new();
-        let result = if source == "-" {
-            std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-        } else {
-            std::fs::read(Path::new(source)).map(|b| bytes = b)
-        };
-        result.map_err(|cause| Error::ReadInput {
+        let read_error = |cause| Error::ReadInput {
             source: source.to_owned(),
             cause,
-        })?;
+        };
+        let limit = MAX_INPUT_BYTES as u64 + 1;
+        let mut bytes = Vec::new();
+        if source == "-" {
+            std::io::stdin()
+                .lock()
+                .take(limit)
+                .read_to_end(&mut bytes)
+                .map_err(read_error)?;
+        } else {
+            let file = std::fs::File::open(Path::new(source)).map_err(read_error)?;
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            bytes.reserve(size.min(limit) as usize);
+            file.take(limit)
+                .read_to_end(&mut bytes)
+                .map_err(read_error)?;
+        }
+        if bytes.len() > MAX_INPUT_BYTES {
+            return Err(too_big(source, None));
+        }
         Ok(Input {
             source: source.to_owned(),
             bytes,
@@ -110,6 +124,26 @@ impl Input {
 
 /// The largest input patchdeck reads.
 pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// The error for an input over [`MAX_INPUT_BYTES`], of `size` bytes when known (a read stops
+/// one byte past the limit).
+fn too_big(source: &str, size: Option<usize>) -> Error {
+    let size = match size {
+        Some(bytes) => format!("{} MiB", bytes >> 20),
+        None => format!("more than {} MiB", MAX_INPUT_BYTES >> 20),
+    };
+    Error::InvalidInput {
+        source: source.to_owned(),
+        format: "any".into(),
+        problems: vec![InputProblem {
+            location: "(input)".into(),
+            message: format!(
+                "the input is {size}; patchdeck reads at most {} MiB: split the batch",
+                MAX_INPUT_BYTES >> 20
+            ),
+        }],
+    }
+}
+
 /// The most file patches a batch may hold.
 pub const MAX_FILES: usize = 100_000;
 /// The most changes a batch may hold.
@@ -127,18 +161,11 @@ pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Resul
 /// [`load`] with every option.
 pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
     if input.bytes.len() > MAX_INPUT_BYTES {
-        return Err(invalid(
-            input,
-            options.format.as_deref().unwrap_or("any"),
-            vec![InputProblem {
-                location: "(input)".into(),
-                message: format!(
-                    "the input is {} MiB; patchdeck reads at most {} MiB: split the batch",
-                    input.bytes.len() >> 20,
-                    MAX_INPUT_BYTES >> 20
-                ),
-            }],
-        ));
+        let mut error = too_big(&input.source, Some(input.bytes.len()));
+        if let Error::InvalidInput { format, .. } = &mut error {
+            *format = options.format.clone().unwrap_or_else(|| "any".into());
+        }
+        return Err(error);
     }
     let batch = load_format(input, workspace, options)?;
     // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer

@@ -45,7 +45,11 @@ pub fn detect(value: &Value) -> bool {
     let Some(Value::Array(files)) = batch.get("files") else {
         return false;
     };
-    batch.contains_key("batchLabel")
+    // `{"files": []}` is a TUL-002 batch that breaks its first rule; say so rather than
+    // "not a batch in any format". Other formats with a `files` array carry other fields.
+    let only_batch_fields = batch.keys().all(|k| BATCH_FIELDS.contains(&k.as_str()));
+    (files.is_empty() && only_batch_fields)
+        || batch.contains_key("batchLabel")
         || batch.contains_key("batchKey")
         || batch.contains_key("batchId")
         || files.iter().any(|f| {
@@ -104,9 +108,12 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         walker.problem(&files_path, "must list at least one file patch");
     }
 
+    let problems_before = walker.problems.len();
     let mut files = Vec::with_capacity(files_value.len());
     let mut seen_paths: HashMap<String, usize> = HashMap::new();
-    let mut seen_change_ids: HashMap<String, String> = HashMap::new();
+    let mut seen_file_ids: HashMap<String, usize> = HashMap::new();
+    let mut seen_file_keys: HashMap<String, usize> = HashMap::new();
+    let mut seen_change_ids: HashMap<String, (usize, usize)> = HashMap::new();
     for (index, file_value) in files_value.iter().enumerate() {
         let path = index_path(&files_path, index);
         let Some(file) = parse_file(walker, &ids, file_value, &path, index) else {
@@ -116,18 +123,38 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
             walker.problem(
                 field_path(&path, "docPath"),
                 format!(
-                    "docPath \"{}\" names the same file as files[{first}] (paths that differ only in case or Unicode normalisation are one file); each file may appear once in a batch",
-                    file.doc_path
+                    "names the same file as files[{first}] (paths that differ only in case or Unicode normalisation are one file); each file may appear once in a batch"
                 ),
             );
         }
-        for change in &file.changes {
-            let here = format!("{path} (docPath \"{}\")", file.doc_path);
-            if let Some(other) = seen_change_ids.insert(change.id.0.clone(), here.clone()) {
-                walker.problem(
-                    here,
+        if let Some(first) = seen_file_ids.insert(file.id.0.clone(), index) {
+            walker.problem(
+                field_path(&path, "filePatchId"),
+                format!(
+                    "filePatchId \"{}\" is also the ID of files[{first}]; IDs must be unique",
+                    file.id
+                ),
+            );
+        }
+        if let Some(key) = &file.key {
+            if let Some(first) = seen_file_keys.insert(key.clone(), index) {
+                walker.warn(
+                    field_path(&path, "fileKey"),
                     format!(
-                        "changeId \"{}\" is also used in {other}; IDs must be unique",
+                        "fileKey \"{key}\" is also the key of files[{first}]; keys should be unique in a batch, and a selector naming it is refused as ambiguous"
+                    ),
+                );
+            }
+        }
+        warn_repeated_change_keys(walker, &path, &file);
+        for (change_index, change) in file.changes.iter().enumerate() {
+            if let Some((f, c)) = seen_change_ids.insert(change.id.0.clone(), (index, change_index))
+            {
+                let change_path = index_path(&field_path(&path, "changes"), change_index);
+                walker.problem(
+                    field_path(&change_path, "changeId"),
+                    format!(
+                        "changeId \"{}\" is also the ID of files[{f}].changes[{c}]; IDs must be unique",
                         change.id
                     ),
                 );
@@ -135,6 +162,7 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         }
         files.push(file);
     }
+    name_and_sort_problems(walker, problems_before, obj, root_path);
     if !walker.problems.is_empty() {
         return None;
     }
@@ -144,6 +172,100 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         label,
         files,
     })
+}
+
+/// A changeKey is unique only within its file patch (TUL-002 section 5.1.1): one used twice
+/// in a file gets a warning, as a selector naming it would be ambiguous.
+fn warn_repeated_change_keys(walker: &mut Walker, path: &str, file: &FilePatch) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, change) in file.changes.iter().enumerate() {
+        let Some(key) = change.key.as_deref() else {
+            continue;
+        };
+        if let Some(first) = seen.insert(key, i) {
+            let change_path = index_path(&field_path(path, "changes"), i);
+            walker.warn(
+                field_path(&change_path, "changeKey"),
+                format!(
+                    "in \"{}\", change #{}: changeKey \"{key}\" is also the key of change #{} of this file; keys should be unique within a file, and a selector naming it is refused as ambiguous",
+                    file.doc_path,
+                    i + 1,
+                    first + 1
+                ),
+            );
+        }
+    }
+}
+
+/// Names the file (its docPath) and the change (its number and key) in front of every problem
+/// found from `from` on, read from the problem's JSON path, and sorts the problems by where
+/// they are in the batch: batch fields first, then each file's own fields before its changes,
+/// in input order. (The walker reports each problem where it is found, which is not always the
+/// input's order: ordering and duplicates are checked after a whole file or batch is read.)
+fn name_and_sort_problems(
+    walker: &mut Walker,
+    from: usize,
+    batch: &Map<String, Value>,
+    root_path: &str,
+) {
+    let prefix = if root_path.is_empty() {
+        String::new()
+    } else {
+        format!("{root_path}.")
+    };
+    let files = batch.get("files").and_then(Value::as_array);
+    let mut located: Vec<(Place, crate::error::InputProblem)> = walker
+        .problems
+        .drain(from..)
+        .map(|mut problem| {
+            let (file, change) = problem
+                .location
+                .strip_prefix(&prefix)
+                .map_or((None, None), position_of);
+            let file_value = file.and_then(|f| files?.get(f));
+            let doc_path = file_value
+                .and_then(|f| f.get("docPath"))
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty());
+            let change_key = change
+                .and_then(|c| file_value?.get("changes")?.get(c)?.get("changeKey"))
+                .and_then(Value::as_str);
+            let mut context = Vec::new();
+            if let Some(doc_path) = doc_path {
+                context.push(format!("in \"{doc_path}\""));
+            }
+            if let Some(change) = change {
+                context.push(change_name(change, change_key));
+            }
+            if !context.is_empty() {
+                problem.message = format!("{}: {}", context.join(", "), problem.message);
+            }
+            ((file, change), problem)
+        })
+        .collect();
+    // Stable: problems at one place keep the order they were found in.
+    located.sort_by_key(|(at, _)| *at);
+    walker
+        .problems
+        .extend(located.into_iter().map(|(_, problem)| problem));
+}
+
+/// Where in a batch a problem is: the file and change indexes, when it is inside them.
+type Place = (Option<usize>, Option<usize>);
+
+/// The file and change indexes a JSON path points into: `files[2].changes[0].endLine` is
+/// `(Some(2), Some(0))`.
+fn position_of(location: &str) -> Place {
+    fn index(text: &str, prefix: &str) -> Option<(usize, usize)> {
+        let rest = text.strip_prefix(prefix)?;
+        let end = rest.find(']')?;
+        Some((rest[..end].parse().ok()?, prefix.len() + end + 1))
+    }
+    let Some((file, used)) = index(location, "files[") else {
+        return (None, None);
+    };
+    let change = index(&location[used..], ".changes[").map(|(c, _)| c);
+    (Some(file), change)
 }
 
 /// What makes two docPaths the same file: equal after lowercasing and Unicode NFC.
@@ -218,16 +340,12 @@ fn parse_file(
     let mut changes = Vec::new();
     if let Some(values) = changes_value {
         if values.is_empty() {
-            walker.problem(
-                &changes_path,
-                format!("file patch for \"{doc_name}\" must have at least one change"),
-            );
+            walker.problem(&changes_path, "must have at least one change");
         }
         let mut positions = Vec::new();
         for (i, change_value) in values.iter().enumerate() {
             let change_path = index_path(&changes_path, i);
-            let (position, change) =
-                parse_change(walker, ids, &id, change_value, &change_path, &doc_name, i);
+            let (position, change) = parse_change(walker, ids, &id, change_value, &change_path, i);
             if let Some(position) = position {
                 positions.push(position);
             }
@@ -235,7 +353,7 @@ fn parse_file(
                 changes.push(change);
             }
         }
-        check_order(walker, &changes_path, &doc_name, &positions);
+        check_order(walker, &changes_path, &positions);
     }
     if walker.problems.len() > problems_before {
         return None;
@@ -269,7 +387,6 @@ fn parse_change(
     file_id: &FilePatchId,
     value: &Value,
     path: &str,
-    doc_path: &str,
     index: usize,
 ) -> (Option<Position>, Option<Change>) {
     let Some(obj) = walker.object(value, path) else {
@@ -278,7 +395,6 @@ fn parse_change(
     walker.unknown_fields(obj, path, CHANGE_FIELDS);
     let before = walker.problems.len();
     let key = walker.opt_str(obj, path, "changeKey").map(str::to_owned);
-    let name = format!("in \"{doc_path}\", {}", change_name(index, key.as_deref()));
     let description = walker.opt_str(obj, path, "description").map(str::to_owned);
     let given_id = walker.opt_str(obj, path, "changeId").map(str::to_owned);
     let operation = match walker.req_str(obj, path, "operation") {
@@ -288,9 +404,7 @@ fn parse_change(
         Some(other) => {
             walker.problem(
                 field_path(path, "operation"),
-                format!(
-                    "{name}: expected \"insert\", \"replace\" or \"delete\", found \"{other}\""
-                ),
+                format!("expected \"insert\", \"replace\" or \"delete\", found \"{other}\""),
             );
             None
         }
@@ -302,7 +416,7 @@ fn parse_change(
 
     let forbid = |walker: &mut Walker, field: &str, why: &str| {
         if obj.contains_key(field) {
-            walker.problem(field_path(path, field), format!("{name}: {why}"));
+            walker.problem(field_path(path, field), why);
         }
     };
     let (range, expected) = match operation {
@@ -314,8 +428,8 @@ fn parse_change(
                     "not used by an insert (it takes afterLine and newLines)",
                 );
             }
-            let after = walker.req_uint(obj, path, "afterLine");
-            (after.map(|a| LineRange::after(a as usize)), None)
+            let after = line_number(walker, obj, path, "afterLine");
+            (after.map(LineRange::after), None)
         }
         Operation::Replace | Operation::Delete => {
             forbid(
@@ -323,25 +437,27 @@ fn parse_change(
                 "afterLine",
                 "not used by a replace or delete (it takes startLine and endLine)",
             );
-            let start = walker.req_uint(obj, path, "startLine");
-            let end = walker.req_uint(obj, path, "endLine");
+            let start = line_number(walker, obj, path, "startLine");
+            let end = line_number(walker, obj, path, "endLine");
             let expected = walker.req_str_array(obj, path, "expectedOriginalLines");
             let range = match (start, end) {
                 (Some(0), _) => {
                     walker.problem(
                         field_path(path, "startLine"),
-                        format!("{name}: lines are numbered from 1, found startLine 0"),
+                        "lines are numbered from 1, found startLine 0",
                     );
                     None
                 }
                 (Some(s), Some(e)) if e < s => {
                     walker.problem(
                         field_path(path, "endLine"),
-                        format!("{name}: endLine {e} is before startLine {s}; expected startLine <= endLine"),
+                        format!(
+                            "endLine {e} is before startLine {s}; expected startLine <= endLine"
+                        ),
                     );
                     None
                 }
-                (Some(s), Some(e)) => Some(LineRange::inclusive(s as usize, e as usize)),
+                (Some(s), Some(e)) => Some(LineRange::inclusive(s, e)),
                 _ => None,
             };
             if let (Some(range), Some(expected)) = (range, &expected) {
@@ -349,7 +465,7 @@ fn parse_change(
                     walker.problem(
                         field_path(path, "expectedOriginalLines"),
                         format!(
-                            "{name}: lines {} are {} line(s), but expectedOriginalLines has {} entr{}",
+                            "lines {} are {} line(s), but expectedOriginalLines has {} entr{}",
                             range.describe(),
                             range.count,
                             expected.len(),
@@ -359,7 +475,7 @@ fn parse_change(
                 }
             }
             if let Some(expected) = &expected {
-                check_single_lines(walker, path, "expectedOriginalLines", &name, expected);
+                check_single_lines(walker, path, "expectedOriginalLines", expected);
             }
             (range, expected)
         }
@@ -375,10 +491,10 @@ fn parse_change(
                 if lines.is_empty() && operation == Operation::Insert {
                     walker.problem(
                         field_path(path, "newLines"),
-                        format!("{name}: an insert must have at least one new line"),
+                        "an insert must have at least one new line",
                     );
                 }
-                check_single_lines(walker, path, "newLines", &name, lines);
+                check_single_lines(walker, path, "newLines", lines);
             }
             lines
         }
@@ -432,40 +548,65 @@ struct Position {
 }
 
 /// Each entry must be one line: a line break inside it would write (or expect) several.
-fn check_single_lines(walker: &mut Walker, path: &str, field: &str, name: &str, lines: &[String]) {
+pub(crate) fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &[String]) {
     for (i, line) in lines.iter().enumerate() {
-        if line.contains('\n') || line.ends_with('\r') {
+        if !crate::lines::is_one_line(line) {
             walker.problem(
                 index_path(&field_path(path, field), i),
-                format!("{name}: each entry must be one line without its line ending, found a line break inside"),
+                "each entry must be one line without its line ending, found a line break inside",
             );
         }
     }
 }
 
+/// The highest line number a batch may name: a file patchdeck edits has at most one line per
+/// byte, so anything larger cannot be in range (and `afterLine + 1` cannot overflow).
+pub const MAX_LINE_NUMBER: u64 = crate::workspace::MAX_FILE_BYTES;
+
+/// A required line number, refused when no file patchdeck edits could have that line.
+fn line_number(
+    walker: &mut Walker,
+    obj: &Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Option<usize> {
+    let n = walker.req_uint(obj, path, key)?;
+    match usize::try_from(n) {
+        Ok(n) if n as u64 <= MAX_LINE_NUMBER => Some(n),
+        _ => {
+            walker.problem(
+                field_path(path, key),
+                format!(
+                    "{key} {n} is past the end of any file patchdeck edits (at most {MAX_LINE_NUMBER} lines)"
+                ),
+            );
+            None
+        }
+    }
+}
+
 /// Changes must be ordered top to bottom and must not overlap (TUL-002 section 6).
-fn check_order(walker: &mut Walker, changes_path: &str, doc_path: &str, positions: &[Position]) {
+fn check_order(walker: &mut Walker, changes_path: &str, positions: &[Position]) {
     for pair in positions.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        let name_b = change_name(b.index, b.key.as_deref());
         let name_a = change_name(a.index, a.key.as_deref());
         let at = index_path(changes_path, b.index);
         if a.range.overlaps(b.range) {
             walker.problem(
                 at,
                 format!(
-                    "in \"{doc_path}\", {name_b} (lines {}) overlaps {name_a} (lines {}); changes must not overlap",
-                    b.range.describe(),
-                    a.range.describe()
+                    "this change ({}) overlaps {name_a} ({}); changes must not overlap",
+                    b.range.describe_lines(),
+                    a.range.describe_lines()
                 ),
             );
         } else if position_key(b.range) < position_key(a.range) {
             walker.problem(
                 at,
                 format!(
-                    "in \"{doc_path}\", {name_b} (lines {}) comes before {name_a} (lines {}) in the file; changes must be ordered top to bottom",
-                    b.range.describe(),
-                    a.range.describe()
+                    "this change ({}) comes before {name_a} ({}) in the file; changes must be ordered top to bottom",
+                    b.range.describe_lines(),
+                    a.range.describe_lines()
                 ),
             );
         }

@@ -320,8 +320,16 @@ impl KeyMap {
                             .find(|(_, x)| *x == action)
                             .map_or("?", |(n, _)| *n)
                     };
+                    // Where the remapping that made the clash was written.
+                    let at = overrides
+                        .iter()
+                        .rev()
+                        .find(|o| o.action == name(a.action) || o.action == name(b.action))
+                        .map_or_else(String::new, |o| {
+                            format!("{}: keys.{}: ", o.origin, o.action)
+                        });
                     return Err(format!(
-                        "key {} would mean both {} and {}; remap one of them too",
+                        "{at}key {} would mean both {} and {}; remap one of them too",
                         key.label(),
                         name(a.action),
                         name(b.action)
