@@ -365,35 +365,61 @@ impl IdDeriver {
     /// The ID of the change at `index` of file patch `file`, whose content is summarised by
     /// `content` (any stable rendering of its fields).
     pub fn change_id(&self, file: &FilePatchId, index: usize, content: &str) -> ChangeId {
-        self.change_id_fmt(file, index, format_args!("{content}"))
+        self.change_id_with(file, index, |f| {
+            f.text(content);
+        })
     }
 
-    /// As [`IdDeriver::change_id`], with the content given as format arguments: they are
-    /// hashed as they are formatted, so no string of the rendering is built (a batch of 10,000
-    /// changes derives 10,000 IDs). The bytes hashed, and so the IDs, are the same.
-    pub fn change_id_fmt(
+    /// As [`IdDeriver::change_id`], with the content fed field by field: a format whose
+    /// changes depend on the files on disk (a whole-file bundle split into hunks) gives a
+    /// change another ID when it is another change, even from the same input bytes. Fields are
+    /// hashed as they are, each framed by its length; nothing is formatted (a batch of 35,000
+    /// changes derives 35,000 IDs).
+    pub fn change_id_with(
         &self,
         file: &FilePatchId,
         index: usize,
-        content: fmt::Arguments,
+        content: impl FnOnce(&mut Fingerprint),
     ) -> ChangeId {
-        let mut hasher = HashWriter(Sha256::new());
-        let _ = fmt::Write::write_fmt(
-            &mut hasher,
-            format_args!("{}\0{file}\0change\0{index}\0{content}", self.batch_seed),
-        );
-        let digest = hasher.0.finalize();
+        let mut fingerprint = Fingerprint(Sha256::new());
+        fingerprint
+            .text(&self.batch_seed)
+            .text(file.as_str())
+            .text("change")
+            .number(index);
+        content(&mut fingerprint);
+        let digest = fingerprint.0.finalize();
         ChangeId(format!("chg-{}", &hex(&digest[..ID_HEX_DIGITS / 2])))
     }
 }
 
-/// Feeds formatted text straight into a SHA-256.
-struct HashWriter(Sha256);
+/// The content a derived change ID is computed from, fed field by field.
+pub struct Fingerprint(Sha256);
 
-impl fmt::Write for HashWriter {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.update(s.as_bytes());
-        Ok(())
+impl Fingerprint {
+    pub fn text(&mut self, text: &str) -> &mut Fingerprint {
+        self.number(text.len());
+        self.0.update(text.as_bytes());
+        self
+    }
+
+    pub fn number(&mut self, n: usize) -> &mut Fingerprint {
+        self.0.update((n as u64).to_le_bytes());
+        self
+    }
+
+    /// Lines, or their absence (which differs from no lines).
+    pub fn lines(&mut self, lines: Option<&[String]>) -> &mut Fingerprint {
+        match lines {
+            None => self.number(usize::MAX),
+            Some(lines) => {
+                self.number(lines.len());
+                for line in lines {
+                    self.text(line);
+                }
+                self
+            }
+        }
     }
 }
 
@@ -429,12 +455,22 @@ mod tests {
         assert_eq!(f0, b.file_id(0, "x"));
         assert_ne!(f0, a.file_id(1, "x"));
         assert_ne!(a.change_id(&f0, 0, "c"), a.change_id(&f0, 1, "c"));
-        let by_string =
-            sha256_hex(format!("{}\0{f0}\0change\0{}\0{}", a.batch_seed, 3, "x\0y").as_bytes());
-        assert_eq!(
-            a.change_id(&f0, 3, "x\0y").0,
-            format!("chg-{}", &by_string[..16])
-        );
+        assert_eq!(a.change_id(&f0, 3, "x"), b.change_id(&f0, 3, "x"));
+        assert_ne!(a.change_id(&f0, 3, "x"), a.change_id(&f0, 3, "y"));
+        // Fields are framed by their lengths: moving a byte from one to the next is another ID.
+        let split = |one: &str, two: &str| {
+            a.change_id_with(&f0, 0, |f| {
+                f.text(one).text(two);
+            })
+        };
+        assert_ne!(split("ab", "c"), split("a", "bc"));
+        let lines = |l: Option<&[String]>| {
+            a.change_id_with(&f0, 0, |f| {
+                f.lines(l);
+            })
+        };
+        assert_ne!(lines(None), lines(Some(&[])));
+        assert_eq!(a.change_id(&f0, 0, "c").as_str().len(), "chg-".len() + 16);
         assert_eq!(f0.as_str().len(), "file-".len() + 16);
         assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());
     }

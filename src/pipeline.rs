@@ -67,6 +67,16 @@ impl Checked {
     pub fn plan(&self, decisions: &Decisions) -> Plan {
         plan::plan(&self.batch, &self.verification, decisions)
     }
+
+    /// What the decisions would write and what blocks it, without computing new contents.
+    pub fn plan_blockers(&self, decisions: &Decisions) -> Plan {
+        plan::plan_with(
+            &self.batch,
+            &self.verification,
+            decisions,
+            plan::Contents::Skipped,
+        )
+    }
 }
 
 /// Commits a plan atomically; see [`commit::commit`].

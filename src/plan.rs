@@ -202,6 +202,26 @@ fn flags_hint(
 
 /// Plans the writes for the selected changes of a verified batch.
 pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -> Plan {
+    plan_with(batch, verification, decisions, Contents::Computed)
+}
+
+/// Whether a plan computes the new content of each file it would write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    /// Every new file content, in memory, ready to commit.
+    Computed,
+    /// Only what would be written and what blocks it (`check`): every `after` is left empty,
+    /// which saves computing, and holding, a second copy of every file.
+    Skipped,
+}
+
+/// [`plan`], choosing whether the new contents are computed.
+pub fn plan_with(
+    batch: &Batch,
+    verification: &Verification,
+    decisions: &Decisions,
+    contents: Contents,
+) -> Plan {
     let mut plan = Plan::default();
     for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
         let selected: Vec<usize> = file
@@ -422,6 +442,7 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
             FileAction::Modify => WriteKind::Modify,
         };
         let after = match kind {
+            _ if contents == Contents::Skipped => Vec::new(),
             WriteKind::Delete => Vec::new(),
             _ => {
                 let spliced: Vec<Splice> = splices

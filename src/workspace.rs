@@ -22,12 +22,14 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Name of the folder under the root where patchdeck keeps its lock, journal and sessions.
 pub const STATE_DIR: &str = ".patchdeck";
 
-/// A workspace root, with a cache of folder listings for case-insensitive lookups and of the
-/// files read, so that a file is read and hashed once however many steps look at it.
+/// A workspace root, with a cache of folder listings for case-insensitive lookups, of where
+/// each docPath led and of the files read, so that a file is resolved, read and hashed once
+/// however many steps look at it (until [`Workspace::forget_reads`]).
 pub struct Workspace {
     root: PathBuf,
     listings: RefCell<HashMap<PathBuf, Vec<OsString>>>,
     reads: RefCell<HashMap<PathBuf, Snapshot>>,
+    resolved: RefCell<HashMap<String, Result<Resolved, PathProblem>>>,
 }
 
 /// Where a docPath leads.
@@ -108,6 +110,7 @@ impl Workspace {
             root,
             listings: RefCell::new(HashMap::new()),
             reads: RefCell::new(HashMap::new()),
+            resolved: RefCell::new(HashMap::new()),
         })
     }
 
@@ -127,6 +130,17 @@ impl Workspace {
 
     /// Resolves a docPath to a file, or to where it would be created.
     pub fn resolve(&self, doc_path: &str) -> Result<Resolved, PathProblem> {
+        if let Some(known) = self.resolved.borrow().get(doc_path) {
+            return known.clone();
+        }
+        let resolved = self.resolve_afresh(doc_path);
+        self.resolved
+            .borrow_mut()
+            .insert(doc_path.to_owned(), resolved.clone());
+        resolved
+    }
+
+    fn resolve_afresh(&self, doc_path: &str) -> Result<Resolved, PathProblem> {
         let components = check_lexically(doc_path)?;
         // The exact path first.
         match self.walk_exact(&components)? {
@@ -362,6 +376,7 @@ impl Workspace {
     pub fn forget_reads(&self) {
         self.reads.borrow_mut().clear();
         self.listings.borrow_mut().clear();
+        self.resolved.borrow_mut().clear();
     }
 }
 

@@ -258,6 +258,10 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     if let Err(e) = emit(Some(&committed), lines, staging) {
         output::eprintln(format!("patchdeck: warning: {e}"));
     }
+    // The process ends here: the operating system takes back a large batch and plan at once,
+    // faster than freeing them piece by piece.
+    std::mem::forget(plan);
+    std::mem::forget(checked);
     Ok(exit::OK)
 }
 

@@ -133,19 +133,15 @@ impl Builder {
         } else {
             Operation::Replace
         };
-        let id = self.ids.change_id_fmt(
-            &file.id,
-            index,
-            format_args!(
-                "{}\0{}\0{}\0{:?}\0{:?}\0{:?}",
-                operation.as_str(),
-                range.start,
-                range.count,
-                spec.expected,
-                spec.new_lines,
-                spec.description
-            ),
-        );
+        let id = self.ids.change_id_with(&file.id, index, |f| {
+            f.text(operation.as_str())
+                .number(range.start)
+                .number(range.count)
+                .lines(spec.expected.as_deref())
+                .lines(Some(&spec.new_lines))
+                .text(spec.description.as_deref().unwrap_or(""))
+                .number(usize::from(spec.description.is_some()));
+        });
         file.changes.push(Change {
             id,
             key: spec.key,

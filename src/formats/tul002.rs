@@ -511,18 +511,13 @@ fn parse_change(
         return (position, None);
     };
     let id = given_id.map(ChangeId).unwrap_or_else(|| {
-        ids.change_id_fmt(
-            file_id,
-            index,
-            format_args!(
-                "{}\0{}\0{}\0{:?}\0{:?}",
-                operation.as_str(),
-                range.start,
-                range.count,
-                expected,
-                new_lines
-            ),
-        )
+        ids.change_id_with(file_id, index, |f| {
+            f.text(operation.as_str())
+                .number(range.start)
+                .number(range.count)
+                .lines(expected.as_deref())
+                .lines(Some(&new_lines));
+        })
     });
     let change = Change {
         id,
