@@ -17,20 +17,34 @@ use std::borrow::Cow;
 
 /// Names the format of an input, or says what was tried.
 pub fn detect(input: &Input) -> Result<&'static str> {
+    detect_parsed(input).map(|(name, _)| name)
+}
+
+/// [`detect`], also giving back the JSON value it parsed (strictly, as loading does), so a
+/// large JSON batch is parsed once.
+pub fn detect_parsed(input: &Input) -> Result<(&'static str, Option<serde_json::Value>)> {
     let trimmed = input.bytes.trim_ascii_start();
     let mut json_error = None;
     if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        match serde_json::from_slice::<serde_json::Value>(&input.bytes) {
-            Ok(value) => {
-                if let Some(name) = detect_json(&value) {
-                    return Ok(name);
-                }
+        if let Ok(value) = crate::json::parse_strict(&input.bytes) {
+            if let Some(name) = detect_json(&value) {
+                return Ok((name, Some(value)));
             }
-            Err(e) => json_error = Some(e),
+        } else {
+            // Not strict JSON (duplicate keys, too deep...): still tell the format by its
+            // fields, so that loading it reports what is wrong in that format's terms.
+            match serde_json::from_slice::<serde_json::Value>(&input.bytes) {
+                Ok(value) => {
+                    if let Some(name) = detect_json(&value) {
+                        return Ok((name, None));
+                    }
+                }
+                Err(e) => json_error = Some(e),
+            }
         }
     }
     if let Some(name) = detect_text(&input.bytes, json_error.is_none()) {
-        return Ok(name);
+        return Ok((name, None));
     }
     let tried: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
     match json_error {

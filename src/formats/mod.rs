@@ -204,6 +204,7 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
 }
 
 fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+    let mut parsed = None;
     let format = match options.format.as_deref() {
         Some(name) => match NAMES.iter().find(|n| **n == name) {
             Some(name) => *name,
@@ -214,10 +215,14 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
                 })
             }
         },
-        None => detect(input)?,
+        None => {
+            let (name, value) = detect::detect_parsed(input)?;
+            parsed = value;
+            name
+        }
     };
     if format == tul002::NAME {
-        return load_tul002(input);
+        return load_tul002(input, parsed);
     }
     let text = std::str::from_utf8(&input.bytes).map_err(|e| {
         let line = input.bytes[..e.valid_up_to()]
@@ -237,7 +242,23 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     let mut builder = Builder::new(&input.bytes);
     let mut loaded = Loaded::default();
     let context = Context { workspace, options };
-    let problems = load_text(format, text, &context, &mut builder, &mut loaded);
+    let problems = match parsed {
+        // A JSON format whose value detection already parsed.
+        Some(value) => {
+            let mut walker = Walker::default();
+            load_json(
+                format,
+                &value,
+                &context,
+                &mut builder,
+                &mut loaded,
+                &mut walker,
+            );
+            loaded.warnings.extend(walker.warnings);
+            walker.problems
+        }
+        None => load_text(format, text, &context, &mut builder, &mut loaded),
+    };
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
@@ -412,9 +433,12 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
     }
 }
 
-fn load_tul002(input: &Input) -> Result<Batch> {
-    let value = json::parse_strict(&input.bytes)
-        .map_err(|problem| invalid(input, tul002::NAME, vec![problem]))?;
+fn load_tul002(input: &Input, parsed: Option<serde_json::Value>) -> Result<Batch> {
+    let value = match parsed {
+        Some(value) => value,
+        None => json::parse_strict(&input.bytes)
+            .map_err(|problem| invalid(input, tul002::NAME, vec![problem]))?,
+    };
     let mut walker = Walker::default();
     let parsed = tul002::parse(&value, &input.bytes, &mut walker);
     match parsed {
