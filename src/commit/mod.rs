@@ -84,10 +84,6 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     if options.read_only {
         return Err(Error::ReadOnly);
     }
-    let root = open_root(workspace)?;
-    let state = ensure_state_dir(&root)?;
-    let _lock = Lock::acquire(&state, options.lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state)?;
     let writes: Vec<&FileWrite> = plan
         .writes
         .iter()
@@ -95,6 +91,14 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| *b.bytes != w.after)
         })
         .collect();
+    if writes.is_empty() {
+        // Nothing to write: the disk is not touched, not even patchdeck's own folder.
+        return Ok(Committed::default());
+    }
+    let root = open_root(workspace)?;
+    let state = ensure_state_dir(&root)?;
+    let _lock = Lock::acquire(&state, options.lock_wait)?;
+    let recovered = recover_locked(workspace, &root, &state)?;
     // Re-reading and hashing every target, and hashing every new content, on every core.
     let found = crate::parallel::map(&writes, |w| recheck(&root, w))
         .into_iter()
@@ -111,25 +115,23 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             sha256: sha256.clone(),
         })
         .collect();
-    if !writes.is_empty() {
-        let mut tx = Transaction::new(workspace, &writes, &post, options);
-        if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
-            let rolled_back = tx.journal.recover(&root, &state);
-            let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
-            let cause = match &rolled_back {
-                Ok(r) if !r.left_alone.is_empty() => format!(
-                    "{cause}; left as another program changed them during the commit: {}",
-                    join_paths(&r.left_alone)
-                ),
-                _ => cause.to_string(),
-            };
-            return Err(Error::CommitFailed {
-                path: path.display().to_string(),
-                step: step.to_owned(),
-                cause,
-                rolled_back: whole,
-            });
-        }
+    let mut tx = Transaction::new(workspace, &writes, &post, options);
+    if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
+        let rolled_back = tx.journal.recover(&root, &state);
+        let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
+        let cause = match &rolled_back {
+            Ok(r) if !r.left_alone.is_empty() => format!(
+                "{cause}; left as another program changed them during the commit: {}",
+                join_paths(&r.left_alone)
+            ),
+            _ => cause.to_string(),
+        };
+        return Err(Error::CommitFailed {
+            path: path.display().to_string(),
+            step: step.to_owned(),
+            cause,
+            rolled_back: whole,
+        });
     }
     Ok(Committed { written, recovered })
 }
