@@ -20,7 +20,21 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// Runs of each measure, unless `PATCHDECK_FRAME_RUNS` says otherwise.
 const RUNS: usize = 9;
+
+fn runs() -> usize {
+    std::env::var("PATCHDECK_FRAME_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS)
+}
+
+/// Whether the row labelled `label` is measured: all of them, or those whose label contains
+/// `PATCHDECK_FRAME_ONLY` (to profile one row on its own).
+fn wanted(label: &str) -> bool {
+    std::env::var("PATCHDECK_FRAME_ONLY").map_or(true, |only| label.contains(&only))
+}
 
 fn source(lines: usize) -> String {
     (1..=lines)
@@ -80,6 +94,31 @@ fn frame(terminal: &mut Terminal<TestBackend>, app: &App) {
     terminal.draw(|f| draw(f, app)).unwrap();
 }
 
+// One function per measure, never inlined, so a profiler (`valgrind --tool=callgrind`) reports
+// each one's cost on its own.
+
+#[inline(never)]
+fn cold_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    start.elapsed()
+}
+
+#[inline(never)]
+fn warm_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    start.elapsed()
+}
+
+#[inline(never)]
+fn move_frame(terminal: &mut Terminal<TestBackend>, app: &mut App) -> Duration {
+    let start = Instant::now();
+    app.key(Key::Char('j'));
+    frame(terminal, app);
+    start.elapsed()
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -100,20 +139,13 @@ fn measure_file(
     let batch = json!({"batchKey": "bench", "files": [file_patch(path, text, at)]});
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let (mut cold, mut warm, mut step) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         let mut app = app(root, &batch);
         app.size = (120, 40);
         app.whole_file = whole_file;
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        cold.push(start.elapsed());
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        warm.push(start.elapsed());
-        let start = Instant::now();
-        app.key(Key::Char('j'));
-        frame(&mut terminal, &app);
-        step.push(start.elapsed());
+        cold.push(cold_frame(&mut terminal, &app));
+        warm.push(warm_frame(&mut terminal, &app));
+        step.push(move_frame(&mut terminal, &mut app));
     }
     [median(cold), median(warm), median(step)]
 }
@@ -126,7 +158,10 @@ fn main() {
     std::fs::write(root.join("small.rs"), &small).unwrap();
     std::fs::write(root.join("big.rs"), &big).unwrap();
 
-    println!("frame cost at 120x40, syntax highlighting on (median of {RUNS})");
+    println!(
+        "frame cost at 120x40, syntax highlighting on (median of {})",
+        runs()
+    );
     println!(
         "{:<44} {:>12} {:>12} {:>12}",
         "", "cold", "warm", "move (j)"
@@ -162,11 +197,20 @@ fn main() {
         ),
     ];
     for (label, path, text, at, whole) in rows {
+        if !wanted(label) {
+            continue;
+        }
         let [cold, warm, step] = measure_file(root, path, text, &at, whole);
         println!("{label:<44} {} {} {}", ms(cold), ms(warm), ms(step));
     }
 
     // A 2,000-file batch: load and verify, then the reviewer's start and first frame.
+    if wanted("2,000 files") {
+        many_files(root);
+    }
+}
+
+fn many_files(root: &Path) {
     let many = root.join("many");
     let mut files = Vec::new();
     for i in 0..2_000 {
@@ -179,14 +223,12 @@ fn main() {
     let batch = json!({"batchKey": "many", "files": files});
     let (mut loading, mut first) = (Vec::new(), Vec::new());
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    for _ in 0..5 {
+    for _ in 0..runs().min(5) {
         let start = Instant::now();
         let mut app = app(&many, &batch);
         loading.push(start.elapsed());
         app.size = (120, 40);
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        first.push(start.elapsed());
+        first.push(cold_frame(&mut terminal, &app));
     }
     println!();
     println!(
