@@ -15,13 +15,15 @@
 //! the same either way; only colours may change.
 
 mod background;
+mod states;
 
 use super::theme::Palette;
 use crate::preview::{LineIndex, Row, RowKind};
 use background::{Background, Job};
 use ratatui::style::Style;
+use states::LeftStates;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use syntect::highlighting::{
     HighlightIterator, HighlightState, Highlighter as Styler, Theme, ThemeSet,
@@ -75,9 +77,8 @@ pub struct Highlighter {
     background: RefCell<Option<Background>>,
     /// The file last asked of the background, so a redraw does not ask again.
     requested: Cell<Option<usize>>,
-    /// States of provisional paints, by file and checkpoint line, so moving within a stretch
-    /// the background has not reached parses only from the nearest one.
-    provisional: RefCell<HashMap<usize, BTreeMap<usize, State>>>,
+    /// States earlier frames left, so the next one parses only from the nearest.
+    left: RefCell<LeftStates>,
     /// Highlighted rows by (file, a hash of the rows shown).
     screens: RefCell<HashMap<(usize, u64), Screen>>,
     /// (file, checkpoint) the screen drawn last waits for, when it was painted provisionally.
@@ -108,7 +109,7 @@ impl Highlighter {
             theme,
             background: RefCell::new(None),
             requested: Cell::new(None),
-            provisional: RefCell::new(HashMap::new()),
+            left: RefCell::new(LeftStates::default()),
             screens: RefCell::new(HashMap::new()),
             waiting: Cell::new(None),
             #[cfg(test)]
@@ -122,7 +123,7 @@ impl Highlighter {
     pub fn clear(&self) {
         self.background.borrow_mut().take();
         self.requested.set(None);
-        self.provisional.borrow_mut().clear();
+        self.left.borrow_mut().clear();
         self.screens.borrow_mut().clear();
         self.waiting.set(None);
     }
@@ -218,8 +219,10 @@ impl Highlighter {
         let old_len = source.index.len();
         let mut out = Vec::with_capacity(rows.len());
         let mut waits_for: Option<usize> = None;
-        // The running state and the old line it stands before (None after added lines).
-        let mut current: Option<(State, Option<usize>)> = None;
+        // The running state, the old line it stands before (None after added lines) and
+        // whether it is provisional; and the old file's state kept across added lines.
+        let mut current: Option<(State, Option<usize>, bool)> = None;
+        let mut resume: Option<(State, usize, bool)> = None;
         for row in rows {
             let at_old = match row.kind {
                 RowKind::Added => None,
@@ -227,16 +230,28 @@ impl Highlighter {
             };
             let fresh = match (&current, at_old) {
                 (None, _) => true,
-                (Some((_, next)), Some(line)) => *next != Some(line),
+                (Some((_, next, _)), Some(line)) => *next != Some(line),
                 (Some(_), None) => false,
             };
             if fresh {
                 let before = at_old.unwrap_or(1).min(old_len.max(1));
-                let (state, waits) = self.state_before(source, syntax, &styler, before);
-                waits_for = waits_for.max(waits);
-                current = Some((state, Some(before)));
+                current = Some(match resume.take() {
+                    Some((state, line, provisional)) if line == before => {
+                        (state, Some(before), provisional)
+                    }
+                    _ => {
+                        let (state, waits) = self.state_before(source, syntax, &styler, before);
+                        waits_for = waits_for.max(waits);
+                        (state, Some(before), waits.is_some())
+                    }
+                });
             }
-            let (state, next) = current.as_mut().expect("set above");
+            let (state, next, provisional) = current.as_mut().expect("set above");
+            if let (RowKind::Added, Some(line)) = (row.kind, *next) {
+                // Added lines are coloured after the lines they replace; the rows after them
+                // go on from the file's own state.
+                resume = Some((state.clone(), line, *provisional));
+            }
             out.push(highlight_line(
                 self.syntaxes,
                 &styler,
@@ -245,6 +260,10 @@ impl Highlighter {
                 &row.text,
             ));
             *next = at_old.map(|l| l + 1);
+        }
+        if let Some((state, Some(line), provisional)) = &current {
+            let mut left = self.left.borrow_mut();
+            left.keep(source.file, *line, state, !provisional);
         }
         self.waiting.set(waits_for.map(|k| (source.file, k)));
         let mut screens = self.screens.borrow_mut();
@@ -273,9 +292,10 @@ impl Highlighter {
         background.as_ref().and_then(|b| b.checkpoints.get(file, k))
     }
 
-    /// The parse state just before 1-based line `line`, parsed from the checkpoint above it:
-    /// the background's exact one, or, before the background has reached it, a provisional
-    /// one (then the checkpoint it waits for comes back too).
+    /// The parse state just before 1-based line `line`, parsed from the nearest exact state
+    /// above it (the background's checkpoint, the top of the file, or one an earlier frame
+    /// left), or, before the background has reached it, from a provisional one (then the
+    /// checkpoint it waits for comes back too).
     fn state_before(
         &self,
         source: &Source,
@@ -283,31 +303,39 @@ impl Highlighter {
         styler: &Styler,
         line: usize,
     ) -> (State, Option<usize>) {
+        let file = source.file;
         let k = (line - 1) / CHECKPOINT_EVERY;
-        let exact = if k == 0 {
+        let checkpoint_line = k * CHECKPOINT_EVERY + 1;
+        let farthest = line.saturating_sub(CHECKPOINT_EVERY + MIN_LEAD).max(1);
+        let left = self.left.borrow().nearest(file, true, farthest..=line);
+        let checkpoint = if k == 0 {
             Some(fresh_state(syntax, styler))
         } else {
-            self.exact_checkpoint(source.file, k)
+            self.exact_checkpoint(file, k)
         };
-        let (mut at, mut state, waits_for) = match exact {
-            Some(state) => (k * CHECKPOINT_EVERY + 1, state, None),
-            None => {
+        let (mut at, mut state, waits_for) = match (left, checkpoint) {
+            (Some((at, state)), _) if at >= checkpoint_line => (at, state, None),
+            (_, Some(state)) => (checkpoint_line, state, None),
+            (Some((at, state)), None) => (at, state, None),
+            (None, None) => {
                 let lead_k = (line.saturating_sub(MIN_LEAD).max(1) - 1) / CHECKPOINT_EVERY;
                 let start = lead_k * CHECKPOINT_EVERY + 1;
-                let state = if lead_k == 0 {
-                    fresh_state(syntax, styler)
+                if lead_k == 0 {
+                    // From the top of the file, a parse is exact whoever does it.
+                    (1, fresh_state(syntax, styler), None)
                 } else {
-                    let mut provisional = self.provisional.borrow_mut();
-                    let states = provisional.entry(source.file).or_default();
-                    states
-                        .entry(start)
-                        .or_insert_with(|| fresh_state(syntax, styler))
-                        .clone()
-                };
-                // From the top of the file, a parse is exact whoever does it.
-                (start, state, (lead_k > 0).then_some(k))
+                    let left = self.left.borrow().nearest(file, false, start..=line);
+                    let (at, state) = left.unwrap_or_else(|| {
+                        let state = fresh_state(syntax, styler);
+                        self.left.borrow_mut().keep(file, start, &state, false);
+                        (start, state)
+                    });
+                    (at, state, Some(k))
+                }
             }
         };
+        let exact = waits_for.is_none();
+        let parsed_from = at;
         while at < line {
             advance(
                 self.syntaxes,
@@ -318,11 +346,13 @@ impl Highlighter {
             #[cfg(test)]
             self.parsed.set(self.parsed.get() + 1);
             at += 1;
-            if waits_for.is_some() && (at - 1) % CHECKPOINT_EVERY == 0 {
-                let mut provisional = self.provisional.borrow_mut();
-                let states = provisional.entry(source.file).or_default();
-                states.entry(at).or_insert_with(|| state.clone());
+            if !exact && (at - 1) % CHECKPOINT_EVERY == 0 {
+                // The stretch below goes on from here rather than from a fresh state.
+                self.left.borrow_mut().keep(file, at, &state, false);
             }
+        }
+        if at > parsed_from {
+            self.left.borrow_mut().keep(file, line, &state, exact);
         }
         (state, waits_for)
     }

@@ -189,3 +189,59 @@ fn without_a_syntax_theme_rows_are_plain_and_nothing_waits() {
         .iter()
         .all(|p| p.len() == 1 && p[0].0 == Style::default()));
 }
+
+/// The rows of replacing line `at` of `index` with `new`, with three lines of context.
+fn hunk_rows(bytes: &[u8], index: &LineIndex, at: usize, new: &str) -> Vec<Row> {
+    let mut rows = context_rows(bytes, index, at - 3..at);
+    let mut removed = context_rows(bytes, index, at..at + 1);
+    removed[0].kind = RowKind::Removed;
+    rows.append(&mut removed);
+    rows.push(Row {
+        kind: RowKind::Added,
+        old: None,
+        new: Some(at),
+        text: new.to_owned(),
+        emphasis: Vec::new(),
+        change: Some(0),
+    });
+    rows.extend(context_rows(bytes, index, at + 1..at + 4));
+    rows
+}
+
+#[test]
+fn a_change_parses_the_file_above_it_once_and_the_next_change_from_where_it_left() {
+    let palette = palette();
+    let bytes = Arc::new(commented_file(100, 20..30));
+    let index = Arc::new(LineIndex::new(&bytes));
+    let source = Source {
+        file: 2,
+        path: "small.rs",
+        bytes: &bytes,
+        index: &index,
+    };
+    let highlighter = Highlighter::new(&palette);
+    highlighter.hold();
+    let rows = hunk_rows(&bytes, &index, 50, "fn renamed() -> u64 { 0 }");
+    let pieces = highlighter.rows(&palette, &source, &rows);
+    // Lines 1 to 46 once; the context after the added line goes on from line 51's state.
+    assert_eq!(highlighter.take_parsed(), 46);
+    assert_eq!(
+        pieces[..4],
+        from_the_top(&palette, &bytes, &index, &rows[..4])[..]
+    );
+    let after = context_rows(&bytes, &index, 51..54);
+    assert_eq!(
+        pieces[5..],
+        from_the_top(&palette, &bytes, &index, &after)[..]
+    );
+
+    // The next change, at line 60: from the state before line 54 that the frame left.
+    let next = hunk_rows(&bytes, &index, 60, "fn renamed_too() -> u64 { 1 }");
+    let pieces = highlighter.rows(&palette, &source, &next);
+    assert_eq!(highlighter.take_parsed(), 3);
+    assert_eq!(
+        pieces[..4],
+        from_the_top(&palette, &bytes, &index, &next[..4])[..]
+    );
+    assert!(!highlighter.waiting());
+}
