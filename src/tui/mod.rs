@@ -93,6 +93,10 @@ fn next_event(terminal: &mut DefaultTerminal, app: &App) -> io::Result<Event> {
         }
         if app.highlighter.repaint_due() {
             terminal.draw(|frame| draw::draw(frame, app))?;
+            if app.highlighter.repaint_due() {
+                // The screen no longer shows what waited (no diff is drawn): nothing to wait for.
+                break;
+            }
         }
     }
     event::read()
