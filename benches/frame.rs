@@ -9,7 +9,9 @@
 //! - "cold": the first frame on a change of a new session (no parse state, no screen cached;
 //!   the background parser has just been asked for the file);
 //! - "warm": a redraw of the same screen;
-//! - "move": a key press to the next change plus its frame.
+//! - "move": a key press to the next change plus its frame;
+//! - "background": how long the background parser takes to reach the end of the 100,000-line
+//!   file, after which a change deep in it is repainted with exact colours (one run).
 //!
 //! Each figure is the median of several runs. The workspace is generated deterministically in
 //! a temporary folder.
@@ -231,6 +233,9 @@ fn main() {
         println!("{label:<44} {} {} {}", ms(cold), ms(warm), ms(step));
     }
 
+    if wanted("background") {
+        background(root, &big);
+    }
     // A 2,000-file batch: load and verify, then the reviewer's start and first frame.
     if wanted("2,000 files") {
         many_files(root);
@@ -263,6 +268,35 @@ fn start(root: &Path, text: &str) {
         ms(first)
     );
     println!();
+}
+
+/// How long the background parser takes to read the 100,000-line file from its top (off the
+/// input path, at a lower priority), and the repaint with exact colours at line 99,950 after.
+fn background(root: &Path, text: &str) {
+    let batch =
+        json!({"batchKey": "bench", "files": [file_patch("big.rs", text, &[99_950, 99_960])]});
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut app = app(root, &batch);
+    app.size = (120, 40);
+    cold_frame(&mut terminal, &app);
+    let waited = app.highlighter.waiting();
+    let start = Instant::now();
+    app.highlighter.settle();
+    let parse = start.elapsed();
+    let repaint = repaint_frame(&mut terminal, &app);
+    println!(
+        "100,000-line file: background parse from the top {} (first paint provisional: {waited}), then the repaint at 99,950 {} (one run)",
+        ms(parse),
+        ms(repaint)
+    );
+}
+
+#[inline(never)]
+fn repaint_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    std::hint::black_box("repaint");
+    start.elapsed()
 }
 
 fn many_files(root: &Path) {
