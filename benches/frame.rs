@@ -2,9 +2,19 @@
 //! against a 100-line one, and how long a 2,000-file batch takes to show its first frame.
 //!
 //! Frames are drawn on ratatui's `TestBackend` at 120x40 with syntax highlighting on (the dark
-//! theme, truecolor). "cold" is the first frame on a change (no cached parse state), "warm" a
-//! redraw, "move" a key press to the next change plus its frame. Each figure is the median of
-//! several runs. The workspace is generated deterministically in a temporary folder.
+//! theme, truecolor). Each figure is what a person waits for:
+//! - "start": once per process, loading syntect's syntax definitions and theme, then the
+//!   session's first frame, which compiles the patterns of the file's syntax as they are met.
+//!   Every later reviewer in the process shares them, as every later frame of a session does.
+//! - "cold": the first frame on a change of a new session (no parse state, no screen cached;
+//!   the background parser has just been asked for the file);
+//! - "warm": a redraw of the same screen;
+//! - "move": a key press to the next change plus its frame;
+//! - "background": how long the background parser takes to reach the end of the 100,000-line
+//!   file, after which a change deep in it is repainted with exact colours (one run).
+//!
+//! Each figure is the median of several runs. The workspace is generated deterministically in
+//! a temporary folder.
 
 use patchdeck::formats::Input;
 use patchdeck::model::sha256_hex;
@@ -20,7 +30,21 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// Runs of each measure, unless `PATCHDECK_FRAME_RUNS` says otherwise.
 const RUNS: usize = 9;
+
+fn runs() -> usize {
+    std::env::var("PATCHDECK_FRAME_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS)
+}
+
+/// Whether the row labelled `label` is measured: all of them, or those whose label contains
+/// `PATCHDECK_FRAME_ONLY` (to profile one row on its own).
+fn wanted(label: &str) -> bool {
+    std::env::var("PATCHDECK_FRAME_ONLY").map_or(true, |only| label.contains(&only))
+}
 
 fn source(lines: usize) -> String {
     (1..=lines)
@@ -80,6 +104,41 @@ fn frame(terminal: &mut Terminal<TestBackend>, app: &App) {
     terminal.draw(|f| draw(f, app)).unwrap();
 }
 
+// One function per measure, never inlined, so a profiler (`valgrind --tool=callgrind`) reports
+// each one's cost on its own.
+
+#[inline(never)]
+fn cold_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    start.elapsed()
+}
+
+#[inline(never)]
+fn first_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    std::hint::black_box("first");
+    start.elapsed()
+}
+
+#[inline(never)]
+fn warm_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    // Not the same code as `cold_frame`, which the compiler would otherwise fold into one.
+    std::hint::black_box("warm");
+    start.elapsed()
+}
+
+#[inline(never)]
+fn move_frame(terminal: &mut Terminal<TestBackend>, app: &mut App) -> Duration {
+    let start = Instant::now();
+    app.key(Key::Char('j'));
+    frame(terminal, app);
+    start.elapsed()
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -100,20 +159,13 @@ fn measure_file(
     let batch = json!({"batchKey": "bench", "files": [file_patch(path, text, at)]});
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let (mut cold, mut warm, mut step) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         let mut app = app(root, &batch);
         app.size = (120, 40);
         app.whole_file = whole_file;
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        cold.push(start.elapsed());
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        warm.push(start.elapsed());
-        let start = Instant::now();
-        app.key(Key::Char('j'));
-        frame(&mut terminal, &app);
-        step.push(start.elapsed());
+        cold.push(cold_frame(&mut terminal, &app));
+        warm.push(warm_frame(&mut terminal, &app));
+        step.push(move_frame(&mut terminal, &mut app));
     }
     [median(cold), median(warm), median(step)]
 }
@@ -126,7 +178,12 @@ fn main() {
     std::fs::write(root.join("small.rs"), &small).unwrap();
     std::fs::write(root.join("big.rs"), &big).unwrap();
 
-    println!("frame cost at 120x40, syntax highlighting on (median of {RUNS})");
+    // Always first, and always run: every later reviewer of the process shares what it loads.
+    start(root, &small);
+    println!(
+        "frame cost at 120x40, syntax highlighting on (median of {})",
+        runs()
+    );
     println!(
         "{:<44} {:>12} {:>12} {:>12}",
         "", "cold", "warm", "move (j)"
@@ -138,6 +195,13 @@ fn main() {
             &small,
             [50, 60],
             false,
+        ),
+        (
+            "100-line file, whole file at 50",
+            "small.rs",
+            &small,
+            [50, 60],
+            true,
         ),
         (
             "100,000-line file, change at line 50",
@@ -162,11 +226,80 @@ fn main() {
         ),
     ];
     for (label, path, text, at, whole) in rows {
+        if !wanted(label) {
+            continue;
+        }
         let [cold, warm, step] = measure_file(root, path, text, &at, whole);
         println!("{label:<44} {} {} {}", ms(cold), ms(warm), ms(step));
     }
 
+    if wanted("background") {
+        background(root, &big);
+    }
     // A 2,000-file batch: load and verify, then the reviewer's start and first frame.
+    if wanted("2,000 files") {
+        many_files(root);
+    }
+}
+
+/// The first reviewer of the process: loading the syntaxes and theme, then its first frame.
+fn start(root: &Path, text: &str) {
+    let batch = json!({"batchKey": "start", "files": [file_patch("small.rs", text, &[50, 60])]});
+    let (opened, checked) = load(root, &batch);
+    let env = Env::from_vars(None, Some("truecolor".into()), None, None);
+    let palette = Palette::load("dark", env.colors).unwrap();
+    let begin = Instant::now();
+    let mut app = App::new(
+        opened.workspace,
+        checked,
+        env,
+        palette,
+        Config::default(),
+        None,
+        false,
+    );
+    let loading = begin.elapsed();
+    app.size = (120, 40);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let first = first_frame(&mut terminal, &app);
+    println!(
+        "start, once per process: load syntaxes and theme {}, first frame {} (one run)",
+        ms(loading),
+        ms(first)
+    );
+    println!();
+}
+
+/// How long the background parser takes to read the 100,000-line file from its top (off the
+/// input path, at a lower priority), and the repaint with exact colours at line 99,950 after.
+fn background(root: &Path, text: &str) {
+    let batch =
+        json!({"batchKey": "bench", "files": [file_patch("big.rs", text, &[99_950, 99_960])]});
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut app = app(root, &batch);
+    app.size = (120, 40);
+    cold_frame(&mut terminal, &app);
+    let waited = app.highlighter.waiting();
+    let start = Instant::now();
+    app.highlighter.settle();
+    let parse = start.elapsed();
+    let repaint = repaint_frame(&mut terminal, &app);
+    println!(
+        "100,000-line file: background parse from the top {} (first paint provisional: {waited}), then the repaint at 99,950 {} (one run)",
+        ms(parse),
+        ms(repaint)
+    );
+}
+
+#[inline(never)]
+fn repaint_frame(terminal: &mut Terminal<TestBackend>, app: &App) -> Duration {
+    let start = Instant::now();
+    frame(terminal, app);
+    std::hint::black_box("repaint");
+    start.elapsed()
+}
+
+fn many_files(root: &Path) {
     let many = root.join("many");
     let mut files = Vec::new();
     for i in 0..2_000 {
@@ -179,14 +312,12 @@ fn main() {
     let batch = json!({"batchKey": "many", "files": files});
     let (mut loading, mut first) = (Vec::new(), Vec::new());
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    for _ in 0..5 {
+    for _ in 0..runs().min(5) {
         let start = Instant::now();
         let mut app = app(&many, &batch);
         loading.push(start.elapsed());
         app.size = (120, 40);
-        let start = Instant::now();
-        frame(&mut terminal, &app);
-        first.push(start.elapsed());
+        first.push(cold_frame(&mut terminal, &app));
     }
     println!();
     println!(

@@ -13,6 +13,7 @@ use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, E
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The verdict on a file or a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -122,6 +123,14 @@ impl FileCheck {
             .as_ref()
             .or(self.copied_from.as_ref())
             .map_or(&[], |s| &s.bytes)
+    }
+
+    /// [`FileCheck::base_bytes`], shared rather than borrowed (for work on another thread).
+    pub fn base_shared(&self) -> Arc<Vec<u8>> {
+        self.snapshot
+            .as_ref()
+            .or(self.copied_from.as_ref())
+            .map_or_else(Default::default, |s| Arc::clone(&s.bytes))
     }
 }
 

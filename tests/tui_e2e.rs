@@ -42,6 +42,12 @@ impl Tmux {
         command
     }
 
+    /// The screen with its colours (SGR escapes).
+    fn screen_in_colour(&self) -> String {
+        let output = self.cmd(&["capture-pane", "-p", "-e"]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     fn screen(&self) -> String {
         let output = self.cmd(&["capture-pane", "-p"]).output().unwrap();
         String::from_utf8_lossy(&output.stdout).into_owned()
@@ -266,4 +272,70 @@ fn a_session_that_cannot_be_saved_is_never_called_saved() {
     let screen = tmux.wait_for("exit status 0");
     assert!(screen.contains("1 decision(s) NOT saved"), "{screen}");
     assert!(!screen.contains("saved in"), "{screen}");
+}
+
+/// Far down a file, the first paint's syntax colours are provisional (the background parser
+/// has not read the comment opened on line 1); the screen is repainted with the exact ones
+/// when it gets there, with no key pressed.
+#[test]
+fn colours_deep_in_a_file_are_repainted_once_the_background_parser_arrives() {
+    let ws = tempfile::tempdir().unwrap();
+    let lines = 10_000;
+    let mut text = String::from("/*\n");
+    for n in 2..lines {
+        text.push_str(&format!("    let inside_{n} = the_comment({n});\n"));
+    }
+    text.push_str("*/\n");
+    std::fs::write(ws.path().join("deep.rs"), &text).unwrap();
+    let at = lines - 50;
+    let old = format!("    let inside_{at} = the_comment({at});");
+    let batch = serde_json::json!({
+        "batchKey": "deep",
+        "files": [{
+            "docPath": "deep.rs",
+            "originalSha256": patchdeck::model::sha256_hex(text.as_bytes()),
+            "changes": [{
+                "changeKey": "deep-change",
+                "operation": "replace",
+                "startLine": at,
+                "endLine": at,
+                "expectedOriginalLines": [old],
+                "newLines": [old.replace("the_comment", "still_the_comment")]
+            }]
+        }]
+    });
+    let tools = tempfile::tempdir().unwrap();
+    let batch_path = tools.path().join("deep.json");
+    std::fs::write(&batch_path, batch.to_string()).unwrap();
+    let command = patchdeck(
+        "COLORTERM=truecolor",
+        &format!("--root {} {}", quote(ws.path()), quote(&batch_path)),
+    );
+    let Some(tmux) = Tmux::start("repaint", &command) else {
+        return;
+    };
+    let context = format!("inside_{}", at - 2);
+    tmux.wait_for(&context);
+    let row = |screen: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(&context))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    let first = row(&tmux.screen_in_colour());
+    let start = Instant::now();
+    loop {
+        let now = row(&tmux.screen_in_colour());
+        if !now.is_empty() && now != first {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the row was never repainted:\n{first}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.keys(&["q"]);
+    tmux.wait_for("exit status 0");
 }

@@ -23,7 +23,7 @@ use crate::workspace::Workspace;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Choices made on the command line.
 #[derive(Clone, Debug, Default)]
@@ -117,7 +117,7 @@ pub struct App {
     pub size: (u16, u16),
     /// Decisions restored from a saved session at start.
     pub restored: usize,
-    indexes: RefCell<HashMap<usize, Rc<LineIndex>>>,
+    indexes: RefCell<HashMap<usize, Arc<LineIndex>>>,
 }
 
 impl App {
@@ -229,11 +229,12 @@ impl App {
         self.flat.iter().position(|&(f, _)| f == file)
     }
 
-    /// The line index of a file's bytes on disk, built once.
-    pub fn line_index(&self, file: usize) -> Rc<LineIndex> {
+    /// The line index of a file's bytes on disk, built once (shared with the background
+    /// parser).
+    pub fn line_index(&self, file: usize) -> Arc<LineIndex> {
         let mut indexes = self.indexes.borrow_mut();
-        Rc::clone(indexes.entry(file).or_insert_with(|| {
-            Rc::new(LineIndex::new(
+        Arc::clone(indexes.entry(file).or_insert_with(|| {
+            Arc::new(LineIndex::new(
                 self.checked.verification.files[file].base_bytes(),
             ))
         }))

@@ -5,7 +5,8 @@
 //! One loop: a terminal event becomes an [`keys::Action`] through the key map, [`app::App`]
 //! updates, and [`draw::draw`] redraws from the state alone. Running the editor is the one
 //! effect that needs the terminal itself, so `update` hands it back to the loop, which suspends
-//! the screen around it. Deciding, searching, editing and committing each have their own file.
+//! the screen around it. A screen painted with provisional syntax colours is redrawn when the
+//! background parser catches up (`highlight`). Deciding, searching, editing and committing each have their own file.
 
 pub mod app;
 pub mod commit_flow;
@@ -30,6 +31,7 @@ use ratatui::crossterm::execute;
 use ratatui::layout::{Position, Rect};
 use ratatui::DefaultTerminal;
 use std::io::{self, stdout};
+use std::time::Duration;
 
 /// Runs the reviewer on the terminal until the person quits.
 pub fn run(app: &mut App) -> io::Result<()> {
@@ -47,7 +49,7 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
     app.size = (size.width, size.height);
     loop {
         terminal.draw(|frame| draw::draw(frame, app))?;
-        let effect = match event::read()? {
+        let effect = match next_event(terminal, app)? {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
                 Key::of(&key).map_or(Effect::None, |key| app.key(key))
             }
@@ -76,6 +78,28 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
             }
         }
     }
+}
+
+/// How often the loop looks whether the background parser has reached a provisionally
+/// coloured screen.
+const REPAINT_POLL: Duration = Duration::from_millis(50);
+
+/// The next terminal event. While the screen shows provisional syntax colours (see
+/// `highlight`), it is redrawn as soon as the background parser has reached it.
+fn next_event(terminal: &mut DefaultTerminal, app: &App) -> io::Result<Event> {
+    while app.highlighter.waiting() {
+        if event::poll(REPAINT_POLL)? {
+            break;
+        }
+        if app.highlighter.repaint_due() {
+            terminal.draw(|frame| draw::draw(frame, app))?;
+            if app.highlighter.repaint_due() {
+                // The screen no longer shows what waited (no diff is drawn): nothing to wait for.
+                break;
+            }
+        }
+    }
+    event::read()
 }
 
 /// Mouse: the wheel scrolls the diff (or moves between changes over the lists), sideways too;

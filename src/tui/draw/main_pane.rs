@@ -12,7 +12,7 @@ use super::text::{highlight_matches, window_spans};
 use crate::preview::{change_rows, FileLayout, Placed, Row, RowKind, CONTEXT};
 use crate::review::Decision;
 use crate::tui::app::App;
-use crate::tui::highlight::Piece;
+use crate::tui::highlight::{Piece, Source};
 use crate::verify::Status;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -298,14 +298,15 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let (first, row_first, row_count) = window(app, &content, height);
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     lines.extend(content.head.iter().skip(first).take(height).cloned());
-    let index = app.line_index(fi);
-    let bytes = file_check.base_bytes();
     let rows = visible_rows(app, &content, row_first, row_count);
     let path = app.file_path(fi);
-    let old_line = |n: usize| index.line(bytes, n).to_owned();
-    let pieces = app
-        .highlighter
-        .rows(p, fi, &path, &old_line, index.len(), &rows);
+    let source = Source {
+        file: fi,
+        path: &path,
+        bytes: &file_check.base_shared(),
+        index: &app.line_index(fi),
+    };
+    let pieces = app.highlighter.rows(p, &source, &rows);
     let view = RowView {
         number_width: number_width(app),
         selected: ci,

@@ -3,7 +3,8 @@
 //! [`draw`] lays out the header, the files and changes panes, the main pane, the status line
 //! and the footer, then any overlay of the current mode. [`areas`] computes the layout alone,
 //! so the mouse handler finds what was clicked with the same numbers the drawing used. Nothing
-//! here changes state; the only caches touched (line indexes, parse states) are memos.
+//! here changes state; the only caches touched (line indexes, parse states) are memos, and
+//! the one message sent asks the background parser for the file shown (`highlight`).
 
 mod glyphs;
 mod head;
