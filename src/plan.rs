@@ -6,9 +6,9 @@
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
 use crate::lines::{splice_with_eol, Eol, Lines, Splice};
-use crate::model::{Batch, ChangeId, FileAction, LineRange};
+use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::review::{Decision, Decisions};
-use crate::verify::{Status, Verification};
+use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
 use std::path::PathBuf;
 
@@ -222,8 +222,16 @@ pub fn plan_with(
     decisions: &Decisions,
     contents: Contents,
 ) -> Plan {
-    let mut plan = Plan::default();
-    for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
+    // Each file is planned on its own (splicing its new content is most of the work), on
+    // every core; the plans are joined in the batch's order.
+    let files: Vec<(usize, (&FilePatch, &FileCheck))> = batch
+        .files
+        .iter()
+        .zip(&verification.files)
+        .enumerate()
+        .collect();
+    let per_file = crate::parallel::map(&files, |&(index, (file, check))| {
+        let mut plan = Plan::default();
         let selected: Vec<usize> = file
             .changes
             .iter()
@@ -232,7 +240,7 @@ pub fn plan_with(
             .map(|(i, _)| i)
             .collect();
         if selected.is_empty() {
-            continue;
+            return plan;
         }
         let block = |plan: &mut Plan,
                      change: Option<ChangeId>,
@@ -288,7 +296,7 @@ pub fn plan_with(
                 );
                 restated(&mut plan, hint);
             }
-            continue;
+            return plan;
         }
         // The overrides this file's write would use; claimed only if it is written.
         let mut overrides = Vec::new();
@@ -391,7 +399,7 @@ pub fn plan_with(
             splices.push((range, ci, new_lines));
         }
         if blocked {
-            continue;
+            return plan;
         }
         // Relocation can reorder changes or make them collide; a batch's own changes may
         // overlap too. An insertion sorts before a replacement starting at the same line.
@@ -417,7 +425,7 @@ pub fn plan_with(
                 ),
                 None,
             );
-            continue;
+            return plan;
         }
 
         let rel = check
@@ -437,7 +445,7 @@ pub fn plan_with(
                     format!("{name}: a file deletion is accepted or rejected as a whole"),
                     None,
                 );
-                continue;
+                return plan;
             }
             FileAction::Modify => WriteKind::Modify,
         };
@@ -477,6 +485,13 @@ pub fn plan_with(
                 .collect(),
             mode: None,
         });
+        plan
+    });
+    let mut plan = Plan::default();
+    for part in per_file {
+        plan.writes.extend(part.writes);
+        plan.blockers.extend(part.blockers);
+        plan.overrides.extend(part.overrides);
     }
     block_files_written_twice(batch, &mut plan);
     plan
