@@ -33,7 +33,28 @@ pub const CODEX: &[MatchTier] = &[
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Doc {
     pub lines: Vec<(String, Eol)>,
+    /// The text a find searches, built once per version of the document (a file with many
+    /// finds, as patch-tool calls have, would otherwise be rebuilt for each).
+    hays: Hays,
 }
+
+type Hay = (String, Vec<usize>);
+
+/// The document's text with its own endings and with LF endings, built when first needed.
+#[derive(Clone, Debug, Default)]
+struct Hays {
+    raw: std::cell::OnceCell<Hay>,
+    lf: std::cell::OnceCell<Hay>,
+}
+
+/// A cache says nothing of the document: two documents with the same lines are equal.
+impl PartialEq for Hays {
+    fn eq(&self, _: &Hays) -> bool {
+        true
+    }
+}
+
+impl Eq for Hays {}
 
 impl Doc {
     pub fn from_bytes(bytes: &[u8]) -> Doc {
@@ -43,6 +64,7 @@ impl Doc {
                 .iter()
                 .map(|l| (l.text_str().into_owned(), l.eol))
                 .collect(),
+            hays: Hays::default(),
         }
     }
 
@@ -67,7 +89,12 @@ impl Doc {
 
     /// The text with its own endings (`raw`) or with every ending as `\n`, and where each line
     /// starts in it (one more entry: the end).
-    fn hay(&self, raw: bool) -> (String, Vec<usize>) {
+    fn hay(&self, raw: bool) -> &Hay {
+        let cell = if raw { &self.hays.raw } else { &self.hays.lf };
+        cell.get_or_init(|| self.build_hay(raw))
+    }
+
+    fn build_hay(&self, raw: bool) -> Hay {
         let mut text = String::new();
         let mut starts = Vec::with_capacity(self.lines.len() + 1);
         for (line, eol) in &self.lines {
@@ -92,6 +119,7 @@ impl Doc {
         let reaches_end = located.range.end() - 1 == self.lines.len();
         let had_final_newline = self.ends_with_newline();
         let new = located.new_lines.iter().map(|l| (l.clone(), eol));
+        self.hays = Hays::default();
         self.lines.splice(at..at + located.range.count, new);
         if !reaches_end {
             return;
@@ -335,9 +363,11 @@ fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
     if needle.is_empty() {
         return Vec::new();
     }
+    // memchr's SIMD substring search: a file with many finds is searched once per find.
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(at) = hay[from..].find(needle) {
+    while let Some(at) = finder.find(&hay.as_bytes()[from..]) {
         out.push(from + at);
         from += at + hay[from + at..].chars().next().map_or(1, char::len_utf8);
         if from >= hay.len() {

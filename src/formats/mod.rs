@@ -168,20 +168,6 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
         return Err(error);
     }
     let batch = load_format(input, workspace, options)?;
-    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer
-    // applies it to each of its patch-tool blocks). Batches in the other formats are bounded
-    // only by the byte and count limits, so that a large reviewed batch (a 2,000-file diff) is
-    // not refused for its size.
-    if let (Some(limit), edits::NAME) = (options.max_tokens, batch.format.as_str()) {
-        let tokens = estimate_tokens(&input.bytes);
-        if tokens > limit {
-            return Err(Error::TooLarge {
-                source: input.source.clone(),
-                tokens,
-                limit,
-            });
-        }
-    }
     check_counts(input, batch)
 }
 
@@ -221,6 +207,20 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
             name
         }
     };
+    // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer
+    // applies it to each of its patch-tool blocks). Batches in the other formats are bounded
+    // only by the byte and count limits, so that a large reviewed batch (a 2,000-file diff) is
+    // not refused for its size. The limit is checked before the calls are read.
+    if let (Some(limit), edits::NAME) = (options.max_tokens, format) {
+        let tokens = estimate_tokens(&input.bytes);
+        if tokens > limit {
+            return Err(Error::TooLarge {
+                source: input.source.clone(),
+                tokens,
+                limit,
+            });
+        }
+    }
     if format == tul002::NAME {
         return load_tul002(input, parsed);
     }
