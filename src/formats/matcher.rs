@@ -211,20 +211,20 @@ pub fn find_text(
     tiers: &[MatchTier],
 ) -> Result<Located, Miss> {
     let (raw, starts) = doc.hay(true);
-    match occurrences(&raw, find).as_slice() {
+    match occurrences(raw, find).as_slice() {
         [] => {}
         [one] => {
             return Ok(substring_edit(
                 doc,
-                &raw,
-                &starts,
+                raw,
+                starts,
                 *one,
                 find.len(),
                 replace,
                 MatchTier::Exact,
             ))
         }
-        many => return Err(ambiguous(&starts, many, MatchTier::Exact)),
+        many => return Err(ambiguous(starts, many, MatchTier::Exact)),
     }
     for &tier in tiers {
         let found = match tier {
@@ -235,18 +235,18 @@ pub fn find_text(
                     continue;
                 }
                 let replace_lf = replace.replace("\r\n", "\n");
-                match occurrences(&lf, &find_lf).as_slice() {
+                match occurrences(lf, &find_lf).as_slice() {
                     [] => None,
                     [one] => Some(Ok(substring_edit(
                         doc,
-                        &lf,
-                        &lf_starts,
+                        lf,
+                        lf_starts,
                         *one,
                         find_lf.len(),
                         &replace_lf,
                         MatchTier::Eol,
                     ))),
-                    many => Some(Err(ambiguous(&lf_starts, many, MatchTier::Eol))),
+                    many => Some(Err(ambiguous(lf_starts, many, MatchTier::Eol))),
                 }
             }
             tier => {
@@ -280,12 +280,12 @@ pub fn find_all_text(doc: &Doc, find: &str, replace: &str) -> Vec<Located> {
     // Group occurrences whose covering lines touch into one edit over the joined text.
     let mut i = 0;
     while i < spans.len() {
-        let first_line = line_of(&starts, spans[i].0);
+        let first_line = line_of(starts, spans[i].0);
         let mut j = i;
-        let mut last_line = last_line_of(&starts, spans[j].0, spans[j].1);
-        while j + 1 < spans.len() && line_of(&starts, spans[j + 1].0) <= last_line {
+        let mut last_line = last_line_of(starts, spans[j].0, spans[j].1);
+        while j + 1 < spans.len() && line_of(starts, spans[j + 1].0) <= last_line {
             j += 1;
-            last_line = last_line_of(&starts, spans[j].0, spans[j].1);
+            last_line = last_line_of(starts, spans[j].0, spans[j].1);
         }
         let mut content = String::new();
         let mut pos = starts[first_line];
@@ -296,8 +296,8 @@ pub fn find_all_text(doc: &Doc, find: &str, replace: &str) -> Vec<Located> {
         }
         let edit = build_edit(
             doc,
-            &raw,
-            &starts,
+            raw,
+            starts,
             first_line,
             last_line,
             content,
