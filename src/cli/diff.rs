@@ -13,7 +13,7 @@ pub struct DiffArgs {
     pub batch: BatchArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    /// Print a JSON list of {path, action, diff} objects, one per file that would be written [default: a unified diff]
+    /// Print JSON: {"blocked": [...], "files": [{path, action, diff}, ...]}, one per file that would be written [default: a unified diff]
     #[arg(long)]
     pub json: bool,
 }

@@ -209,7 +209,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
     bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
     bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
-    bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, descriptions and lines"),
+    bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, IDs, labels, descriptions and lines"),
     bind(M::Browse, &[K::Char('n')], A::SearchNext, "next match", "next search match"),
     bind(M::Browse, &[K::Char('N')], A::SearchPrev, "prev match", "previous search match"),
     bind(M::Browse, &[K::Char('g'), K::Home], A::FirstChange, "first", "first change"),
