@@ -355,6 +355,12 @@ impl IdDeriver {
         BatchId(format!("batch-{}", &self.batch_seed[..12]))
     }
 
+    /// The SHA-256 of the input the IDs are seeded from (the batch's `content_sha256`), so
+    /// that a large input is hashed once.
+    pub fn input_sha256(&self) -> &str {
+        &self.batch_seed
+    }
+
     /// The ID of the file patch at `index` naming `doc_path`.
     pub fn file_id(&self, index: usize, doc_path: &str) -> FilePatchId {
         let digest =

@@ -229,3 +229,26 @@ fn splices_gain_or_lose_the_final_newline_and_keep_given_endings() {
         b"a\r\nB\r\nc\r\n"
     );
 }
+
+/// A batch's `content_sha256` is the SHA-256 of its input's bytes, whichever format read it
+/// (the derived IDs are seeded with the same hash, which is computed once).
+#[test]
+fn content_sha256_is_the_hash_of_the_input_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    for sample in [
+        "clean.json",
+        "unified-clean.patch",
+        "edits-clean.json",
+        "aider-clean.md",
+    ] {
+        let path = format!("{}/sample-batches/{sample}", env!("CARGO_MANIFEST_DIR"));
+        let input = patchdeck::formats::Input::read(&path).unwrap();
+        let batch = patchdeck::formats::load(&input, None, &workspace).unwrap();
+        assert_eq!(
+            batch.content_sha256,
+            patchdeck::model::sha256_hex(&input.bytes),
+            "{sample}"
+        );
+    }
+}

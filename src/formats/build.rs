@@ -93,6 +93,11 @@ impl Builder {
         self.ids.batch_id()
     }
 
+    /// The SHA-256 of the input, as the IDs were seeded with it.
+    pub fn input_sha256(&self) -> &str {
+        self.ids.input_sha256()
+    }
+
     /// A new, empty file patch.
     pub fn file(&mut self, doc_path: &str, action: FileAction) -> FilePatch {
         let id = self.ids.file_id(self.next_file, doc_path);

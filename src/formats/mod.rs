@@ -20,7 +20,7 @@ pub mod unified;
 
 use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
-use crate::model::{sha256_hex, Batch};
+use crate::model::Batch;
 use crate::workspace::Workspace;
 use build::{Builder, Loaded};
 pub use detect::detect;
@@ -269,7 +269,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
         label: loaded.label,
         format: format.to_owned(),
         source: input.source.clone(),
-        content_sha256: sha256_hex(&input.bytes),
+        content_sha256: builder.input_sha256().to_owned(),
         files: loaded.files,
         warnings: loaded.warnings,
     })
@@ -443,7 +443,7 @@ fn load_tul002(input: &Input, parsed: Option<serde_json::Value>) -> Result<Batch
     let parsed = tul002::parse(&value, &input.bytes, &mut walker);
     match parsed {
         Some(parsed) if walker.problems.is_empty() => {
-            let mut batch = parsed.into_batch(&input.source, sha256_hex(&input.bytes));
+            let mut batch = parsed.into_batch(&input.source);
             batch.warnings = walker.warnings;
             Ok(batch)
         }

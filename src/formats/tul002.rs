@@ -171,6 +171,7 @@ pub fn parse(value: &Value, input: &[u8], walker: &mut Walker) -> Option<ParsedB
         key,
         label,
         files,
+        content_sha256: ids.input_sha256().to_owned(),
     })
 }
 
@@ -280,17 +281,19 @@ pub struct ParsedBatch {
     pub key: Option<String>,
     pub label: Option<String>,
     pub files: Vec<FilePatch>,
+    /// The SHA-256 of the input bytes.
+    pub content_sha256: String,
 }
 
 impl ParsedBatch {
-    pub fn into_batch(self, source: &str, content_sha256: String) -> Batch {
+    pub fn into_batch(self, source: &str) -> Batch {
         Batch {
             id: self.id,
             key: self.key,
             label: self.label,
             format: NAME.to_owned(),
             source: source.to_owned(),
-            content_sha256,
+            content_sha256: self.content_sha256,
             files: self.files,
             warnings: Vec::new(),
         }
