@@ -410,3 +410,47 @@ fn a_live_lock_makes_a_second_commit_fail_clearly() {
     drop(held);
     commit(&opened.workspace, &plan, &options).unwrap();
 }
+
+/// A file created two folders deep: killed (or failing) after the first folder was made and
+/// before the second, the commit is rolled back with the first folder removed too. The random
+/// kill series found this: recovery stopped at the missing inner folder and left `new/`.
+#[test]
+fn a_commit_stopped_between_two_new_folders_removes_the_first() {
+    let batch_dir = tempfile::tempdir().unwrap();
+    let batch = batch_dir.path().join("nested.json");
+    fs::write(
+        &batch,
+        serde_json::json!({"files": [{
+            "docPath": "new/dir/created.txt",
+            "originalSha256": patchdeck::model::EMPTY_SHA256,
+            "changes": [{"operation": "insert", "afterLine": 0, "newLines": ["created"]}]
+        }]})
+        .to_string(),
+    )
+    .unwrap();
+    // mkdir 1 is the backup folder, 2 is new/, 3 is new/dir/.
+    for action in ["kill", "error"] {
+        let ws = tempfile::tempdir().unwrap();
+        fs::write(ws.path().join("kept.txt"), "kept\n").unwrap();
+        let old = user_tree(ws.path());
+        let spec = format!("mkdir:2={action}");
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                batch.to_str().unwrap(),
+            ],
+            &[("PATCHDECK_FAILPOINT", &spec)],
+        );
+        if action == "kill" {
+            assert_eq!(out.status.code(), None, "{spec}: {}", stderr(&out));
+            let recovered = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+            assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
+        } else {
+            assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
+        }
+        assert_eq!(user_tree(ws.path()), old, "{spec}: new/ was left behind");
+        assert_no_leftovers(ws.path());
+    }
+}

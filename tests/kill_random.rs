@@ -68,6 +68,47 @@ fn leftovers(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// What makes `after` neither `old` nor `new`: each path that matches neither, and how.
+fn differences(after: &Tree, old: &Tree, new: &Tree) -> String {
+    let describe = |entry: Option<&(Vec<u8>, u32)>, tree: &str| match entry {
+        None => format!("absent in {tree}"),
+        Some((bytes, mode)) => format!("{tree}: {} bytes, mode {mode:o}", bytes.len()),
+    };
+    let paths: std::collections::BTreeSet<&PathBuf> =
+        after.keys().chain(old.keys()).chain(new.keys()).collect();
+    let (mut like_old, mut like_new) = (0, 0);
+    let mut lines = Vec::new();
+    for path in paths {
+        let (now, was, will) = (after.get(path), old.get(path), new.get(path));
+        if now == was && now == will {
+            continue;
+        }
+        if now == was {
+            like_old += 1;
+        } else if now == will {
+            like_new += 1;
+            lines.push(format!(
+                "  {}: as new ({})",
+                path.display(),
+                describe(now, "now")
+            ));
+        } else {
+            lines.push(format!(
+                "  {}: {}; {}; {}",
+                path.display(),
+                describe(now, "now"),
+                describe(was, "old"),
+                describe(will, "new")
+            ));
+        }
+    }
+    format!(
+        "{like_old} changed paths as old, {like_new} as new, {} as neither:\n{}",
+        lines.len(),
+        lines.join("\n")
+    )
+}
+
 /// Runs `count` kill trials and returns how many struck inside a commit.
 fn trials(count: usize, seed: u64) -> usize {
     let template = tempfile::tempdir().unwrap();
@@ -135,7 +176,9 @@ fn trials(count: usize, seed: u64) -> usize {
             ended_new += 1;
         } else {
             panic!(
-                "trial {trial} (seed {seed}, delay {delay:?}): neither the old nor the new tree"
+                "trial {trial} (seed {seed}, delay {delay:?}): neither the old nor the new tree:\n{}\nrecover said: {}",
+                differences(&after, &old, &new),
+                common::stdout(&first)
             );
         }
         assert_eq!(leftovers(ws.path()), Vec::<String>::new(), "trial {trial}");

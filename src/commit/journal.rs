@@ -243,19 +243,21 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
     let current = hash_beneath(root, &entry.path)?;
     match entry.kind {
         EntryKind::Create => {
-            let (dir, name) = match root.parent_of(&entry.path) {
-                Ok(found) => found,
-                // The folders were never created: nothing of this file exists.
-                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            match root.parent_of(&entry.path) {
+                Ok((dir, name)) => {
+                    if current.is_some() && current == entry.post_sha256 {
+                        dir.remove_file(name)?;
+                        recovery.removed.push(entry.path.clone());
+                    } else if current.is_some() {
+                        recovery.left_alone.push(entry.path.clone());
+                    }
+                    dir.sync()?;
+                }
+                // Its folder was never (or not wholly) created: nothing of this file exists,
+                // but the folders above it that were made before the kill still must go.
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
                 Err(e) => return Err(e),
-            };
-            if current.is_some() && current == entry.post_sha256 {
-                dir.remove_file(name)?;
-                recovery.removed.push(entry.path.clone());
-            } else if current.is_some() {
-                recovery.left_alone.push(entry.path.clone());
             }
-            dir.sync()?;
             for created in entry.created_dirs.iter().rev() {
                 // Only empty folders are removed; anything else put there stays.
                 if let Ok((parent, name)) = root.parent_of(created) {
