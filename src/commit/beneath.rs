@@ -9,6 +9,7 @@
 //! the root. Paths given here are root-relative and made of plain names only; anything else
 //! (`..`, an absolute path, `.`) is refused before a system call is made.
 
+use crate::workspace::Stamp;
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, ErrorKind};
@@ -30,17 +31,12 @@ pub struct Dir {
     rel: PathBuf,
 }
 
-/// What `lstat` says of a name, without following it.
+/// What `lstat` says of a name, without following it: its kind, and the stamp a snapshot of
+/// it would carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stat {
     pub kind: Kind,
-    pub size: u64,
-    pub mtime_sec: i64,
-    pub mtime_nsec: i64,
-    pub mode: u32,
-    pub dev: u64,
-    pub ino: u64,
-    pub nlink: u64,
+    pub stamp: Stamp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -338,15 +334,17 @@ impl Stat {
         };
         Stat {
             kind,
-            size: st.st_size as u64,
-            mtime_sec: st.st_mtime,
-            mtime_nsec: st.st_mtime_nsec,
-            mode: st.st_mode,
-            dev: st.st_dev,
-            ino: st.st_ino,
-            // `nlink_t` is 64 bits on x86_64 and 32 on other Linux targets.
-            #[allow(clippy::unnecessary_cast)]
-            nlink: st.st_nlink as u64,
+            stamp: Stamp {
+                size: st.st_size as u64,
+                mtime_sec: st.st_mtime,
+                mtime_nsec: st.st_mtime_nsec,
+                mode: st.st_mode,
+                dev: st.st_dev,
+                ino: st.st_ino,
+                // `nlink_t` is 64 bits on x86_64 and 32 on other Linux targets.
+                #[allow(clippy::unnecessary_cast)]
+                nlink: st.st_nlink as u64,
+            },
         }
     }
 }
@@ -431,7 +429,7 @@ mod tests {
         let top = root.top().unwrap();
         dir.hard_link(name, &top, OsStr::new("copy")).unwrap();
         assert_eq!(fs::read(ws.path().join("copy")).unwrap(), b"hi\n");
-        assert_eq!(dir.stat(name).unwrap().unwrap().nlink, 2);
+        assert_eq!(dir.stat(name).unwrap().unwrap().stamp.nlink, 2);
         top.remove_tree(OsStr::new("a")).unwrap();
         assert!(!ws.path().join("a").exists());
         assert_eq!(top.list().unwrap(), vec![std::ffi::OsString::from("copy")]);

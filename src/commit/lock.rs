@@ -64,7 +64,7 @@ impl Lock {
             let at_path = state.stat(OsStr::new(LOCK)).map_err(failed)?;
             if at_path.is_none_or(|st| {
                 use std::os::unix::fs::MetadataExt;
-                (st.dev, st.ino) != (ours.dev(), ours.ino())
+                (st.stamp.dev, st.stamp.ino) != (ours.dev(), ours.ino())
             }) {
                 continue;
             }

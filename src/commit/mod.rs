@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
-use beneath::{Dir, Kind, Root};
+use beneath::{Dir, Kind, Root, Stat};
 use failpoint::{hit, Failpoint};
 use journal::{backup_dir_of, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
@@ -511,7 +511,7 @@ fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Res
     let now = dir.stat(name)?;
     let same = match (stamp, now) {
         (None, None) => true,
-        (Some(was), Some(is)) => {
+        (Some(was), Some(Stat { stamp: is, .. })) => {
             (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
                 == (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
         }

@@ -76,7 +76,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             let mode = record
                 .stat(OsStr::new(&name))
                 .map_err(failed)?
-                .map(|st| st.mode);
+                .map(|st| st.stamp.mode);
             (bytes, mode)
         };
         writes.push(FileWrite {
