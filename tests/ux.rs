@@ -5,7 +5,7 @@
 mod common;
 mod tui_support;
 
-use common::{copy_tree, samples};
+use common::{copy_tree, git, samples};
 use patchdeck::config::{Config, KeyOverride, Origin, Sources};
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::keys::{Action, Key, KeyMap, Mode};
@@ -501,22 +501,6 @@ fn every_subcommand_help_has_an_example_and_every_flag_a_default() {
 }
 
 // ---- git ----
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("git is installed");
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 fn notes_of(report: &Value, path: &str) -> Vec<String> {
     report["files"]

@@ -3,6 +3,7 @@
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
+use patchdeck::commit::history::keep_index_note;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
 use patchdeck::git::Staging;
@@ -222,6 +223,16 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
         patchdeck::git::stage(opened.workspace.root(), &paths)
     });
+    // What the staging did to the index is kept with the commit, so that `undo` unstages it.
+    if let (Some(staging), Some(id)) = (&staging, &committed.history_id) {
+        if !staging.index.is_empty() {
+            if let Err(e) = keep_index_note(&opened.workspace, id, &staging.index) {
+                output::eprintln(format!(
+                    "patchdeck: warning: cannot keep what was staged for undo ({e}): `patchdeck undo` will restore the files but not git's index"
+                ));
+            }
+        }
+    }
     // The files are written either way: a file left unstaged is worth a warning naming it, not
     // a status that would say the apply failed.
     if let (Some(staging), false) = (&staging, ctx.quiet) {

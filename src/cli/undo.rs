@@ -1,11 +1,12 @@
 //! `patchdeck undo`: restore the files of the last committed batch.
 
-use super::output::print;
+use super::output::{self, print};
 use super::{Ctx, LOCK_WAIT};
 use clap::Args;
 use patchdeck::commit::undo::undo;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
+use patchdeck::git::index::restore;
 use patchdeck::plan::WriteKind;
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ pub struct UndoArgs {
         hide_default_value = true
     )]
     pub root: PathBuf,
-    /// Print what was undone as one JSON object: {"label", "files": [{"path", "action"}]} [default: text]
+    /// Print what was undone as one JSON object: {"label", "files": [{"path", "action"}], "index": {"restored", "left", "error"} (after apply --stage)} [default: text]
     #[arg(long)]
     pub json: bool,
 }
@@ -31,6 +32,29 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
         ..super::apply::commit_options()?
     };
     let undone = undo(&opened.workspace, options)?;
+    // The files are restored; the index follows when `apply --stage` staged them.
+    let (index, note_error) = match &undone.index_note {
+        None => (None, None),
+        Some(Ok(changes)) => (Some(restore(opened.workspace.root(), changes)), None),
+        Some(Err(e)) => (None, Some(e.clone())),
+    };
+    if let (Some(e), false) = (&note_error, ctx.quiet) {
+        output::eprintln(format!(
+            "patchdeck: warning: git's index was not restored: the note of what apply --stage staged cannot be read: {e}"
+        ));
+    }
+    if let (Some(index), false) = (&index, ctx.quiet) {
+        for left in &index.left {
+            output::eprintln(format!(
+                "patchdeck: warning: {} stays staged as it is: {}",
+                left.path.display(),
+                left.reason
+            ));
+        }
+        if let Some(error) = &index.error {
+            output::eprintln(format!("patchdeck: git said: {error}"));
+        }
+    }
     let verb = |kind| match kind {
         WriteKind::Modify => "restored",
         WriteKind::Create => "recreated",
@@ -43,7 +67,10 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
             .iter()
             .map(|w| serde_json::json!({"path": w.rel.display().to_string(), "action": verb(w.kind)}))
             .collect();
-        let body = serde_json::json!({"label": undone.label, "files": files});
+        let mut body = serde_json::json!({"label": undone.label, "files": files});
+        if let Some(index) = &index {
+            body["index"] = serde_json::to_value(index).expect("plain data");
+        }
         print(format!("{:#}\n", body))?;
         return Ok(exit::OK);
     }
@@ -57,6 +84,11 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
             verb(written.kind),
             written.rel.display()
         ));
+    }
+    if let Some(index) = &index {
+        for path in &index.restored {
+            out.push_str(&format!("unstaged {}\n", path.display()));
+        }
     }
     out.push_str(&format!("undid \"{}\"\n", undone.label));
     print(out)?;

@@ -7,9 +7,10 @@
 //! by the next recovery. A recorded journal is validated like the live one before `undo`
 //! trusts it.
 
-use super::beneath::Dir;
+use super::beneath::{Dir, Root};
 use super::journal::{read_all, write_durably, Journal};
-use crate::workspace::STATE_DIR;
+use crate::git::index::Change;
+use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ pub const KEEP: usize = 10;
 
 const HISTORY: &str = "history";
 const RECORD: &str = "journal.json";
+/// What `apply --stage` did to git's index, beside the record (`git::index::Change`s).
+const INDEX_NOTE: &str = "index.json";
 
 pub fn history_dir(state_dir: &Path) -> PathBuf {
     state_dir.join(HISTORY)
@@ -72,6 +75,32 @@ pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
     )?;
     history.sync()?;
     prune(&history, KEEP)
+}
+
+/// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so
+/// that `undo` can put the index back too.
+pub fn keep_index_note(workspace: &Workspace, id: &str, changes: &[Change]) -> io::Result<()> {
+    let root = Root::open(workspace.root())?;
+    let dir = root.dir(&record_dir_of(id))?;
+    let bytes = serde_json::to_vec_pretty(changes).map_err(io::Error::other)?;
+    write_durably(
+        &dir,
+        OsStr::new("index.json.tmp"),
+        OsStr::new(INDEX_NOTE),
+        &bytes,
+    )
+}
+
+/// The index note kept beside an archived commit: `None` when there is none (the commit was
+/// not staged), an error naming the note when it cannot be read.
+pub fn index_note(record: &Dir) -> Option<Result<Vec<Change>, String>> {
+    let name = OsStr::new(INDEX_NOTE);
+    let where_ = || record.rel().join(INDEX_NOTE).display().to_string();
+    match read_all(record, name) {
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => Some(Err(format!("{}: {e}", where_()))),
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", where_()))),
+    }
 }
 
 /// The archived commits' ids, oldest first.

@@ -76,6 +76,9 @@ pub struct Committed {
     pub written: Vec<Written>,
     /// An interrupted earlier commit that was recovered first.
     pub recovered: Option<Recovery>,
+    /// The ID the commit is kept under in the undo history (none when it is not kept, or
+    /// nothing was written).
+    pub history_id: Option<String>,
 }
 
 /// Commits a plan without blockers: every write happens, or none does.
@@ -133,7 +136,11 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             rolled_back: whole,
         });
     }
-    Ok(Committed { written, recovered })
+    Ok(Committed {
+        written,
+        recovered,
+        history_id: options.keep_history.then(|| tx.journal.id.clone()),
+    })
 }
 
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.

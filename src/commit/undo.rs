@@ -23,6 +23,9 @@ pub struct Undone {
     /// The label the batch was committed with.
     pub label: String,
     pub committed: Committed,
+    /// What `apply --stage` did to git's index for this batch, to put back (`None` when it
+    /// was not staged).
+    pub index_note: Option<std::result::Result<Vec<crate::git::index::Change>, String>>,
 }
 
 /// Restores the last committed batch.
@@ -125,10 +128,12 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             remove_empty_dir(&root, created);
         }
     }
+    let index_note = history::index_note(&record);
     history::forget(&state, &journal.id).map_err(failed)?;
     Ok(Undone {
         label: journal.label,
         committed,
+        index_note,
     })
 }
 

@@ -122,6 +122,23 @@ pub fn batch_file(dir: &TempDir, value: &Value) -> PathBuf {
 }
 
 /// Runs the real binary.
+/// Runs git in `dir` as a test user, asserting it succeeds; its standard output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git is installed");
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 pub fn patchdeck(args: &[&str]) -> Output {
     patchdeck_env(args, &[])
 }

@@ -7,6 +7,8 @@
 //! requirement. What this module does not own: deciding whether a write may happen (a dirty file
 //! is a note, not a conflict) and showing the note (the report and the reviewer do that).
 
+pub mod index;
+
 use crate::verify::{Problem, Verification};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,7 +25,7 @@ pub struct GitStatus {
     pub dirty: BTreeMap<PathBuf, &'static str>,
 }
 
-fn git(root: &Path) -> Command {
+pub(crate) fn git(root: &Path) -> Command {
     let mut command = Command::new("git");
     command
         .arg("-C")
@@ -35,6 +37,8 @@ fn git(root: &Path) -> Command {
         // Reading the status must never take index.lock (git refreshes the index otherwise),
         // which would make a concurrent `git commit` in the same repository fail.
         .env("GIT_OPTIONAL_LOCKS", "0")
+        // Paths are names, never patterns: a file named `*.txt` must not stage every text file.
+        .env("GIT_LITERAL_PATHSPECS", "1")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE");
     command
@@ -61,7 +65,7 @@ pub fn status(root: &Path) -> Option<GitStatus> {
 
 /// Where `root` sits in its git work tree (`sub/`, or empty at the top), or `None` when git is
 /// missing or `root` is not inside a work tree.
-fn work_tree_prefix(root: &Path) -> Option<String> {
+pub(crate) fn work_tree_prefix(root: &Path) -> Option<String> {
     let output = git(root)
         .args(["rev-parse", "--is-inside-work-tree", "--show-prefix"])
         .output()
@@ -147,6 +151,9 @@ pub struct Staging {
     pub not_staged: Vec<NotStaged>,
     /// What git said when a command failed, if one did.
     pub error: Option<String>,
+    /// How the index entries of the staged paths changed, for `undo` to put back.
+    #[serde(skip)]
+    pub index: Vec<index::Change>,
 }
 
 /// A written file that is not staged, and why.
@@ -163,6 +170,7 @@ pub struct NotStaged {
 pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
     let (present, gone): (Vec<&PathBuf>, Vec<&PathBuf>) =
         paths.iter().partition(|p| root.join(p).exists());
+    let index_before = index::snapshot(root, paths);
     let run = |args: &[&str], list: &[&PathBuf]| -> Result<(), String> {
         if list.is_empty() {
             return Ok(());
@@ -230,6 +238,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
                 })
                 .collect(),
             error,
+            index: Vec::new(),
         };
     };
     let mut staging = Staging {
@@ -256,6 +265,9 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
                 reason: reason.to_owned(),
             }),
         }
+    }
+    if let (Some(before), Some(after)) = (index_before, index::snapshot(root, paths)) {
+        staging.index = index::changes(&before, &after, &staging.staged);
     }
     staging
 }
