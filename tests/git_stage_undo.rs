@@ -137,10 +137,12 @@ fn an_index_entry_changed_since_apply_stage_is_left_and_named() {
         serde_json::json!(["a.txt", "b.txt"])
     );
     assert_eq!(report["index"]["left"][0]["path"], "c.txt");
-    let reason = "its index entry changed since apply --stage staged it";
+    let reason = "its index entry changed since apply --stage";
     assert_eq!(report["index"]["left"][0]["reason"], reason);
     assert!(
-        stderr(&out).contains(&format!("c.txt stays staged as it is: {reason}")),
+        stderr(&out).contains(&format!(
+            "the index entry of c.txt is left as it is: {reason}"
+        )),
         "{}",
         stderr(&out)
     );
@@ -167,4 +169,65 @@ fn undo_of_an_apply_without_stage_leaves_the_index_alone() {
     // The person's own `git add` of the batch's content stays: patchdeck did not stage it.
     let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
     assert_eq!(staged, "pkg/a.txt\npkg/b.txt\n");
+}
+
+#[test]
+fn a_commit_made_after_apply_stage_leaves_the_index_to_the_person() {
+    let repo = repository();
+    let root = repo.path().join("pkg");
+    let root = root.to_str().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let batch = batch(tools.path());
+    let out = run(tools.path(), &["apply", "--stage", "--root", root, &batch]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    git(repo.path(), &["commit", "-qm", "the batch"]);
+    let index_after_commit = git(repo.path(), &["ls-files", "--stage"]);
+    let out = run(tools.path(), &["undo", "--root", root]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("the index entry of a.txt is left as it is: HEAD moved since apply --stage"),
+        "{}",
+        stderr(&out)
+    );
+    // Restoring would have staged a revert of the commit: the index is as the commit left it.
+    assert_eq!(
+        git(repo.path(), &["ls-files", "--stage"]),
+        index_after_commit
+    );
+}
+
+#[test]
+fn an_intent_to_add_entry_is_named_not_turned_into_a_staged_empty_file() {
+    let repo = repository();
+    let ws = repo.path().join("pkg");
+    fs::write(ws.join("c.txt"), "").unwrap();
+    git(repo.path(), &["add", "-N", "pkg/c.txt"]);
+    let root = ws.to_str().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    // c.txt exists (empty) now: the batch edits it instead of creating it.
+    let diff = DIFF.replace(
+        "new file mode 100644\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@",
+        "--- a/c.txt\n+++ b/c.txt\n@@ -0,0 +1 @@",
+    );
+    let batch = tools.path().join("batch.diff");
+    fs::write(&batch, diff).unwrap();
+    let out = run(
+        tools.path(),
+        &["apply", "--stage", "--root", root, batch.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(tools.path(), &["undo", "--root", root]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("the index entry of c.txt is left as it is: it was added with git add -N"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("unstaged a.txt\n"),
+        "{}",
+        stdout(&out)
+    );
 }

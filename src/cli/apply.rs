@@ -225,12 +225,16 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     });
     // What the staging did to the index is kept with the commit, so that `undo` unstages it.
     if let (Some(staging), Some(id)) = (&staging, &committed.history_id) {
-        if !staging.index.is_empty() {
-            if let Err(e) = keep_index_note(&opened.workspace, id, &staging.index) {
-                output::eprintln(format!(
-                    "patchdeck: warning: cannot keep what was staged for undo ({e}): `patchdeck undo` will restore the files but not git's index"
-                ));
-            }
+        let kept = match &staging.index {
+            Some(note) if note.changes.is_empty() => Ok(()),
+            Some(note) => keep_index_note(&opened.workspace, id, note).map_err(|e| e.to_string()),
+            None if staging.staged.is_empty() => Ok(()),
+            None => Err("git could not list the index entries".to_owned()),
+        };
+        if let Err(e) = kept {
+            output::eprintln(format!(
+                "patchdeck: warning: cannot keep what was staged for undo ({e}): `patchdeck undo` will restore the files but not git's index"
+            ));
         }
     }
     // The files are written either way: a file left unstaged is worth a warning naming it, not

@@ -6,7 +6,6 @@ use clap::Args;
 use patchdeck::commit::undo::undo;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
-use patchdeck::git::index::restore;
 use patchdeck::plan::WriteKind;
 use std::path::PathBuf;
 
@@ -33,9 +32,9 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
     };
     let undone = undo(&opened.workspace, options)?;
     // The files are restored; the index follows when `apply --stage` staged them.
-    let (index, note_error) = match &undone.index_note {
+    let (index, note_error) = match &undone.index {
         None => (None, None),
-        Some(Ok(changes)) => (Some(restore(opened.workspace.root(), changes)), None),
+        Some(Ok(restored)) => (Some(restored), None),
         Some(Err(e)) => (None, Some(e.clone())),
     };
     if let (Some(e), false) = (&note_error, ctx.quiet) {
@@ -46,7 +45,7 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
     if let (Some(index), false) = (&index, ctx.quiet) {
         for left in &index.left {
             output::eprintln(format!(
-                "patchdeck: warning: {} stays staged as it is: {}",
+                "patchdeck: warning: the index entry of {} is left as it is: {}",
                 left.path.display(),
                 left.reason
             ));
@@ -70,6 +69,9 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
         let mut body = serde_json::json!({"label": undone.label, "files": files});
         if let Some(index) = &index {
             body["index"] = serde_json::to_value(index).expect("plain data");
+        }
+        if let Some(e) = &note_error {
+            body["index"] = serde_json::json!({"restored": [], "left": [], "error": e});
         }
         print(format!("{:#}\n", body))?;
         return Ok(exit::OK);

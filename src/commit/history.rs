@@ -9,7 +9,7 @@
 
 use super::beneath::{Dir, Root};
 use super::journal::{read_all, write_durably, Journal};
-use crate::git::index::Change;
+use crate::git::index::Note;
 use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, ErrorKind};
@@ -79,10 +79,10 @@ pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
 
 /// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so
 /// that `undo` can put the index back too.
-pub fn keep_index_note(workspace: &Workspace, id: &str, changes: &[Change]) -> io::Result<()> {
+pub fn keep_index_note(workspace: &Workspace, id: &str, note: &Note) -> io::Result<()> {
     let root = Root::open(workspace.root())?;
     let dir = root.dir(&record_dir_of(id))?;
-    let bytes = serde_json::to_vec_pretty(changes).map_err(io::Error::other)?;
+    let bytes = serde_json::to_vec_pretty(note).map_err(io::Error::other)?;
     write_durably(
         &dir,
         OsStr::new("index.json.tmp"),
@@ -93,7 +93,7 @@ pub fn keep_index_note(workspace: &Workspace, id: &str, changes: &[Change]) -> i
 
 /// The index note kept beside an archived commit: `None` when there is none (the commit was
 /// not staged), an error naming the note when it cannot be read.
-pub fn index_note(record: &Dir) -> Option<Result<Vec<Change>, String>> {
+pub fn index_note(record: &Dir) -> Option<Result<Note, String>> {
     let name = OsStr::new(INDEX_NOTE);
     let where_ = || record.rel().join(INDEX_NOTE).display().to_string();
     match read_all(record, name) {

@@ -11,6 +11,7 @@ use super::beneath::Root;
 use super::journal::{read_all, EntryKind};
 use super::{commit, history, open_root, read_beneath, CommitOptions, Committed};
 use crate::error::{Error, Result};
+use crate::git::index::{restore, Restored};
 use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{Workspace, STATE_DIR};
@@ -23,9 +24,10 @@ pub struct Undone {
     /// The label the batch was committed with.
     pub label: String,
     pub committed: Committed,
-    /// What `apply --stage` did to git's index for this batch, to put back (`None` when it
-    /// was not staged).
-    pub index_note: Option<std::result::Result<Vec<crate::git::index::Change>, String>>,
+    /// What became of git's index when `apply --stage` had staged this batch (`None` when it
+    /// was not staged): what was put back and what was left, or why the note of what was
+    /// staged could not be used.
+    pub index: Option<std::result::Result<Restored, String>>,
 }
 
 /// Restores the last committed batch.
@@ -128,12 +130,27 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             remove_empty_dir(&root, created);
         }
     }
-    let index_note = history::index_note(&record);
+    // The index goes back before the record (and the note in it) is forgotten.
+    let index = history::index_note(&record).map(|note| {
+        let note = note?;
+        if let Some(stray) = note
+            .changes
+            .iter()
+            .find(|c| !journal.entries.iter().any(|e| e.path == c.path))
+        {
+            return Err(format!(
+                "{}: it names {}, which this commit did not write",
+                record.rel().join("index.json").display(),
+                stray.path.display()
+            ));
+        }
+        Ok(restore(workspace.root(), &note))
+    });
     history::forget(&state, &journal.id).map_err(failed)?;
     Ok(Undone {
         label: journal.label,
         committed,
-        index_note,
+        index,
     })
 }
 

@@ -33,6 +33,19 @@ pub struct Change {
     /// entry to restore.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmerged: bool,
+    /// The path was added with `git add -N` before: its entry reads as an empty file, which
+    /// restoring would stage for real.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub intent_to_add: bool,
+}
+
+/// What is kept with a commit after `apply --stage`: the commit `HEAD` named then (undo
+/// leaves the index alone if it moved) and each path's index change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Note {
+    pub head: Option<String>,
+    pub changes: Vec<Change>,
 }
 
 /// What git's index holds for paths, keyed by path relative to the root.
@@ -40,6 +53,8 @@ pub struct Change {
 pub struct Snapshot {
     entries: BTreeMap<PathBuf, Entry>,
     unmerged: Vec<PathBuf>,
+    intent_to_add: Vec<PathBuf>,
+    head: Option<String>,
 }
 
 /// Reads the index entries of `paths` (relative to `root`); `None` when git cannot.
@@ -72,21 +87,53 @@ pub fn snapshot(root: &Path, paths: &[PathBuf]) -> Option<Snapshot> {
         };
         snapshot.entries.insert(rel, entry);
     }
+    // `git add -N` entries are told apart only by the status: not staged, added in the tree.
+    let status = git(root)
+        .args([
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=no",
+            "--",
+        ])
+        .args(paths)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    for (x, y, full) in super::porcelain_records(&status.stdout) {
+        if (x, y) == (b' ', b'A') {
+            if let Some(rel) = full.strip_prefix(&prefix) {
+                snapshot.intent_to_add.push(PathBuf::from(rel));
+            }
+        }
+    }
+    snapshot.head = git(root)
+        .args(["rev-parse", "-q", "--verify", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
     Some(snapshot)
 }
 
-/// The changes staging made, path by path, from the snapshots before and after it.
-pub fn changes(before: &Snapshot, after: &Snapshot, staged: &[PathBuf]) -> Vec<Change> {
-    staged
+/// What staging did, path by path, from the snapshots before and after it: every path whose
+/// entry changed, whether git's status calls it staged or not.
+pub fn note(before: &Snapshot, after: &Snapshot, paths: &[PathBuf]) -> Note {
+    let changes = paths
         .iter()
         .map(|path| Change {
             path: path.clone(),
             before: before.entries.get(path).cloned(),
             after: after.entries.get(path).cloned(),
             unmerged: before.unmerged.contains(path),
+            intent_to_add: before.intent_to_add.contains(path),
         })
         .filter(|c| c.unmerged || c.before != c.after)
-        .collect()
+        .collect();
+    Note {
+        head: after.head.clone(),
+        changes,
+    }
 }
 
 /// What `undo` did to the index.
@@ -101,9 +148,11 @@ pub struct Restored {
     pub error: Option<String>,
 }
 
-/// Puts back the index entries `changes` record, for each path whose entry is still the one
-/// staging left; the others are named in [`Restored::left`].
-pub fn restore(root: &Path, changes: &[Change]) -> Restored {
+/// Puts back the index entries `note` records, for each path whose entry is still the one
+/// staging left; the others are named in [`Restored::left`]. Nothing is restored when `HEAD`
+/// moved since (a commit of the staged files would be reverted in the index).
+pub fn restore(root: &Path, note: &Note) -> Restored {
+    let changes = &note.changes;
     let mut restored = Restored::default();
     let leave = |restored: &mut Restored, path: &Path, reason: &str| {
         restored.left.push(super::NotStaged {
@@ -122,10 +171,26 @@ pub fn restore(root: &Path, changes: &[Change]) -> Restored {
         }
         return restored;
     };
+    if now.head != note.head {
+        for change in changes {
+            leave(
+                &mut restored,
+                &change.path,
+                "HEAD moved since apply --stage (a commit was made): the index is left as it is",
+            );
+        }
+        return restored;
+    }
     let mut info = Vec::new();
     let mut pending = Vec::new();
     for change in changes {
-        if change.unmerged {
+        if change.intent_to_add {
+            leave(
+                &mut restored,
+                &change.path,
+                "it was added with git add -N before apply --stage; its index entry stays as it is (git restore --staged, then git add -N, puts it back)",
+            );
+        } else if change.unmerged {
             leave(
                 &mut restored,
                 &change.path,
@@ -137,7 +202,7 @@ pub fn restore(root: &Path, changes: &[Change]) -> Restored {
             leave(
                 &mut restored,
                 &change.path,
-                "its index entry changed since apply --stage staged it",
+                "its index entry changed since apply --stage",
             );
         } else {
             let full = format!("{prefix}{}", change.path.display());
@@ -174,6 +239,7 @@ fn update_index(root: &Path, info: &[u8]) -> Result<(), String> {
         // Writing the index is not optional: this command must take its lock.
         .env_remove("GIT_OPTIONAL_LOCKS")
         .stdin(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run git: {e}"))?;
@@ -186,13 +252,11 @@ fn update_index(root: &Path, info: &[u8]) -> Result<(), String> {
     let output = child
         .wait_with_output()
         .map_err(|e| format!("git update-index: {e}"))?;
-    written?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
+    if !output.status.success() {
+        return Err(format!(
             "git update-index --index-info failed: {}",
             String::from_utf8_lossy(&output.stderr).trim()
-        ))
+        ));
     }
+    written
 }

@@ -81,7 +81,7 @@ pub(crate) fn work_tree_prefix(root: &Path) -> Option<String> {
 
 /// The records of `git status --porcelain=v1 -z`: both status letters and the path, relative
 /// to the repository's top level (a rename's source path is skipped).
-fn porcelain_records(bytes: &[u8]) -> Vec<(u8, u8, String)> {
+pub(crate) fn porcelain_records(bytes: &[u8]) -> Vec<(u8, u8, String)> {
     let mut out = Vec::new();
     let mut records = bytes.split(|&b| b == 0).filter(|r| !r.is_empty());
     while let Some(record) = records.next() {
@@ -151,9 +151,10 @@ pub struct Staging {
     pub not_staged: Vec<NotStaged>,
     /// What git said when a command failed, if one did.
     pub error: Option<String>,
-    /// How the index entries of the staged paths changed, for `undo` to put back.
+    /// How the index entries of the written paths changed, for `undo` to put back; `None`
+    /// when git could not say (then `undo` cannot restore the index).
     #[serde(skip)]
-    pub index: Vec<index::Change>,
+    pub index: Option<index::Note>,
 }
 
 /// A written file that is not staged, and why.
@@ -238,7 +239,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
                 })
                 .collect(),
             error,
-            index: Vec::new(),
+            index: None,
         };
     };
     let mut staging = Staging {
@@ -267,7 +268,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
         }
     }
     if let (Some(before), Some(after)) = (index_before, index::snapshot(root, paths)) {
-        staging.index = index::changes(&before, &after, &staging.staged);
+        staging.index = Some(index::note(&before, &after, paths));
     }
     staging
 }

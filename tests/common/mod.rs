@@ -121,12 +121,14 @@ pub fn batch_file(dir: &TempDir, value: &Value) -> PathBuf {
     path
 }
 
-/// Runs the real binary.
-/// Runs git in `dir` as a test user, asserting it succeeds; its standard output.
+/// Runs git in `dir` as a test user, with no user or system configuration, asserting it
+/// succeeds; its standard output.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "t")
         .env("GIT_AUTHOR_EMAIL", "t@example.com")
         .env("GIT_COMMITTER_NAME", "t")
@@ -139,6 +141,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     stdout(&out)
 }
 
+/// Runs the real binary.
 pub fn patchdeck(args: &[&str]) -> Output {
     patchdeck_env(args, &[])
 }
