@@ -77,19 +77,62 @@ fn run(home: &Path, args: &[&str]) -> std::process::Output {
     )
 }
 
-#[test]
-fn undo_after_apply_stage_puts_the_index_back_as_the_person_left_it() {
+/// A repository, a folder for the batch, and the workspace root and batch path as arguments.
+struct Case {
+    repo: tempfile::TempDir,
+    tools: tempfile::TempDir,
+    root: String,
+    batch: String,
+}
+
+fn case() -> Case {
     let repo = repository();
-    let root = repo.path().join("pkg");
-    let root = root.to_str().unwrap();
+    let root = repo.path().join("pkg").display().to_string();
     let tools = tempfile::tempdir().unwrap();
     let batch = batch(tools.path());
-    let index_before = git(repo.path(), &["ls-files", "--stage"]);
-    let status_before = git(repo.path(), &["status", "--porcelain"]);
+    Case {
+        repo,
+        tools,
+        root,
+        batch,
+    }
+}
 
-    let out = run(tools.path(), &["apply", "--stage", "--root", root, &batch]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+impl Case {
+    /// `apply` (with `--stage` or not), which must succeed.
+    fn apply(&self, stage: bool) {
+        let mut args = vec!["apply", "--root", &self.root, &self.batch];
+        if stage {
+            args.insert(1, "--stage");
+        }
+        let out = run(self.tools.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+
+    /// `undo` (with `--json` or not), which must succeed.
+    fn undo(&self, json: bool) -> std::process::Output {
+        let mut args = vec!["undo", "--root", &self.root];
+        if json {
+            args.insert(1, "--json");
+        }
+        let out = run(self.tools.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git(self.repo.path(), args)
+    }
+}
+
+#[test]
+fn undo_after_apply_stage_puts_the_index_back_as_the_person_left_it() {
+    let c = case();
+    let index_before = c.git(&["ls-files", "--stage"]);
+    let status_before = c.git(&["status", "--porcelain"]);
+
+    c.apply(true);
+    let staged = c.git(&["diff", "--cached", "--name-only"]);
     let staged: Vec<&str> = staged.lines().collect();
     assert_eq!(
         staged,
@@ -97,20 +140,19 @@ fn undo_after_apply_stage_puts_the_index_back_as_the_person_left_it() {
         "only the files written are staged: `*.md` is a name, not a pattern matching notes.md"
     );
     assert!(
-        git(repo.path(), &["ls-files", "pkg/notes.md"]).contains("notes.md"),
+        c.git(&["ls-files", "pkg/notes.md"]).contains("notes.md"),
         "notes.md is still tracked"
     );
 
-    let out = run(tools.path(), &["undo", "--root", root]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = c.undo(false);
     let said = stdout(&out);
     for path in ["a.txt", "b.txt", "c.txt"] {
         assert!(said.contains(&format!("unstaged {path}\n")), "{said}");
     }
-    assert_eq!(git(repo.path(), &["ls-files", "--stage"]), index_before);
-    assert_eq!(git(repo.path(), &["status", "--porcelain"]), status_before);
+    assert_eq!(c.git(&["ls-files", "--stage"]), index_before);
+    assert_eq!(c.git(&["status", "--porcelain"]), status_before);
     assert_eq!(
-        git(repo.path(), &["diff", "--cached", "--name-only"]),
+        c.git(&["diff", "--cached", "--name-only"]),
         "pkg/b.txt\n",
         "what the person had staged is staged again"
     );
@@ -118,19 +160,13 @@ fn undo_after_apply_stage_puts_the_index_back_as_the_person_left_it() {
 
 #[test]
 fn an_index_entry_changed_since_apply_stage_is_left_and_named() {
-    let repo = repository();
-    let root = repo.path().join("pkg");
-    let root = root.to_str().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let batch = batch(tools.path());
-    let out = run(tools.path(), &["apply", "--stage", "--root", root, &batch]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let c = case();
+    c.apply(true);
     // The person takes the new file out of the index; the work tree is unchanged, so undo
     // may go ahead, but that index entry is theirs now.
-    git(repo.path(), &["rm", "--cached", "-q", "pkg/c.txt"]);
+    c.git(&["rm", "--cached", "-q", "pkg/c.txt"]);
 
-    let out = run(tools.path(), &["undo", "--json", "--root", root]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = c.undo(true);
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
         report["index"]["restored"],
@@ -146,44 +182,29 @@ fn an_index_entry_changed_since_apply_stage_is_left_and_named() {
         "{}",
         stderr(&out)
     );
-    assert!(!repo.path().join("pkg/c.txt").exists());
-    assert_eq!(
-        git(repo.path(), &["diff", "--cached", "--name-only"]),
-        "pkg/b.txt\n"
-    );
+    assert!(!c.repo.path().join("pkg/c.txt").exists());
+    assert_eq!(c.git(&["diff", "--cached", "--name-only"]), "pkg/b.txt\n");
 }
 
 #[test]
 fn undo_of_an_apply_without_stage_leaves_the_index_alone() {
-    let repo = repository();
-    let root = repo.path().join("pkg");
-    let root = root.to_str().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let batch = batch(tools.path());
-    let out = run(tools.path(), &["apply", "--root", root, &batch]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    git(repo.path(), &["add", "pkg/a.txt"]);
-    let out = run(tools.path(), &["undo", "--root", root]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let c = case();
+    c.apply(false);
+    c.git(&["add", "pkg/a.txt"]);
+    let out = c.undo(false);
     assert!(!stdout(&out).contains("unstaged"), "{}", stdout(&out));
     // The person's own `git add` of the batch's content stays: patchdeck did not stage it.
-    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+    let staged = c.git(&["diff", "--cached", "--name-only"]);
     assert_eq!(staged, "pkg/a.txt\npkg/b.txt\n");
 }
 
 #[test]
 fn a_commit_made_after_apply_stage_leaves_the_index_to_the_person() {
-    let repo = repository();
-    let root = repo.path().join("pkg");
-    let root = root.to_str().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let batch = batch(tools.path());
-    let out = run(tools.path(), &["apply", "--stage", "--root", root, &batch]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    git(repo.path(), &["commit", "-qm", "the batch"]);
-    let index_after_commit = git(repo.path(), &["ls-files", "--stage"]);
-    let out = run(tools.path(), &["undo", "--root", root]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let c = case();
+    c.apply(true);
+    c.git(&["commit", "-qm", "the batch"]);
+    let index_after_commit = c.git(&["ls-files", "--stage"]);
+    let out = c.undo(false);
     assert!(
         stderr(&out)
             .contains("the index entry of a.txt is left as it is: HEAD moved since apply --stage"),
@@ -191,34 +212,22 @@ fn a_commit_made_after_apply_stage_leaves_the_index_to_the_person() {
         stderr(&out)
     );
     // Restoring would have staged a revert of the commit: the index is as the commit left it.
-    assert_eq!(
-        git(repo.path(), &["ls-files", "--stage"]),
-        index_after_commit
-    );
+    assert_eq!(c.git(&["ls-files", "--stage"]), index_after_commit);
 }
 
 #[test]
 fn an_intent_to_add_entry_is_named_not_turned_into_a_staged_empty_file() {
-    let repo = repository();
-    let ws = repo.path().join("pkg");
-    fs::write(ws.join("c.txt"), "").unwrap();
-    git(repo.path(), &["add", "-N", "pkg/c.txt"]);
-    let root = ws.to_str().unwrap();
-    let tools = tempfile::tempdir().unwrap();
+    let c = case();
+    fs::write(c.repo.path().join("pkg/c.txt"), "").unwrap();
+    c.git(&["add", "-N", "pkg/c.txt"]);
     // c.txt exists (empty) now: the batch edits it instead of creating it.
     let diff = DIFF.replace(
         "new file mode 100644\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@",
         "--- a/c.txt\n+++ b/c.txt\n@@ -0,0 +1 @@",
     );
-    let batch = tools.path().join("batch.diff");
-    fs::write(&batch, diff).unwrap();
-    let out = run(
-        tools.path(),
-        &["apply", "--stage", "--root", root, batch.to_str().unwrap()],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = run(tools.path(), &["undo", "--root", root]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    fs::write(&c.batch, diff).unwrap();
+    c.apply(true);
+    let out = c.undo(false);
     assert!(
         stderr(&out)
             .contains("the index entry of c.txt is left as it is: it was added with git add -N"),
