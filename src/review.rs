@@ -75,11 +75,20 @@ impl Decisions {
 
     /// Every change accepted: what `apply` does without options.
     pub fn accept_all(batch: &Batch) -> Decisions {
+        Decisions::all(batch, Decision::Accept)
+    }
+
+    /// Every change rejected: a commit of it writes nothing.
+    pub fn reject_all(batch: &Batch) -> Decisions {
+        Decisions::all(batch, Decision::Reject)
+    }
+
+    fn all(batch: &Batch, decision: Decision) -> Decisions {
         let mut decisions = Decisions::undecided(batch);
         for (_, change) in batch.changes() {
             decisions
                 .decisions
-                .insert(change.id.clone(), Decision::Accept);
+                .insert(change.id.clone(), decision.clone());
         }
         decisions
     }

@@ -5,10 +5,10 @@
 
 mod common;
 
-use patchdeck::formats::{self, Input, NAMES};
-use patchdeck::review::{Decision, Decisions};
-use patchdeck::workspace::Workspace;
-use patchdeck::{plan, verify};
+#[path = "../fuzz/harness/apply_any.rs"]
+mod harness;
+
+use patchdeck::formats::NAMES;
 use std::fs;
 use std::path::Path;
 
@@ -41,27 +41,9 @@ fn no_recorded_crasher_panics_any_more() {
     assert!(replayed > 0, "no crasher in {}", dir.display());
 }
 
-/// As `fuzz/fuzz_targets/apply_any.rs`: two bytes split the input into file content (written
-/// to `a.txt` and `src/a.txt`) and a batch, which is loaded, verified and planned both ways.
+/// As `fuzz/fuzz_targets/apply_any.rs` runs it, in a fresh folder.
 fn apply_any(data: &[u8]) {
-    let split = (u16::from_le_bytes([data[0], data[1]]) as usize).min(data.len() - 2);
-    let (file, batch) = data[2..].split_at(split);
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("src")).unwrap();
-    fs::write(dir.path().join("a.txt"), file).unwrap();
-    fs::write(dir.path().join("src/a.txt"), file).unwrap();
-    let workspace = Workspace::open(dir.path()).unwrap();
-    let Ok(batch) = formats::load(&Input::from_bytes("fuzz", batch.to_vec()), None, &workspace)
-    else {
-        return;
-    };
-    let verification = verify::verify(&batch, &workspace);
-    let mut rejected = Decisions::undecided(&batch);
-    for (_, change) in batch.changes() {
-        rejected.set(change.id.clone(), Decision::Reject);
-    }
-    assert!(plan::plan(&batch, &verification, &rejected)
-        .writes
-        .is_empty());
-    let _ = plan::plan(&batch, &verification, &Decisions::accept_all(&batch));
+    harness::apply_any(dir.path(), data);
 }

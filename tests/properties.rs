@@ -19,7 +19,7 @@ use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::formats::{load_with, Input, LoadOptions};
 use patchdeck::model::sha256_hex;
 use patchdeck::plan::plan;
-use patchdeck::review::{Decision, Decisions};
+use patchdeck::review::Decisions;
 use patchdeck::unified_diff::{diff_ops, write_hunks, write_plan};
 use patchdeck::verify::verify;
 use patchdeck::workspace::Workspace;
@@ -208,11 +208,7 @@ fn apply(root: &Path, format: &str, input: &str, accept: bool) -> Result<Tree, S
     let decisions = if accept {
         Decisions::accept_all(&batch)
     } else {
-        let mut d = Decisions::undecided(&batch);
-        for (_, change) in batch.changes() {
-            d.set(change.id.clone(), Decision::Reject);
-        }
-        d
+        Decisions::reject_all(&batch)
     };
     let planned = plan(&batch, &verification, &decisions);
     if planned.is_blocked() {

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use patchdeck::formats::{self, Input};
-use patchdeck::review::Decisions;
-use patchdeck::{plan, verify, workspace::Workspace};
+
+#[path = "../harness/apply_any.rs"]
+mod harness;
 
 thread_local! {
     static DIR: tempfile::TempDir = {
@@ -18,29 +18,5 @@ thread_local! {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 2 {
-        return;
-    }
-    let split = (u16::from_le_bytes([data[0], data[1]]) as usize).min(data.len() - 2);
-    let (file, batch) = data[2..].split_at(split);
-    DIR.with(|dir| {
-        std::fs::write(dir.path().join("a.txt"), file).unwrap();
-        std::fs::write(dir.path().join("src/a.txt"), file).unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        let Ok(batch) = formats::load(&Input::from_bytes("fuzz", batch.to_vec()), None, &workspace)
-        else {
-            return;
-        };
-        let verification = verify::verify(&batch, &workspace);
-        let mut rejected = Decisions::undecided(&batch);
-        for (_, change) in batch.changes() {
-            rejected.set(change.id.clone(), patchdeck::review::Decision::Reject);
-        }
-        let none = plan::plan(&batch, &verification, &rejected);
-        assert!(none.writes.is_empty(), "rejecting everything writes nothing");
-        let all = plan::plan(&batch, &verification, &Decisions::accept_all(&batch));
-        for write in &all.writes {
-            assert!(batch.files.get(write.file).is_some());
-        }
-    });
+    DIR.with(|dir| harness::apply_any(dir.path(), data));
 });
