@@ -57,9 +57,9 @@ pub struct Snapshot {
     head: Option<String>,
 }
 
-/// Reads the index entries of `paths` (relative to `root`); `None` when git cannot.
-pub fn snapshot(root: &Path, paths: &[PathBuf]) -> Option<Snapshot> {
-    let prefix = work_tree_prefix(root)?;
+/// Reads the index entries of `paths` (relative to `root`, which is `prefix` below the
+/// repository's top level); `None` when git cannot.
+pub fn snapshot(root: &Path, prefix: &str, paths: &[PathBuf]) -> Option<Snapshot> {
     let output = git(root)
         .args(["ls-files", "--stage", "-z", "--full-name", "--"])
         .args(paths)
@@ -73,7 +73,7 @@ pub fn snapshot(root: &Path, paths: &[PathBuf]) -> Option<Snapshot> {
         let (meta, full) = text.split_once('\t')?;
         let mut fields = meta.split(' ');
         let (mode, object, stage) = (fields.next()?, fields.next()?, fields.next()?);
-        let Some(rel) = full.strip_prefix(&prefix) else {
+        let Some(rel) = full.strip_prefix(prefix) else {
             continue;
         };
         let rel = PathBuf::from(rel);
@@ -102,7 +102,7 @@ pub fn snapshot(root: &Path, paths: &[PathBuf]) -> Option<Snapshot> {
         .filter(|o| o.status.success())?;
     for (x, y, full) in super::porcelain_records(&status.stdout) {
         if (x, y) == (b' ', b'A') {
-            if let Some(rel) = full.strip_prefix(&prefix) {
+            if let Some(rel) = full.strip_prefix(prefix) {
                 snapshot.intent_to_add.push(PathBuf::from(rel));
             }
         }
@@ -161,7 +161,9 @@ pub fn restore(root: &Path, note: &Note) -> Restored {
         });
     };
     let paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
-    let (Some(prefix), Some(now)) = (work_tree_prefix(root), snapshot(root, &paths)) else {
+    let prefix = work_tree_prefix(root);
+    let now = prefix.as_deref().and_then(|p| snapshot(root, p, &paths));
+    let (Some(prefix), Some(now)) = (prefix, now) else {
         for change in changes {
             leave(
                 &mut restored,

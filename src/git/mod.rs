@@ -171,7 +171,10 @@ pub struct NotStaged {
 pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
     let (present, gone): (Vec<&PathBuf>, Vec<&PathBuf>) =
         paths.iter().partition(|p| root.join(p).exists());
-    let index_before = index::snapshot(root, paths);
+    let prefix = work_tree_prefix(root);
+    let index_before = prefix
+        .as_deref()
+        .and_then(|p| index::snapshot(root, p, paths));
     let run = |args: &[&str], list: &[&PathBuf]| -> Result<(), String> {
         if list.is_empty() {
             return Ok(());
@@ -201,7 +204,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
     .filter_map(Result::err)
     .collect();
     let error = (!errors.is_empty()).then(|| errors.join("; "));
-    let records = work_tree_prefix(root).and_then(|prefix| {
+    let records = prefix.as_deref().and_then(|prefix| {
         let output = git(root)
             .args([
                 "status",
@@ -219,7 +222,7 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
             porcelain_records(&output.stdout)
                 .into_iter()
                 .filter_map(|(x, y, path)| {
-                    path.strip_prefix(&prefix).map(|rel| (x, y, rel.to_owned()))
+                    path.strip_prefix(prefix).map(|rel| (x, y, rel.to_owned()))
                 })
                 .collect::<Vec<_>>(),
         )
@@ -267,7 +270,10 @@ pub fn stage(root: &Path, paths: &[PathBuf]) -> Staging {
             }),
         }
     }
-    if let (Some(before), Some(after)) = (index_before, index::snapshot(root, paths)) {
+    let index_after = prefix
+        .as_deref()
+        .and_then(|p| index::snapshot(root, p, paths));
+    if let (Some(before), Some(after)) = (index_before, index_after) {
         staging.index = Some(index::note(&before, &after, paths));
     }
     staging
