@@ -1,9 +1,8 @@
 //! The headless command line as scripts and agents use it: exit statuses, the JSON report,
 //! selectors, decisions files, `diff` against real `git apply`, `show`, standard input.
 
-mod common;
-
-use common::{json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree};
+use crate::common;
+use crate::common::{json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;

@@ -2,9 +2,8 @@
 //! changing between verification and commit, locks. The workspace must always end all-old or
 //! all-new, byte for byte with permissions, with no temporary, backup or journal left behind.
 
-mod common;
-
-use common::{patchdeck, patchdeck_env, sample_workspace, samples, stderr, tree, user_tree};
+use crate::common;
+use crate::common::{patchdeck, patchdeck_env, sample_workspace, samples, stderr, tree, user_tree};
 use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::error::Error;
 use patchdeck::formats::Input;

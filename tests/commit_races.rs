@@ -3,9 +3,7 @@
 //! undo history's back. Nothing may be written outside the root, and nothing patchdeck did
 //! not verify may be overwritten.
 
-mod common;
-
-use common::{patchdeck, stderr, stdout, workspace_with};
+use crate::common::{patchdeck, stderr, stdout, workspace_with};
 use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::formats::Input;
 use patchdeck::pipeline;

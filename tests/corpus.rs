@@ -1,13 +1,10 @@
-//! TUL-002 on real commits: every case of this repository's history, built by
-//! `make_corpus.py`, must turn base/ into expected/ byte for byte through `apply`, and through
-//! `diff` piped to real `git apply`; its drift and stale variants must conflict as they should.
+//! TUL-002 on real commits: every case of the corpus (this repository's history and the
+//! scripted one, built by `common::corpus`) must turn base/ into expected/ byte for byte
+//! through `apply`, and through `diff` piped to real `git apply`; its drift and stale variants
+//! must conflict as they should.
 
-mod common;
-
-#[path = "common/corpus.rs"]
-mod corpus;
-
-use common::{copy_tree, json_out, patchdeck, stderr, user_tree};
+use crate::common::corpus;
+use crate::common::{copy_tree, git, json_out, patchdeck, stderr, user_tree};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -262,4 +259,100 @@ fn a_stale_expected_line_blocks_exactly_its_change() {
             stderr(&out)
         );
     }
+}
+
+/// The scripted history stands in for the project's own on a checkout without one, so it
+/// alone must give every format and every variant the corpus tests check.
+#[test]
+fn the_scripted_history_alone_gives_every_format_and_variant() {
+    let corpus = corpus::scripted();
+    let cases = &corpus.cases;
+    let count = |what: &dyn Fn(&corpus::Case) -> bool| cases.iter().filter(|c| what(c)).count();
+    for format in ["unified", "bundle", "tul002", "structured", "edits"] {
+        assert!(count(&|c| c.has(format)) > 0, "no {format} case");
+    }
+    let bundle = |c: &corpus::Case| std::fs::read_to_string(c.dir.join("bundle.json")).unwrap();
+    let diff = |c: &corpus::Case| std::fs::read_to_string(c.dir.join("diff.patch")).unwrap();
+    let tul002 =
+        |c: &corpus::Case| std::fs::read_to_string(c.dir.join("tul002.json")).unwrap_or_default();
+    assert!(count(&|c| c.dir.join("drift").exists()) > 0, "no drift");
+    assert!(count(&|c| c.dir.join("stale").exists()) > 0, "no stale");
+    assert!(
+        count(&|c| bundle(c).contains("\"delete\"")) > 0,
+        "no deletion"
+    );
+    assert!(
+        count(&|c| diff(c).contains("new file mode")) > 0,
+        "no creation"
+    );
+    assert!(
+        count(&|c| diff(c).contains("\\ No newline at end of file")) > 0,
+        "no file without a final newline"
+    );
+    assert!(
+        count(&|c| tul002(c).contains("\"insert\"")) > 0,
+        "no insertion"
+    );
+    // A docPath whose case differs from the file's: identity ignores case.
+    assert!(
+        count(&|c| tul002(c).contains("src/inventory.py")) > 0,
+        "no mixed-case path"
+    );
+    // A replaced line that occurs several times in its file: ambiguous once drifted.
+    let ambiguous = cases.iter().any(|c| {
+        let Some(meta) = c.meta.get("drift") else {
+            return false;
+        };
+        let path = meta["path"].as_str().unwrap();
+        let text = std::fs::read_to_string(c.dir.join("base").join(path)).unwrap();
+        let batch: serde_json::Value = serde_json::from_str(&tul002(c)).unwrap();
+        batch["files"].as_array().unwrap().iter().any(|f| {
+            f["changes"].as_array().unwrap().iter().any(|ch| {
+                ch["expectedOriginalLines"].as_array().is_some_and(|lines| {
+                    lines.len() == 1
+                        && text
+                            .lines()
+                            .filter(|l| *l == lines[0].as_str().unwrap())
+                            .count()
+                            > 1
+                })
+            })
+        })
+    });
+    assert!(
+        ambiguous,
+        "no change whose expected line occurs more than once"
+    );
+}
+
+/// A shallow clone or a source tarball has no history to build from; the corpus says why and
+/// is built from the scripted history alone. A full clone is used.
+#[test]
+fn a_checkout_without_history_is_recognised() {
+    let repository = corpus::scripted::repository();
+    let full = repository.path();
+    assert!(corpus::usable_history(full).is_ok());
+
+    let outside = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", full.display());
+    let shallow = outside.path().join("shallow");
+    git(
+        outside.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let why = corpus::usable_history(&shallow).unwrap_err();
+    assert!(why.contains("shallow"), "{why}");
+
+    let tarball = outside.path().join("tarball");
+    std::fs::create_dir(&tarball).unwrap();
+    copy_tree(full, &tarball);
+    std::fs::remove_dir_all(tarball.join(".git")).unwrap();
+    let why = corpus::usable_history(&tarball).unwrap_err();
+    assert!(why.contains("not a git repository"), "{why}");
+
+    // A tarball unpacked inside someone else's repository: that history is not this one's.
+    let nested = full.join("unpacked");
+    std::fs::create_dir(&nested).unwrap();
+    let why = corpus::usable_history(&nested).unwrap_err();
+    assert!(why.contains("not a repository of its own"), "{why}");
 }

@@ -1,18 +1,11 @@
-//! Every format on real commits: each case of this repository's history (built by
-//! `make_corpus.py`) expressed as a unified diff, a bundle, a structured patch and patch-tool
-//! calls (written by the script), and as a directive, a Codex patch, Aider blocks and a chat
+//! Every format on real commits: each case of the corpus (built by `common::corpus`)
+//! expressed as a unified diff, a bundle, a structured patch and patch-tool calls (written by
+//! the builder), and as a directive, a Codex patch, Aider blocks and a chat
 //! answer (written here from `diff.patch`), must turn base/ into expected/ byte for byte.
 
-mod common;
-
-#[path = "common/corpus.rs"]
-#[allow(dead_code)]
-mod corpus;
-#[path = "common/express.rs"]
-mod express;
-
-use common::{copy_tree, user_tree};
-use express::{aider, codex, sections};
+use crate::common::corpus;
+use crate::common::express::{aider, codex, sections};
+use crate::common::{copy_tree, user_tree};
 use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::formats::{load_with, Input, LoadOptions};
 use patchdeck::model::sha256_hex;

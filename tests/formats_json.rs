@@ -1,12 +1,10 @@
 //! The JSON formats other than TUL-002 on the sample workspace: the editing-v2 directive, the
 //! Aptix bundle and structured patch, and patch-tool calls.
 
-mod common;
+use crate::common;
+use crate::common::formats;
 
-#[path = "common/formats.rs"]
-mod formats;
-
-use common::{json_out, sample_workspace};
+use crate::common::{json_out, sample_workspace};
 use formats::{
     apply, assert_untouched, input_problems, kinds, original, read, report, run, sample,
 };

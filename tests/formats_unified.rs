@@ -2,9 +2,7 @@
 //! applies a patch, patchdeck writes the same bytes; where git refuses it, patchdeck writes
 //! nothing and reports a conflict (or an invalid input).
 
-mod common;
-
-use common::{
+use crate::common::{
     json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree, workspace_with,
 };
 use std::collections::BTreeMap;

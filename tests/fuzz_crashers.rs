@@ -3,7 +3,7 @@
 //! `apply_any`, verifying and planning against files holding the crasher's bytes) must answer
 //! with a batch or an error, never a panic.
 
-mod common;
+use crate::common;
 
 #[path = "../fuzz/harness/apply_any.rs"]
 mod harness;

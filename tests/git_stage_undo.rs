@@ -2,9 +2,7 @@
 //! to what they were, what the person had staged before included; an index entry the person
 //! changed since is left and named; paths are names to git, never patterns.
 
-mod common;
-
-use common::{git, patchdeck_env, stderr, stdout};
+use crate::common::{git, patchdeck_env, stderr, stdout};
 use std::fs;
 use std::path::Path;
 

@@ -4,9 +4,10 @@
 //! t4139-apply-escape and t4122-apply-symlink-inside, and GNU patch's bad-filenames and
 //! symlinks tests, for TUL-002 docPaths.
 
-mod common;
-
-use common::{batch_file, json_out, patchdeck, sha, stderr, stdout, user_tree, workspace_with};
+use crate::common;
+use crate::common::{
+    batch_file, json_out, patchdeck, sha, stderr, stdout, user_tree, workspace_with,
+};
 use patchdeck::model::EMPTY_SHA256;
 use serde_json::{json, Value};
 use std::fs;

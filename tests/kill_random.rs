@@ -2,12 +2,12 @@
 //! be byte for byte (permissions included) the old one or the new one, with no temporary,
 //! backup or journal left, and recovering twice must equal recovering once.
 //!
-//! `cargo test` runs a short series; `cargo test --test kill_random -- --ignored` runs the long
-//! one (`PATCHDECK_KILL_TRIALS`, default 300) whose count the README reports.
+//! `cargo test` runs a short series; `cargo test --release --test integration kill_random --
+//! --ignored` runs the long one (`PATCHDECK_KILL_TRIALS`, default 300) whose count the README
+//! reports.
 
-mod common;
-
-use common::{patchdeck, sha, user_tree};
+use crate::common;
+use crate::common::{patchdeck, sha, user_tree};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fs;

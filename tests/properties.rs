@@ -10,11 +10,8 @@
 //! Lines are made unique within a file (a word and the line's number) so that the formats
 //! that find text, which must refuse a text found twice, always have one place to find it.
 
-mod common;
-#[path = "common/express.rs"]
-mod express;
-
-use common::{copy_tree, tree, user_tree};
+use crate::common::express;
+use crate::common::{copy_tree, tree, user_tree};
 use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::formats::{load_with, Input, LoadOptions};
 use patchdeck::model::sha256_hex;

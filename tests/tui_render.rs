@@ -2,8 +2,8 @@
 //! asserts check the styles that carry meaning (a conflict must look like one, decisions show
 //! glyphs, the footer lists only keys that apply).
 
-mod tui_support;
-
+use crate::common::reviewer::{open, press, select, Open};
+use crate::common::sample_workspace;
 use patchdeck::tui::app::App;
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::env::ColorDepth;
@@ -12,7 +12,6 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
-use tui_support::{open, press, select, workspace, Open};
 
 fn render(app: &mut App, width: u16, height: u16) -> (String, Buffer) {
     app.size = (width, height);
@@ -55,7 +54,7 @@ fn mono(root: &std::path::Path) -> App {
 
 #[test]
 fn first_screen() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     let (text, _) = render(&mut app, 100, 30);
     insta::assert_snapshot!("first_screen_100x30", text);
@@ -65,7 +64,7 @@ fn first_screen() {
 
 #[test]
 fn expected_line_conflict_shows_expected_and_actual_and_where_found() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     select(&mut app, "clearer-error");
     let (text, _) = render(&mut app, 160, 32);
@@ -81,7 +80,7 @@ fn expected_line_conflict_shows_expected_and_actual_and_where_found() {
 
 #[test]
 fn sha_mismatch_shows_both_hashes() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     select(&mut app, "debug-logs");
     let (text, _) = render(&mut app, 120, 30);
@@ -91,7 +90,7 @@ fn sha_mismatch_shows_both_hashes() {
 
 #[test]
 fn whole_file_view_shows_every_change_in_place() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     press(&mut app, "aj");
     press(&mut app, "w");
@@ -101,7 +100,7 @@ fn whole_file_view_shows_every_change_in_place() {
 
 #[test]
 fn commit_summary_and_help() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     press(&mut app, "ar");
     select(&mut app, "debug-logs");
@@ -115,7 +114,7 @@ fn commit_summary_and_help() {
 
 #[test]
 fn a_conflict_looks_like_one_in_colour() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -150,7 +149,7 @@ fn a_conflict_looks_like_one_in_colour() {
 
 #[test]
 fn without_colour_conflicts_and_decisions_still_read() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     press(&mut app, "ar");
     let (text, buffer) = render(&mut app, 100, 30);
@@ -176,7 +175,7 @@ fn without_colour_conflicts_and_decisions_still_read() {
 
 #[test]
 fn the_footer_lists_only_keys_that_apply_now() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     let (text, _) = render(&mut app, 160, 30);
     let footer = text.lines().last().unwrap().to_owned();
@@ -237,7 +236,7 @@ fn the_footer_lists_only_keys_that_apply_now() {
 
 #[test]
 fn the_lists_give_way_on_a_narrow_screen_and_use_a_wide_one() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     let (text, _) = render(&mut app, 80, 24);
     let row = text.lines().nth(3).unwrap();
@@ -255,7 +254,7 @@ fn the_lists_give_way_on_a_narrow_screen_and_use_a_wide_one() {
 
 #[test]
 fn overlays_are_as_tall_as_their_wrapped_text() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     select(&mut app, "debug-logs");
     press(&mut app, "ac"); // a stale SHA: a long blocker that wraps
@@ -284,7 +283,7 @@ fn overlays_are_as_tall_as_their_wrapped_text() {
 
 #[test]
 fn read_only_says_so_once_and_offers_no_commit() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -302,7 +301,7 @@ fn read_only_says_so_once_and_offers_no_commit() {
 
 #[test]
 fn the_selected_row_reads_in_high_contrast() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -322,7 +321,7 @@ fn the_selected_row_reads_in_high_contrast() {
 
 #[test]
 fn the_files_pane_shows_each_files_label_dimmed() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -337,7 +336,7 @@ fn the_files_pane_shows_each_files_label_dimmed() {
 
 #[test]
 fn the_header_keeps_the_end_of_the_source() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -369,7 +368,7 @@ fn footer(text: &str) -> String {
 
 #[test]
 fn a_long_line_starts_at_its_change_and_scrolls_with_markers() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -413,7 +412,7 @@ fn a_long_line_starts_at_its_change_and_scrolls_with_markers() {
 
 #[test]
 fn changes_that_could_not_be_placed_say_so_and_show_what_they_would_write() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -448,7 +447,7 @@ fn changes_that_could_not_be_placed_say_so_and_show_what_they_would_write() {
 
 #[test]
 fn the_whole_file_view_marks_conflicting_changes() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = mono(ws.path());
     press(&mut app, "w"); // log-load selected; clearer-error is further down
     let (text, buffer) = render(&mut app, 120, 50);
@@ -471,7 +470,7 @@ fn the_whole_file_view_marks_conflicting_changes() {
 
 #[test]
 fn search_matches_are_marked() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -492,7 +491,7 @@ fn search_matches_are_marked() {
 
 #[test]
 fn a_tolerant_match_is_named_once() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {

@@ -1,15 +1,14 @@
 //! The reviewer as a state machine: keys in, decisions, sessions and bytes on disk out.
 //! No terminal is involved; the editor is a script, as `EDITOR` would name it.
 
-mod tui_support;
-
+use crate::common::reviewer::{editor_script, open, press, select, selected_key, Open};
+use crate::common::sample_workspace;
 use patchdeck::review::Decision;
 use patchdeck::tui::app::{Effect, Outcome, Tone};
 use patchdeck::tui::editor;
 use patchdeck::tui::keys::{Key, Mode};
 use std::fs;
 use std::path::Path;
-use tui_support::{editor_script, open, press, select, selected_key, workspace, Open};
 
 fn decision(app: &patchdeck::tui::app::App, key: &str) -> Decision {
     let pos = (0..app.flat.len())
@@ -29,7 +28,7 @@ fn run_edit(app: &mut patchdeck::tui::app::App, effect: Effect, dir: &Path) {
 
 #[test]
 fn accept_and_reject_move_to_the_next_undecided_change() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     assert_eq!(selected_key(&app), "log-load");
     press(&mut app, "a");
@@ -48,7 +47,7 @@ fn accept_and_reject_move_to_the_next_undecided_change() {
 
 #[test]
 fn j_and_k_cross_into_the_next_and_previous_file() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "jjjj");
     assert_eq!(selected_key(&app), "accept-whitespace");
@@ -70,7 +69,7 @@ fn j_and_k_cross_into_the_next_and_previous_file() {
 
 #[test]
 fn a_conflicting_change_cannot_simply_be_accepted_but_can_be_moved() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     select(&mut app, "clearer-error");
     press(&mut app, "a");
@@ -102,7 +101,7 @@ fn a_conflicting_change_cannot_simply_be_accepted_but_can_be_moved() {
 
 #[test]
 fn undo_and_redo_walk_back_and_forth_several_steps() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "arj"); // accept log-load, reject validate-name, skip the conflict
     press(&mut app, "a"); // accept drop-demo-add
@@ -131,7 +130,7 @@ fn undo_and_redo_walk_back_and_forth_several_steps() {
 
 #[test]
 fn accept_file_skips_conflicts_and_reject_file_takes_them_all() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "A");
     for key in ["log-load", "validate-name", "drop-demo-add"] {
@@ -155,7 +154,7 @@ fn accept_file_skips_conflicts_and_reject_file_takes_them_all() {
 
 #[test]
 fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     select(&mut app, "debug-logs");
     press(&mut app, "a");
@@ -199,7 +198,7 @@ fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() 
 
 #[test]
 fn commit_writes_exactly_the_accepted_changes_and_forgets_the_session() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let before_utils = fs::read(ws.path().join("src/Utils.py")).unwrap();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "a"); // log-load
@@ -243,7 +242,7 @@ fn commit_writes_exactly_the_accepted_changes_and_forgets_the_session() {
 
 #[test]
 fn read_only_refuses_to_commit_and_saves_no_session() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let before = fs::read(ws.path().join("src/app.py")).unwrap();
     let mut app = open(
         ws.path(),
@@ -276,7 +275,7 @@ fn read_only_refuses_to_commit_and_saves_no_session() {
 
 #[test]
 fn editing_with_the_editor_makes_the_change_edited_and_accepted() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let tools = tempfile::tempdir().unwrap();
     let script = editor_script(
         tools.path(),
@@ -317,7 +316,7 @@ fn editing_with_the_editor_makes_the_change_edited_and_accepted() {
 
 #[test]
 fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let tools = tempfile::tempdir().unwrap();
     let empty = editor_script(tools.path(), "empty.sh", ": > \"$1\"");
     let mut app = open(
@@ -375,7 +374,7 @@ fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
 
 #[test]
 fn editing_a_conflict_over_the_lines_on_disk_resolves_it() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let tools = tempfile::tempdir().unwrap();
     let script = editor_script(
         tools.path(),
@@ -412,7 +411,7 @@ fn editing_a_conflict_over_the_lines_on_disk_resolves_it() {
 
 #[test]
 fn decisions_resume_from_the_session_and_fresh_starts_over() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "ar");
     app.flush_session();
@@ -436,7 +435,7 @@ fn decisions_resume_from_the_session_and_fresh_starts_over() {
         .arg(ws.path())
         .arg("--decisions")
         .arg(&session)
-        .arg(tui_support::samples().join("demo.json"))
+        .arg(crate::common::samples().join("demo.json"))
         .output()
         .unwrap();
     assert!(
@@ -463,7 +462,7 @@ fn decisions_resume_from_the_session_and_fresh_starts_over() {
 
 #[test]
 fn a_file_changed_on_disk_stops_the_commit_and_reload_keeps_what_still_verifies() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "a"); // log-load
     select(&mut app, "accept-whitespace");
@@ -504,7 +503,7 @@ fn a_file_changed_on_disk_stops_the_commit_and_reload_keeps_what_still_verifies(
 
 #[test]
 fn search_finds_keys_paths_and_lines_and_steps_with_n() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "/ValueError");
     assert_eq!(app.mode, Mode::Search);
@@ -536,7 +535,7 @@ fn search_finds_keys_paths_and_lines_and_steps_with_n() {
 
 #[test]
 fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let app = open(
         ws.path(),
         Open {
@@ -593,7 +592,7 @@ fn the_editor_file_is_private_and_removed() {
 
 #[test]
 fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
-    let ws = workspace();
+    let ws = sample_workspace();
     // The state folder cannot be made: a file is in its way.
     fs::write(ws.path().join(".patchdeck"), "not a folder").unwrap();
     let mut app = open(ws.path(), Open::default());
@@ -630,7 +629,7 @@ fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
 
 #[test]
 fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let tools = tempfile::tempdir().unwrap();
     let before = fs::read(ws.path().join("src/app.py")).unwrap();
     let mut app = open(
@@ -666,7 +665,7 @@ fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
 
 #[test]
 fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     let conflicting: Vec<String> = (0..app.flat.len())
         .filter(|&p| app.conflicting(p))
@@ -707,7 +706,7 @@ fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
 
 #[test]
 fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_committed() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -790,7 +789,7 @@ fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_commi
 
 #[test]
 fn moving_a_change_back_takes_back_the_override_it_allowed() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -811,7 +810,7 @@ fn moving_a_change_back_takes_back_the_override_it_allowed() {
 
 #[test]
 fn after_a_commit_decisions_are_refused() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "acy");
     assert_eq!(app.mode, Mode::Committed);
@@ -832,7 +831,7 @@ fn after_a_commit_decisions_are_refused() {
 
 #[test]
 fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(
         ws.path(),
         Open {
@@ -896,7 +895,7 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
 
 #[test]
 fn the_help_and_the_summary_scroll_no_further_than_their_end() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     app.size = (80, 24);
     press(&mut app, "?");
@@ -916,7 +915,7 @@ fn the_help_and_the_summary_scroll_no_further_than_their_end() {
 
 #[test]
 fn search_says_when_it_wraps() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "/ValueError");
     app.key(Key::Enter);

@@ -1,8 +1,7 @@
 //! Every TUL-002 validation rule that needs no workspace, with the message it gives.
 
-mod common;
-
-use common::{parse, problems};
+use crate::common;
+use crate::common::{parse, problems};
 use patchdeck::model::{FileAction, LineRange, Operation};
 use serde_json::{json, Value};
 

@@ -1,9 +1,10 @@
 //! `patchdeck undo`: the last committed batch restored byte for byte and permission for
 //! permission, atomically, only when nothing changed since; a bounded history.
 
-mod common;
-
-use common::{patchdeck, patchdeck_env, sample_workspace, samples, sha, stderr, stdout, user_tree};
+use crate::common;
+use crate::common::{
+    patchdeck, patchdeck_env, sample_workspace, samples, sha, stderr, stdout, user_tree,
+};
 use patchdeck::commit::undo::undo;
 use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::plan::{FileWrite, Plan, WriteKind};

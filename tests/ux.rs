@@ -2,10 +2,8 @@
 //! keys in the footer and help, completions and the man page, uncommitted-change marks on a
 //! real git repository, `apply --stage`, colour decisions, `--quiet` and `--json`.
 
-mod common;
-mod tui_support;
-
-use common::{copy_tree, git, samples};
+use crate::common::reviewer;
+use crate::common::{copy_tree, git, sample_workspace, samples};
 use patchdeck::config::{Config, KeyOverride, Origin, Sources};
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::keys::{Action, Key, KeyMap, Mode};
@@ -50,12 +48,6 @@ fn home_with(config: &str) -> tempfile::TempDir {
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("config.toml"), config).unwrap();
     home
-}
-
-fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&samples().join("workspace"), dir.path());
-    dir
 }
 
 fn batch(name: &str) -> String {
@@ -124,7 +116,7 @@ fn precedence_is_defaults_then_file_then_environment_then_flags() {
 
 #[test]
 fn the_config_files_max_tokens_is_used_and_the_flag_overrides_it() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let root = ws.path().to_str().unwrap();
     let home = home_with("max_tokens = 1\n");
     let edits = batch("edits-clean.json");
@@ -181,7 +173,7 @@ fn a_bad_config_is_an_error_naming_file_line_and_key() {
 
 #[test]
 fn every_subcommand_checks_the_whole_config_the_same_way() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let root = ws.path().to_str().unwrap();
     for (config, wanted) in [
         // An unknown action (check accepted it; config and review refused it).
@@ -352,8 +344,8 @@ fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
     );
     assert_eq!(keymap.lookup(Mode::Browse, Key::Char('a')), None);
 
-    let ws = tui_support::workspace();
-    let mut app = tui_support::open(ws.path(), tui_support::Open::default());
+    let ws = sample_workspace();
+    let mut app = reviewer::open(ws.path(), reviewer::Open::default());
     app.keymap = keymap;
     let footer: String = patchdeck::tui::draw::footer_spans(&app, 200)
         .iter()
@@ -704,7 +696,7 @@ fn reading_the_git_status_never_takes_the_index_lock() {
 
 #[test]
 fn outside_a_repository_nothing_is_marked_and_nothing_fails() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let home = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let out = run_in(
@@ -736,7 +728,7 @@ fn outside_a_repository_nothing_is_marked_and_nothing_fails() {
 
 #[test]
 fn colour_follows_no_color_clicolor_force_and_the_flag() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let home = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let demo = batch("demo.json");
@@ -804,7 +796,7 @@ fn color_decisions_in_one_place() {
 
 #[test]
 fn quiet_prints_nothing_and_the_status_says_the_rest() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let home = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let out = run_in(
@@ -840,7 +832,7 @@ fn quiet_prints_nothing_and_the_status_says_the_rest() {
 
 #[test]
 fn diff_undo_and_recover_speak_json() {
-    let ws = workspace();
+    let ws = sample_workspace();
     let home = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let clean = batch("clean.json");
@@ -901,7 +893,7 @@ fn global_flags_may_come_before_the_default_review_command() {
 
 #[test]
 fn the_reviewer_marks_files_with_uncommitted_changes() {
-    let ws = tui_support::workspace();
+    let ws = sample_workspace();
     git(ws.path(), &["init", "-q"]);
     git(ws.path(), &["add", "."]);
     git(ws.path(), &["commit", "-qm", "base"]);
@@ -912,7 +904,7 @@ fn the_reviewer_marks_files_with_uncommitted_changes() {
     fs::write(&notes, b"committed later\n").unwrap();
     git(ws.path(), &["commit", "-qam", "later"]);
     fs::write(&notes, &original).unwrap();
-    let mut app = tui_support::open(ws.path(), tui_support::Open::default());
+    let mut app = reviewer::open(ws.path(), reviewer::Open::default());
     let status = patchdeck::git::status(ws.path()).expect("a git work tree");
     assert!(
         status.dirty.contains_key(Path::new("notes.txt")),

@@ -1,9 +1,8 @@
 //! Verification against real files on disk: every conflict kind, line endings, final newlines,
 //! case-insensitive resolution, creation and path safety.
 
-mod common;
-
-use common::{parse, sha, workspace_with};
+use crate::common;
+use crate::common::{parse, sha, workspace_with};
 use patchdeck::model::{FileAction, EMPTY_SHA256};
 use patchdeck::verify::{verify, Status, Verification};
 use patchdeck::workspace::{Resolved, Workspace};

@@ -1,6 +1,5 @@
 //! A git diff expressed in the formats that locate text (Codex, Aider), for tests that need
 //! the same change in several formats: the corpus of real commits and the property tests.
-#![allow(dead_code)]
 
 /// One file section of a git diff: its path, whether created or deleted, and its hunks as
 /// (old lines, new lines), each line with its tag.

@@ -1,6 +1,5 @@
 //! Helpers for the format tests: running the binary on a sample against a fresh copy of the
 //! sample workspace, and reading what it left.
-#![allow(dead_code)]
 
 use crate::common::{json_out, patchdeck, sample_workspace, samples, stderr, stdout, user_tree};
 use serde_json::Value;

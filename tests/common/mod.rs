@@ -1,7 +1,12 @@
 //! Helpers shared by the integration tests: temporary workspaces, batches, the real binary.
-#![allow(dead_code)]
 
-use patchdeck::formats::{self, Input};
+pub mod corpus;
+pub mod express;
+pub mod formats;
+pub mod reviewer;
+pub mod terminal;
+
+use patchdeck::formats::Input;
 use patchdeck::model::{sha256_hex, Batch};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -96,7 +101,7 @@ pub fn parse(value: &Value) -> Result<Batch, patchdeck::error::Error> {
 pub fn load_bytes(bytes: &[u8], format: Option<&str>) -> Result<Batch, patchdeck::error::Error> {
     let empty = tempfile::tempdir().unwrap();
     let workspace = patchdeck::workspace::Workspace::open(empty.path()).unwrap();
-    formats::load(
+    patchdeck::formats::load(
         &Input::from_bytes("batch.json", bytes.to_vec()),
         format,
         &workspace,

@@ -1,7 +1,7 @@
-//! Helpers for the reviewer's tests: a sample workspace in a temporary folder and a reviewer
-//! opened on one of the sample batches, with an environment the test chooses.
-#![allow(dead_code)]
+//! Helpers for the reviewer's tests: a reviewer opened on one of the sample batches over a
+//! workspace, with an environment the test chooses, and keys pressed in it.
 
+use super::samples;
 use patchdeck::formats::Input;
 use patchdeck::pipeline;
 use patchdeck::session::Session;
@@ -10,33 +10,8 @@ use patchdeck::tui::env::{ColorDepth, Env};
 use patchdeck::tui::keys::Key;
 use patchdeck::tui::theme::Palette;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-use tempfile::TempDir;
-
-pub fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-batches")
-}
-
-pub fn copy_tree(from: &Path, to: &Path) {
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            fs::create_dir_all(&target).unwrap();
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A fresh copy of the sample workspace.
-pub fn workspace() -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&samples().join("workspace"), dir.path());
-    dir
-}
 
 /// How a test opens the reviewer.
 pub struct Open<'a> {

@@ -1,0 +1,234 @@
+//! The real binary in a pseudo-terminal of the test's own: keys written to it as a person
+//! types them, its output kept by a terminal emulator (`vt100`) so the screen's text, colours
+//! and attributes can be read back, and its exit status once it ends.
+//!
+//! Every wait polls the screen with a generous timeout, so a loaded machine slows the tests
+//! down but does not fail them.
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+pub struct Terminal {
+    screen: Arc<Mutex<vt100::Parser<Answers>>>,
+    keyboard: Arc<Mutex<Box<dyn Write + Send>>>,
+    child: Box<dyn Child + Send + Sync>,
+    reader: Option<JoinHandle<()>>,
+}
+
+/// One cell's look: what a run of text shares when it is drawn in one style.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Style {
+    pub fg: vt100::Color,
+    pub bg: vt100::Color,
+    pub bold: bool,
+    pub italic: bool,
+    pub underline: bool,
+    pub inverse: bool,
+}
+
+/// What a terminal answers on its own: the cursor's position when asked (`ESC [ 6 n`, which
+/// crossterm sends while setting up the screen and waits for).
+#[derive(Default)]
+struct Answers {
+    pending: Vec<u8>,
+}
+
+impl vt100::Callbacks for Answers {
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        _i2: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        if c == 'n' && i1.is_none() && params == [[6]] {
+            let (row, col) = screen.cursor_position();
+            self.pending
+                .extend(format!("\x1b[{};{}R", row + 1, col + 1).as_bytes());
+        }
+    }
+}
+
+impl Terminal {
+    /// Starts patchdeck with `args` in a 120x40 terminal (`TERM=xterm-256color`), with the
+    /// colour variables cleared and then `env` set, and the user's configuration kept out
+    /// (`HOME` and the XDG folders point into `home`).
+    pub fn start(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Terminal {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal opens");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_patchdeck"));
+        command.args(args);
+        for name in [
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+            "COLORTERM",
+            "PATCHDECK_FAILPOINT",
+            "EDITOR",
+            "VISUAL",
+        ] {
+            command.env_remove(name);
+        }
+        command.env("TERM", "xterm-256color");
+        command.env("HOME", home);
+        command.env("XDG_CONFIG_HOME", home.join(".config"));
+        command.env("XDG_STATE_HOME", home.join(".local/state"));
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.cwd(home);
+        let child = pty.slave.spawn_command(command).expect("patchdeck starts");
+        // Only the child holds the terminal's other end now: reading ends when it is gone.
+        drop(pty.slave);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new_with_callbacks(
+            NonZeroU16::new(ROWS).unwrap(),
+            NonZeroU16::new(COLS).unwrap(),
+            0,
+            Answers::default(),
+        )));
+        let mut output = pty.master.try_clone_reader().unwrap();
+        let keyboard = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
+        let (kept, answer) = (Arc::clone(&screen), Arc::clone(&keyboard));
+        let reader = std::thread::spawn(move || {
+            // The master is kept alive by this thread: dropping it would hang up the child.
+            let _master = pty.master;
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = output.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut parser = kept.lock().unwrap();
+                parser.process(&buf[..n]);
+                let answers = std::mem::take(&mut parser.callbacks_mut().pending);
+                drop(parser);
+                if !answers.is_empty() {
+                    let mut keyboard = answer.lock().unwrap();
+                    let _ = keyboard.write_all(&answers).and_then(|()| keyboard.flush());
+                }
+            }
+        });
+        Terminal {
+            screen,
+            keyboard,
+            child,
+            reader: Some(reader),
+        }
+    }
+
+    /// The screen's text, row by row.
+    pub fn screen(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Waits until the screen shows `needle`; the screen then.
+    pub fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(&format!("{needle:?}"), |screen| screen.contains(needle))
+    }
+
+    /// Waits until `done` holds of the screen's text; the screen then.
+    pub fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("waited {TIMEOUT:?} for {what}; the screen shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types keys: each string is sent as it is (`"a"`, `"\r"` for Enter).
+    pub fn keys(&mut self, keys: &[&str]) {
+        let mut keyboard = self.keyboard.lock().unwrap();
+        for key in keys {
+            keyboard.write_all(key.as_bytes()).unwrap();
+            keyboard.flush().unwrap();
+        }
+    }
+
+    /// The style of each character of `text` where it first appears on the screen, or
+    /// `None` while it is not shown.
+    pub fn styles_of(&self, text: &str) -> Option<Vec<Style>> {
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen();
+        for row in 0..ROWS {
+            // Each cell's text with its column; a wide character's second cell holds none.
+            let cells: Vec<(u16, &str)> = (0..COLS)
+                .filter_map(|col| screen.cell(row, col).map(|c| (col, c.contents())))
+                .filter(|(_, s)| !s.is_empty())
+                .collect();
+            let line: String = cells.iter().map(|(_, s)| *s).collect();
+            let Some(at) = line.find(text) else {
+                continue;
+            };
+            let first = line[..at].chars().count();
+            let count = text.chars().count();
+            return Some(
+                cells[first..first + count]
+                    .iter()
+                    .map(|&(col, _)| {
+                        let c = screen.cell(row, col).unwrap();
+                        Style {
+                            fg: c.fgcolor(),
+                            bg: c.bgcolor(),
+                            bold: c.bold(),
+                            italic: c.italic(),
+                            underline: c.underline(),
+                            inverse: c.inverse(),
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        None
+    }
+
+    /// Waits for patchdeck to end and for the last of its output; its exit code and the
+    /// screen it left.
+    pub fn wait_exit(&mut self) -> (u32, String) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!(
+                    "waited {TIMEOUT:?} for patchdeck to end; the screen shows:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if let Some(reader) = self.reader.take() {
+            reader.join().unwrap();
+        }
+        (status.exit_code(), self.screen())
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        if self.reader.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

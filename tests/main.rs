@@ -1,0 +1,32 @@
+//! The integration tests, one binary: each file beside this one is a module of it, sharing the
+//! helpers in `common/` (workspaces, the real binary, the corpus of real commits, the reviewer
+//! in process and the real binary in a pseudo-terminal). One binary links once, where 25 took
+//! most of a cold `cargo test`; `cargo test --test integration NAME` runs a module or a test.
+
+mod common;
+
+mod cli;
+mod commit_atomicity;
+mod commit_races;
+mod core_boundary;
+mod corpus;
+mod formats_corpus;
+mod formats_detect;
+mod formats_json;
+mod formats_matcher_property;
+mod formats_model;
+mod formats_text;
+mod formats_unified;
+mod formats_unified_property;
+mod fuzz_crashers;
+mod git_stage_undo;
+mod hostile_input;
+mod kill_random;
+mod properties;
+mod tui_e2e;
+mod tui_render;
+mod tui_state;
+mod tul002_rules;
+mod undo;
+mod ux;
+mod verify_conflicts;
