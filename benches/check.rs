@@ -113,7 +113,8 @@ fn main() {
         }
     });
     let library = time(|| {
-        let opened = pipeline::open(&root, Duration::from_secs(5)).unwrap();
+        let opened =
+            pipeline::open(&root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
         let input = Input::read(batch_path.to_str().unwrap()).unwrap();
         // The batch is far above the review size limit (REQ-PATCH-008): lift it.
         let options = patchdeck::formats::LoadOptions {

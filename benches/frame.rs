@@ -79,7 +79,7 @@ fn file_patch(path: &str, text: &str, at: &[usize]) -> Value {
 }
 
 fn load(root: &Path, batch: &Value) -> (pipeline::Opened, Checked) {
-    let opened = pipeline::open(root, Duration::from_secs(5)).unwrap();
+    let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
     let input = Input::from_bytes("bench.json", serde_json::to_vec(batch).unwrap());
     let checked = pipeline::load(&opened.workspace, &input, None).unwrap();
     (opened, checked)

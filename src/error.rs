@@ -84,6 +84,9 @@ pub enum Error {
     },
     /// Recovering an interrupted commit failed; the journal is kept for another attempt.
     RecoveryFailed { journal: PathBuf, cause: String },
+    /// A journal or undo record that patchdeck did not write for this user on this machine
+    /// (its seal does not check): nothing was done with it.
+    Foreign { record: PathBuf, why: String },
 }
 
 impl Error {
@@ -100,9 +103,10 @@ impl Error {
             Error::ChangedOnDisk { .. } | Error::UndoBlocked { .. } | Error::UndoDamaged { .. } => {
                 exit::CONFLICT
             }
-            Error::Locked { .. } | Error::CommitFailed { .. } | Error::RecoveryFailed { .. } => {
-                exit::COMMIT_FAILED
-            }
+            Error::Locked { .. }
+            | Error::CommitFailed { .. }
+            | Error::RecoveryFailed { .. }
+            | Error::Foreign { .. } => exit::COMMIT_FAILED,
         }
     }
 
@@ -130,6 +134,10 @@ impl Error {
             Error::RecoveryFailed { .. } => {
                 Some("fix the cause, then run `patchdeck recover` again".into())
             }
+            Error::Foreign { record, .. } => Some(format!(
+                "if this workspace came from elsewhere, that record is not yours to act on: check the files it names, then remove {} by hand (with the tx-* folders beside a journal)",
+                record.display()
+            )),
             _ => None,
         }
     }
@@ -221,6 +229,7 @@ impl fmt::Display for Error {
                 "cannot recover the interrupted commit recorded in {}: {cause}",
                 journal.display()
             ),
+            Error::Foreign { why, .. } => f.write_str(why),
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The calls both clients make: open a workspace, load and verify a batch, plan, commit.
 //!
 //! The CLI and the reviewer UI go through these functions and nothing else, so a batch applied
-//! from either takes exactly the same path. Opening a workspace first recovers any commit that
-//! was interrupted, as every patchdeck command must.
+//! from either takes exactly the same path. Opening a workspace to write first recovers any
+//! commit that was interrupted, as every writing command must; opening it to read (`check`,
+//! `show`, `diff`, `--read-only`, `--dry-run`) writes nothing, and only says that an
+//! interrupted commit is waiting.
 
 use crate::commit::journal::Recovery;
 use crate::commit::{self, CommitOptions, Committed};
@@ -13,26 +15,50 @@ use crate::plan::{self, Plan};
 use crate::review::Decisions;
 use crate::verify::{self, Verification};
 use crate::workspace::Workspace;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// What a command may do to the workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// It may write: an interrupted commit is recovered first.
+    Write,
+    /// It writes nothing, not even to finish an interrupted commit.
+    Read,
+}
 
 /// A workspace, opened, with what recovery had to do first.
 pub struct Opened {
     pub workspace: Workspace,
     pub recovered: Option<Recovery>,
+    /// Opened to read: the journal of an interrupted commit that is waiting for `recover`.
+    pub interrupted: Option<PathBuf>,
 }
 
-/// Opens the workspace at `root` and recovers an interrupted commit if there is one.
-pub fn open(root: &Path, lock_wait: Duration) -> Result<Opened> {
+/// Opens the workspace at `root`; to write, it first recovers an interrupted commit if there
+/// is one.
+pub fn open(root: &Path, access: Access, lock_wait: Duration) -> Result<Opened> {
     let workspace = Workspace::open(root).map_err(|e| Error::Root {
         root: root.to_path_buf(),
         message: e.to_string(),
     })?;
-    let recovered = commit::recover(&workspace, lock_wait)?;
+    let (recovered, interrupted) = match access {
+        Access::Write => (commit::recover(&workspace, lock_wait)?, None),
+        Access::Read => (None, commit::pending(&workspace)),
+    };
     Ok(Opened {
         workspace,
         recovered,
+        interrupted,
     })
+}
+
+/// What a reading command says of an interrupted commit it left alone.
+pub fn describe_interrupted(journal: &Path) -> String {
+    format!(
+        "an interrupted commit is waiting ({}): the files are read as it left them, and nothing was done about it; run `patchdeck recover` to finish it or roll it back",
+        journal.display()
+    )
 }
 
 /// A batch with its verification against the workspace.

@@ -34,6 +34,25 @@ pub struct Report {
     /// After `apply --stage`: which written files git's index now holds, and which not, why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub staging: Option<crate::git::Staging>,
+    /// A command that only reads found an interrupted commit waiting, and left it alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted_commit: Option<Interrupted>,
+}
+
+/// An interrupted commit a reading command found and left for `patchdeck recover`.
+#[derive(Serialize, Debug)]
+pub struct Interrupted {
+    pub journal: String,
+    pub message: String,
+}
+
+impl Interrupted {
+    pub fn new(journal: &std::path::Path) -> Interrupted {
+        Interrupted {
+            journal: journal.display().to_string(),
+            message: crate::pipeline::describe_interrupted(journal),
+        }
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -291,6 +310,7 @@ impl Report {
             blocked,
             blocked_text: None,
             staging: None,
+            interrupted_commit: None,
         }
     }
 

@@ -172,7 +172,7 @@ fn a_process_killed_at_any_step_is_recovered_to_all_old_or_all_new() {
 }
 
 #[test]
-fn any_command_recovers_an_interrupted_commit_first() {
+fn writing_commands_recover_an_interrupted_commit_first_and_reading_ones_only_say_so() {
     let ws = sample_workspace();
     let old = user_tree(ws.path());
     let root = ws.path().to_str().unwrap();
@@ -181,19 +181,50 @@ fn any_command_recovers_an_interrupted_commit_first() {
         &[("PATCHDECK_FAILPOINT", "rename:3=kill")],
     );
     assert_eq!(out.status.code(), None);
+    let half = tree(ws.path());
     assert_ne!(
         user_tree(ws.path()),
         old,
         "the kill left a half-written tree to recover"
     );
-    let check = patchdeck(&["check", "--root", root, &clean_batch()]);
+    let batch = clean_batch();
+    for args in [
+        vec!["check", &batch],
+        vec!["check", "--json", &batch],
+        vec!["diff", &batch],
+        vec!["show", &batch, "src/app.py"],
+        vec!["apply", "--read-only", &batch],
+        vec!["apply", "--dry-run", &batch],
+    ] {
+        let mut all = args.clone();
+        all.extend(["--root", root]);
+        let out = patchdeck(&all);
+        assert!(
+            stderr(&out).contains("an interrupted commit is waiting")
+                && stderr(&out).contains("run `patchdeck recover`"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(tree(ws.path()) == half, "{args:?} wrote something");
+        if args.contains(&"--json") {
+            let report = common::json_out(&out);
+            assert!(
+                report["interruptedCommit"]["journal"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(".patchdeck/journal"),
+                "{report}"
+            );
+        }
+    }
+    let apply = patchdeck(&["apply", "--root", root, &clean_batch()]);
     assert!(
-        stderr(&check).contains("rolled back an interrupted commit"),
+        stderr(&apply).contains("rolled back an interrupted commit"),
         "{}",
-        stderr(&check)
+        stderr(&apply)
     );
-    assert_eq!(check.status.code(), Some(0));
-    assert_eq!(user_tree(ws.path()), old);
+    assert_eq!(apply.status.code(), Some(0), "{}", stderr(&apply));
+    assert!(!ws.path().join(".patchdeck/journal").exists());
 }
 
 #[test]
@@ -254,7 +285,7 @@ fn permissions_are_kept() {
 }
 
 fn load_clean(root: &Path) -> (pipeline::Opened, pipeline::Checked) {
-    let opened = pipeline::open(root, Duration::from_secs(1)).unwrap();
+    let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(1)).unwrap();
     let checked = pipeline::load(
         &opened.workspace,
         &Input::read(&clean_batch()).unwrap(),

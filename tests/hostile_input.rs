@@ -397,23 +397,18 @@ fn an_oversized_standard_input_is_refused_without_reading_it_all() {
     let path = dir.path().join("big.json");
     let file = fs::File::create(&path).unwrap();
     file.set_len(400 << 20).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+    command
         .args(["check", "--root", dir.path().to_str().unwrap(), "-"])
-        .stdin(fs::File::open(&path).unwrap())
-        .output()
-        .unwrap();
+        .stdin(fs::File::open(&path).unwrap());
+    let (out, usage) = common::run_measured(&mut command);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("the input is more than 64 MiB; patchdeck reads at most 64 MiB"),
         "{}",
         stderr(&out)
     );
-    // The largest child this test process has waited for: reading it all took 417 MB.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) },
-        0
-    );
+    // Reading it all took 417 MB.
     let peak_mib = usage.ru_maxrss / 1024;
     assert!(peak_mib < 200, "peak resident size {peak_mib} MiB");
 }

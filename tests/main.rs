@@ -22,6 +22,7 @@ mod fuzz_crashers;
 mod git_stage_undo;
 mod hostile_input;
 mod kill_random;
+mod planted;
 mod properties;
 mod tui_e2e;
 mod tui_render;

@@ -10,7 +10,7 @@ use patchdeck::git::Staging;
 use patchdeck::model::ChangeId;
 use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::WriteKind;
-use patchdeck::report::{Applied, Report};
+use patchdeck::report::{Applied, Interrupted, Report};
 use patchdeck::review::{self, Decision, Decisions};
 use std::collections::BTreeSet;
 
@@ -169,7 +169,12 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     options.read_only = args.read_only;
     let mut stage = ctx.config.stage.clone();
     stage.flag("--stage", args.stage.then_some(true));
-    let opened = open(ctx, &args.batch.root)?;
+    let access = if args.read_only || args.dry_run {
+        pipeline::Access::Read
+    } else {
+        pipeline::Access::Write
+    };
+    let opened = open(ctx, &args.batch.root, access)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked)?;
@@ -182,6 +187,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         };
         let mut report = Report::build(&checked.batch, &checked.verification, Some(&applied));
         report.staging = staging;
+        report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
         if ctx.quiet {
             Ok(())
         } else if args.json {

@@ -3,7 +3,7 @@
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
-use patchdeck::report::Report;
+use patchdeck::report::{Interrupted, Report};
 use patchdeck::review::Decisions;
 
 #[derive(Args, Debug)]
@@ -16,11 +16,12 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = open(ctx, &args.batch.root)?;
+    let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     // What a plain `apply` would do: a batch check calls clean must apply.
     let plan = checked.plan_blockers(&Decisions::accept_all(&checked.batch));
-    let report = Report::check(&checked.batch, &checked.verification, &plan);
+    let mut report = Report::check(&checked.batch, &checked.verification, &plan);
+    report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
     if ctx.quiet {
         // The exit status says it all.
     } else if args.json {

@@ -305,13 +305,24 @@ fn report_error(error: &Error, json: bool) -> i32 {
     error.exit_code()
 }
 
-/// Opens the workspace, saying on standard error when an interrupted commit was recovered.
-fn open(ctx: &Ctx, root: &std::path::Path) -> Result<pipeline::Opened, Error> {
-    let opened = pipeline::open(root, LOCK_WAIT)?;
+/// Opens the workspace, saying on standard error when an interrupted commit was recovered, or
+/// (opened to read) is waiting.
+fn open(
+    ctx: &Ctx,
+    root: &std::path::Path,
+    access: pipeline::Access,
+) -> Result<pipeline::Opened, Error> {
+    let opened = pipeline::open(root, access, LOCK_WAIT)?;
     if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
         output::eprintln(format!(
             "patchdeck: {}",
             pipeline::describe_recovery(recovery)
+        ));
+    }
+    if let (Some(journal), false) = (&opened.interrupted, ctx.quiet) {
+        output::eprintln(format!(
+            "patchdeck: warning: {}",
+            pipeline::describe_interrupted(journal)
         ));
     }
     Ok(opened)

@@ -23,7 +23,7 @@ pub struct RecoverArgs {
 }
 
 pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = pipeline::open(&args.root, LOCK_WAIT)?;
+    let opened = pipeline::open(&args.root, pipeline::Access::Write, LOCK_WAIT)?;
     if args.json {
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()

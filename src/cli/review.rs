@@ -4,8 +4,9 @@ use super::{open, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
+use patchdeck::pipeline;
 use patchdeck::session::Session;
-use patchdeck::tui::app::{App, Config, Outcome};
+use patchdeck::tui::app::{App, Config, Outcome, Tone};
 use patchdeck::tui::env::{ColorDepth, Env};
 use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
@@ -52,7 +53,12 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
             hint: Some("for scripts, use `patchdeck check` or `patchdeck apply`".into()),
         });
     }
-    let opened = open(ctx, &args.batch.root)?;
+    let access = if args.read_only {
+        pipeline::Access::Read
+    } else {
+        pipeline::Access::Write
+    };
+    let opened = open(ctx, &args.batch.root, access)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let session = (!args.read_only).then(|| Session::for_batch(&opened.workspace, &checked.batch));
     let config = Config {
@@ -69,6 +75,9 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         args.fresh,
     );
     app.keymap = keymap;
+    if let Some(journal) = &opened.interrupted {
+        app.say(Tone::Warning, pipeline::describe_interrupted(journal));
+    }
     patchdeck::tui::run(&mut app).map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
     farewell(&app);
     Ok(exit::OK)

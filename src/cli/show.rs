@@ -26,7 +26,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = open(ctx, &args.batch.root)?;
+    let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let batch = &checked.batch;
     let report = Report::check(

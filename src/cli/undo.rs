@@ -25,7 +25,7 @@ pub struct UndoArgs {
 }
 
 pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = super::open(ctx, &args.root)?;
+    let opened = super::open(ctx, &args.root, patchdeck::pipeline::Access::Write)?;
     let options = CommitOptions {
         lock_wait: LOCK_WAIT,
         ..super::apply::commit_options()?

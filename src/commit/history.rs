@@ -4,11 +4,12 @@
 //! Finishing a commit moves its backup folder here instead of deleting it (a rename: the
 //! backups are hard links to, or copies of, the original files) and prunes the history to the
 //! newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is finished
-//! by the next recovery. A recorded journal is validated like the live one before `undo`
-//! trusts it.
+//! by the next recovery. A recorded journal is sealed and validated like the live one before
+//! `undo` trusts it.
 
 use super::beneath::{Dir, Root};
 use super::journal::{read_all, write_durably, Journal};
+use super::seal::{Key, Purpose};
 use crate::git::index::Note;
 use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::{OsStr, OsString};
@@ -71,7 +72,7 @@ pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
         &dest,
         OsStr::new("journal.json.tmp"),
         OsStr::new(RECORD),
-        &bytes,
+        &Key::mine()?.seal(Purpose::UndoRecord, &bytes),
     )?;
     history.sync()?;
     prune(&history, KEEP)
@@ -127,7 +128,9 @@ pub fn newest(state: &Dir) -> io::Result<Option<(Dir, Journal)>> {
     let history = open(state, false)?.expect("listed");
     let dir = history.subdir(&id)?;
     let bytes = read_all(&dir, OsStr::new(RECORD))?;
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
+    let what = format!("the undo record {}", dir.rel().join(RECORD).display());
+    let bytes = Key::mine()?.open(Purpose::UndoRecord, &what, &bytes)?;
+    let journal: Journal = serde_json::from_slice(bytes).map_err(|e| {
         io::Error::new(
             ErrorKind::InvalidData,
             format!("{}: {e}", dir.rel().join(RECORD).display()),

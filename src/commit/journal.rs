@@ -7,13 +7,15 @@
 //! its backup, checked by hash); one in state `committed` is finished (backups and temporaries
 //! removed, or kept for undo). Rollback is idempotent: running it twice is the same as once.
 //!
-//! A journal is read back only after [`Journal::validate`] has held every path in it to the
-//! shapes patchdeck itself writes (a file path beneath the root, its staged name beside it, a
+//! A journal is read back only when its seal checks ([`super::seal`]: written by patchdeck for
+//! this user on this machine, not brought by a clone or an archive), and only after
+//! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a file path beneath the root, its staged name beside it, a
 //! backup in this commit's own folder); every file operation then goes through [`beneath`],
 //! which never follows a link. A journal planted in a cloned repository therefore cannot reach
 //! outside the root or into `.git`.
 
 use super::beneath::{Dir, Kind, Root};
+use super::seal::{Key, Purpose};
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
 use crate::workspace::{check_lexically, STATE_DIR};
@@ -124,7 +126,8 @@ impl Journal {
     /// Writes the journal atomically and durably into the state folder.
     pub fn save(&self, state: &Dir) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
-        write_durably(state, OsStr::new(JOURNAL_TMP), OsStr::new(JOURNAL), &bytes)
+        let sealed = Key::mine()?.seal(Purpose::Journal, &bytes);
+        write_durably(state, OsStr::new(JOURNAL_TMP), OsStr::new(JOURNAL), &sealed)
     }
 
     /// Reads and validates the journal, if there is one.
@@ -139,7 +142,9 @@ impl Journal {
             }
             Err(e) => return Err(e),
         };
-        let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
+        let what = state.rel().join(JOURNAL).display().to_string();
+        let bytes = Key::mine()?.open(Purpose::Journal, &format!("the journal {what}"), &bytes)?;
+        let journal: Journal = serde_json::from_slice(bytes).map_err(|e| {
             io::Error::new(
                 ErrorKind::InvalidData,
                 format!("{}: {e}", state.rel().join(JOURNAL).display()),

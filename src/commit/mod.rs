@@ -16,6 +16,7 @@ pub mod failpoint;
 pub mod history;
 pub mod journal;
 pub mod lock;
+pub mod seal;
 pub mod undo;
 
 use crate::error::{Error, Result};
@@ -174,10 +175,28 @@ pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Reco
     }))
 }
 
+/// The journal of an interrupted commit, when one is waiting under the workspace: looked at,
+/// never read or acted on (commands that only read say so instead of recovering).
+pub fn pending(workspace: &Workspace) -> Option<PathBuf> {
+    let root = open_root(workspace).ok()?;
+    let rel = Path::new(STATE_DIR).join(journal::JOURNAL);
+    match root.stat(&rel) {
+        Ok(Some(_)) => Some(journal::journal_path(&workspace.state_dir())),
+        _ => None,
+    }
+}
+
 fn recovery_failed(workspace: &Workspace, cause: io::Error) -> Error {
-    Error::RecoveryFailed {
-        journal: journal::journal_path(&workspace.state_dir()),
-        cause: cause.to_string(),
+    let journal = journal::journal_path(&workspace.state_dir());
+    match seal::as_foreign(&cause) {
+        Some(foreign) => Error::Foreign {
+            record: journal,
+            why: foreign.why.clone(),
+        },
+        None => Error::RecoveryFailed {
+            journal,
+            cause: cause.to_string(),
+        },
     }
 }
 

