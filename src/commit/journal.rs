@@ -113,13 +113,24 @@ pub fn backup_dir_of(id: &str) -> PathBuf {
     Path::new(STATE_DIR).join(format!("tx-{id}"))
 }
 
-/// `dir/.name.pd-ID-N.tmp`: beside its target, so the rename stays on one file system.
+/// How much of a target's name its staged name repeats: enough to see whose it is, short
+/// enough that the staged name fits any file system's 255-byte limit whatever the target's.
+const NAME_PREFIX: usize = 64;
+
+/// `dir/.name.pd-ID-N.tmp`: beside its target, so the rename stays on one file system. A
+/// name longer than [`NAME_PREFIX`] bytes is cut there (the ID and N keep it unique), so the
+/// staged name is at most about 120 bytes and a commit, or its rollback, never fails on a name
+/// patchdeck chose.
 pub fn staged_name(rel: &Path, id: &str, n: usize) -> PathBuf {
     let name = rel
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    rel.with_file_name(format!(".{name}.pd-{id}-{n}.tmp"))
+    let mut end = name.len().min(NAME_PREFIX);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    rel.with_file_name(format!(".{}.pd-{id}-{n}.tmp", &name[..end]))
 }
 
 impl Journal {
@@ -373,6 +384,20 @@ mod tests {
             post_sha256: Some("b".repeat(64)),
             created_dirs: Vec::new(),
         }
+    }
+
+    #[test]
+    fn staged_names_stay_short_whatever_the_target() {
+        let id = format!("{:032x}-4194304", 7);
+        let long = format!("dir/{}.txt", "é".repeat(150));
+        let staged = staged_name(Path::new(&long), &id, 123_456);
+        let name = staged.file_name().unwrap().len();
+        assert!(name <= 130, "{name} bytes");
+        assert!(staged.starts_with("dir"));
+        assert_eq!(
+            staged_name(Path::new("src/app.py"), "x", 0),
+            Path::new("src/.app.py.pd-x-0.tmp")
+        );
     }
 
     #[test]

@@ -181,7 +181,10 @@ pub fn json_out(output: &Output) -> Value {
 /// Runs a command to its end, its output captured, with what the kernel counted for that one
 /// process (`wait4`): its peak resident size is its own, not the largest of every child this
 /// test binary has run.
-#[allow(clippy::zombie_processes, reason = "reaped by wait4, which also gives its usage")]
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4, which also gives its usage"
+)]
 pub fn run_measured(command: &mut Command) -> (Output, libc::rusage) {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
