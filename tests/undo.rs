@@ -128,6 +128,42 @@ fn the_history_keeps_the_last_ten_batches() {
     );
 }
 
+/// The history follows the order the commits were made in, not the clock: each commit here
+/// is made with the clock set an hour further back than the one before.
+#[test]
+fn the_history_keeps_commit_order_when_the_clock_goes_back() {
+    let ws = common::workspace_with(&[("n.txt", b"0\n")]);
+    let root = ws.path().to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..11 {
+        let batch = json!({"batchLabel": format!("{i} to {}", i + 1), "files": [{"docPath": "n.txt", "originalSha256": sha(format!("{i}\n").as_bytes()),
+            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [i.to_string()], "newLines": [(i + 1).to_string()]}]}]});
+        let path = dir.path().join("b.json");
+        fs::write(&path, batch.to_string()).unwrap();
+        let skew = format!("-{}", i * 3600);
+        let out = patchdeck_env(
+            &["apply", "--root", root, path.to_str().unwrap()],
+            &[("PATCHDECK_CLOCK_SKEW_SECS", &skew)],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    for i in (1..11).rev() {
+        let out = undo_cli(ws.path());
+        assert!(
+            stdout(&out).contains(&format!("undid \"{i} to {}\"", i + 1)),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    assert_eq!(fs::read(ws.path().join("n.txt")).unwrap(), b"1\n");
+    assert_eq!(
+        undo_cli(ws.path()).status.code(),
+        Some(2),
+        "the oldest was pruned"
+    );
+}
+
 #[test]
 fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
     let ws = common::workspace_with(&[("tool.sh", b"#!/bin/sh\necho hi\n")]);

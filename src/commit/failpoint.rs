@@ -97,6 +97,30 @@ impl Failpoint {
     }
 }
 
+/// The time commit IDs are made from, in nanoseconds since 1970 (the low 64 bits). In debug
+/// builds and with the `failpoints` feature, `PATCHDECK_CLOCK_SKEW_SECS` moves it, so that a
+/// test can set the clock back between two commits.
+pub fn now_nanos() -> u64 {
+    let now = std::time::SystemTime::now();
+    let skew: i64 = if cfg!(any(debug_assertions, feature = "failpoints")) {
+        std::env::var("PATCHDECK_CLOCK_SKEW_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let moved = if skew < 0 {
+        now.checked_sub(std::time::Duration::from_secs(skew.unsigned_abs()))
+    } else {
+        now.checked_add(std::time::Duration::from_secs(skew as u64))
+    };
+    moved
+        .unwrap_or(now)
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// Hits the failpoint if one is armed.
 pub fn hit(failpoint: Option<&Failpoint>, step: &str) -> io::Result<()> {
     failpoint.map_or(Ok(()), |f| f.hit(step))

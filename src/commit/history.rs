@@ -104,6 +104,19 @@ pub fn index_note(record: &Dir) -> Option<Result<Note, String>> {
     }
 }
 
+/// The sequence number the next commit's ID begins with: one past the newest archived
+/// commit's. IDs are `SEQ NANOS-PID` (16 + 16 hex digits), so they sort in the order the
+/// commits were made whatever the clock did between them; IDs of the earlier form (32 hex
+/// digits of nanoseconds, whose first 16 are zeros) read as 0 and sort first.
+pub fn next_sequence(state: &Dir) -> io::Result<u64> {
+    let newest = entries(state)?
+        .iter()
+        .filter_map(|id| u64::from_str_radix(id.to_str()?.get(..16)?, 16).ok())
+        .max()
+        .unwrap_or(0);
+    Ok(newest.saturating_add(1))
+}
+
 /// The archived commits' ids, oldest first.
 pub fn entries(state: &Dir) -> io::Result<Vec<OsString>> {
     let Some(history) = open(state, false)? else {

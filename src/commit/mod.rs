@@ -119,7 +119,15 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
             sha256: sha256.clone(),
         })
         .collect();
-    let mut tx = Transaction::new(workspace, &writes, &post, options);
+    let sequence = history::next_sequence(&state).map_err(|e| Error::CommitFailed {
+        path: history::history_dir(&workspace.state_dir())
+            .display()
+            .to_string(),
+        step: "reading the undo history".into(),
+        cause: e.to_string(),
+        rolled_back: true,
+    })?;
+    let mut tx = Transaction::new(workspace, &writes, &post, sequence, options);
     if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
         let rolled_back = tx.journal.recover(&root, &state);
         let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
@@ -377,14 +385,14 @@ impl<'a> Transaction<'a> {
         workspace: &'a Workspace,
         writes: &[&FileWrite],
         post: &[Option<String>],
+        sequence: u64,
         options: &'a CommitOptions,
     ) -> Self {
         let pid = std::process::id();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        // Zero-padded so that IDs sort in commit order (the undo history relies on it).
-        let id = format!("{nanos:032x}-{pid}");
+        let nanos = failpoint::now_nanos();
+        // The sequence number first, zero-padded, so that IDs sort in commit order whatever
+        // the clock says (the undo history relies on it); the time and pid keep them unique.
+        let id = format!("{sequence:016x}{nanos:016x}-{pid}");
         let backup_dir = backup_dir_of(&id);
         let mut planned_dirs = BTreeSet::new();
         let entries = writes
