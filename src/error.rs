@@ -84,6 +84,14 @@ pub enum Error {
     },
     /// Recovering an interrupted commit failed; the journal is kept for another attempt.
     RecoveryFailed { journal: PathBuf, cause: String },
+    /// `undo` could not read or update the undo history at `path`; `restored` says whether
+    /// the files had already been put back (then only the bookkeeping is left, and the next
+    /// command that writes finishes it).
+    UndoFailed {
+        path: PathBuf,
+        cause: String,
+        restored: bool,
+    },
     /// A journal or undo record that patchdeck did not write for this user on this machine
     /// (its seal does not check): nothing was done with it.
     Foreign { record: PathBuf, why: String },
@@ -106,6 +114,7 @@ impl Error {
             Error::Locked { .. }
             | Error::CommitFailed { .. }
             | Error::RecoveryFailed { .. }
+            | Error::UndoFailed { .. }
             | Error::Foreign { .. } => exit::COMMIT_FAILED,
         }
     }
@@ -230,6 +239,24 @@ impl fmt::Display for Error {
                 journal.display()
             ),
             Error::Foreign { why, .. } => f.write_str(why),
+            Error::UndoFailed {
+                path,
+                cause,
+                restored: false,
+            } => write!(
+                f,
+                "cannot undo: the undo history {} cannot be read: {cause}; nothing was written",
+                path.display()
+            ),
+            Error::UndoFailed {
+                path,
+                cause,
+                restored: true,
+            } => write!(
+                f,
+                "the files were restored, but their record in {} could not be removed: {cause}; the next patchdeck command that writes finishes it",
+                path.display()
+            ),
         }
     }
 }

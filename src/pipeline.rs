@@ -127,6 +127,11 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     } else if recovery.had_journal {
         lines.push("rolled back an interrupted commit".to_owned());
     }
+    if let Some(label) = &recovery.undo_finished {
+        lines.push(format!(
+            "finished an interrupted undo of \"{label}\": its files had been restored; its record is now removed"
+        ));
+    }
     if let Some(pid) = recovery.stale_lock {
         lines.push(format!(
             "removed the workspace lock left by process {pid}, which is no longer running"

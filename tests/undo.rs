@@ -215,3 +215,128 @@ fn an_undo_that_fails_partway_restores_the_committed_state() {
     // The batch can still be undone afterwards.
     assert_eq!(undo_cli(ws.path()).status.code(), Some(0));
 }
+
+/// Killed between restoring the files and forgetting their record, an undo is finished by the
+/// next command that writes; undo run again after the crash does not go on to undo the batch
+/// before, and the one after it does.
+#[test]
+fn an_undo_killed_before_it_forgot_its_record_is_finished_by_the_next_command() {
+    let ws = common::workspace_with(&[("a.txt", b"one\n")]);
+    let root = ws.path().to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let step = |from: &str, to: &str| {
+        let batch = json!({"batchLabel": format!("{from} to {to}"), "files": [{"docPath": "a.txt", "originalSha256": sha(format!("{from}\n").as_bytes()),
+            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [from], "newLines": [to]}]}]});
+        let path = dir.path().join(format!("{to}.json"));
+        fs::write(&path, batch.to_string()).unwrap();
+        path
+    };
+    apply(ws.path(), &step("one", "two"));
+    apply(ws.path(), &step("two", "three"));
+    let killed = patchdeck_env(
+        &["undo", "--root", root],
+        &[("PATCHDECK_FAILPOINT", "forget=kill")],
+    );
+    assert_eq!(killed.status.code(), None, "{}", stderr(&killed));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"two\n");
+
+    let again = undo_cli(ws.path());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("finished an interrupted undo of \"two to three\""),
+        "{}",
+        stderr(&again)
+    );
+    assert!(
+        stdout(&again).contains("undid \"two to three\""),
+        "{}",
+        stdout(&again)
+    );
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"two\n");
+
+    let next = undo_cli(ws.path());
+    assert_eq!(next.status.code(), Some(0), "{}", stderr(&next));
+    assert!(
+        stdout(&next).contains("undid \"one to two\""),
+        "{}",
+        stdout(&next)
+    );
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"one\n");
+}
+
+/// Killed while its own commit renamed files, an undo is rolled back by recovery, and the
+/// record stands: undo then works as if nothing had happened.
+#[test]
+fn an_undo_killed_while_restoring_is_rolled_back_and_can_be_run_again() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    apply(ws.path(), &samples().join("clean.json"));
+    let after = user_tree(ws.path());
+    let root = ws.path().to_str().unwrap();
+    let killed = patchdeck_env(
+        &["undo", "--root", root],
+        &[("PATCHDECK_FAILPOINT", "rename:2=kill")],
+    );
+    assert_eq!(killed.status.code(), None);
+    let recovered = patchdeck(&["recover", "--root", root]);
+    assert!(
+        stdout(&recovered).contains("rolled back an interrupted commit"),
+        "{}",
+        stdout(&recovered)
+    );
+    assert_eq!(user_tree(ws.path()), after);
+    let out = undo_cli(ws.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+/// The files are restored whatever becomes of the words: a full standard output is a
+/// warning, and the status says the undo happened.
+#[test]
+fn an_undo_that_cannot_print_still_says_it_happened() {
+    let ws = sample_workspace();
+    let before = user_tree(ws.path());
+    apply(ws.path(), &samples().join("clean.json"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(["undo", "--root", ws.path().to_str().unwrap()])
+        .stdout(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the undo is done, but saying so failed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+}
+
+/// A history that cannot be read says so, and never that files were restored.
+#[test]
+fn an_unreadable_history_is_named_and_nothing_is_said_restored() {
+    let ws = sample_workspace();
+    apply(ws.path(), &samples().join("clean.json"));
+    let after = user_tree(ws.path());
+    let history = ws.path().join(".patchdeck/history");
+    let id = fs::read_dir(&history)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::rename(history.join(&id), elsewhere.path().join("record")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("record"), history.join(&id)).unwrap();
+    let out = undo_cli(ws.path());
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(!err.contains("restored"), "{err}");
+    assert_eq!(user_tree(ws.path()), after);
+}

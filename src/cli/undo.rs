@@ -26,6 +26,29 @@ pub struct UndoArgs {
 
 pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = super::open(ctx, &args.root, patchdeck::pipeline::Access::Write)?;
+    // An earlier undo was killed after restoring its files: recovery finished it, and that
+    // undo is what this one was asked for (an undo run again after a crash must not go on to
+    // undo the batch before).
+    if let Some(label) = opened
+        .recovered
+        .as_ref()
+        .and_then(|r| r.undo_finished.as_ref())
+    {
+        let text = if args.json {
+            format!(
+                "{:#}\n",
+                serde_json::json!({"label": label, "files": [], "finishedInterrupted": true})
+            )
+        } else {
+            format!(
+                "undid \"{label}\" (its files had been restored by an undo that was interrupted)\n"
+            )
+        };
+        if !ctx.quiet {
+            said(print(text));
+        }
+        return Ok(exit::OK);
+    }
     let options = CommitOptions {
         lock_wait: LOCK_WAIT,
         ..super::apply::commit_options()?
@@ -73,7 +96,7 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
         if let Some(e) = &note_error {
             body["index"] = serde_json::json!({"restored": [], "left": [], "error": e});
         }
-        print(format!("{:#}\n", body))?;
+        said(print(format!("{:#}\n", body)));
         return Ok(exit::OK);
     }
     if ctx.quiet {
@@ -93,6 +116,16 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
     }
     out.push_str(&format!("undid \"{}\"\n", undone.label));
-    print(out)?;
+    said(print(out));
     Ok(exit::OK)
+}
+
+/// The files are restored whatever becomes of the words: a failure to print them (a closed
+/// pipe, a full disk) is a warning, and the exit status still says the undo happened.
+fn said(printed: Result<(), Error>) {
+    if let Err(e) = printed {
+        output::eprintln(format!(
+            "patchdeck: warning: the undo is done, but saying so failed: {e}"
+        ));
+    }
 }

@@ -3,7 +3,8 @@
 //! A failpoint spec is `STEP[:N][=ACTION]`: at the N-th time (from 1; any time when omitted)
 //! the commit reaches STEP, ACTION happens: `error` (the default) returns an I/O error, `enospc`
 //! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would.
-//! Steps: `journal`, `mkdir`, `stage`, `backup`, `sync`, `rename`, `mark`, `cleanup`. The CLI
+//! Steps: `journal`, `mkdir`, `stage`, `backup`, `sync`, `rename`, `mark`, `cleanup`, and
+//! `forget` (an undo's, between restoring the files and forgetting their record). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
 use std::io;
@@ -28,7 +29,7 @@ pub struct Failpoint {
 
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "backup", "sync", "rename", "mark", "cleanup",
+    "journal", "mkdir", "stage", "backup", "sync", "rename", "mark", "cleanup", "forget",
 ];
 
 impl Failpoint {

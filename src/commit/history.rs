@@ -7,8 +7,8 @@
 //! by the next recovery. A recorded journal is sealed and validated like the live one before
 //! `undo` trusts it.
 
-use super::beneath::{Dir, Root};
-use super::journal::{read_all, write_durably, Journal};
+use super::beneath::{Dir, Kind, Root};
+use super::journal::{hash_beneath, read_all, write_durably, EntryKind, Journal};
 use super::seal::{Key, Purpose};
 use crate::git::index::Note;
 use crate::workspace::{Workspace, STATE_DIR};
@@ -23,6 +23,9 @@ const HISTORY: &str = "history";
 const RECORD: &str = "journal.json";
 /// What `apply --stage` did to git's index, beside the record (`git::index::Change`s).
 const INDEX_NOTE: &str = "index.json";
+/// Beside a record while `undo` restores it: a process killed between restoring the files
+/// and forgetting the record leaves it, and the next recovery finishes the undo's bookkeeping.
+const UNDOING: &str = "undoing";
 
 pub fn history_dir(state_dir: &Path) -> PathBuf {
     state_dir.join(HISTORY)
@@ -109,7 +112,11 @@ pub fn index_note(record: &Dir) -> Option<Result<Note, String>> {
 /// commits were made whatever the clock did between them; IDs of the earlier form (32 hex
 /// digits of nanoseconds, whose first 16 are zeros) read as 0 and sort first.
 pub fn next_sequence(state: &Dir) -> io::Result<u64> {
-    let newest = entries(state)?
+    let Some(history) = open(state, false)? else {
+        return Ok(1);
+    };
+    let newest = history
+        .list()?
         .iter()
         .filter_map(|id| u64::from_str_radix(id.to_str()?.get(..16)?, 16).ok())
         .max()
@@ -124,10 +131,19 @@ pub fn entries(state: &Dir) -> io::Result<Vec<OsString>> {
     };
     let mut ids = Vec::new();
     for id in history.list()? {
-        if let Ok(dir) = history.subdir(&id) {
-            if dir.stat(OsStr::new(RECORD))?.is_some() {
-                ids.push(id);
+        match history.stat(&id)? {
+            Some(stat) if stat.kind == Kind::Dir => {}
+            // Something patchdeck did not put there: said, never followed or passed over.
+            Some(stat) if stat.kind == Kind::Symlink => {
+                return Err(io::Error::other(format!(
+                    "{} is a symbolic link, not a record patchdeck made (patchdeck never follows links in its own folder); remove it",
+                    history.rel().join(&id).display()
+                )))
             }
+            _ => continue,
+        }
+        if history.subdir(&id)?.stat(OsStr::new(RECORD))?.is_some() {
+            ids.push(id);
         }
     }
     Ok(ids)
@@ -157,6 +173,66 @@ pub fn newest(state: &Dir) -> io::Result<Option<(Dir, Journal)>> {
     }
     journal.validate(&record_dir_of(&journal.id))?;
     Ok(Some((dir, journal)))
+}
+
+/// Marks the record in `record` as being undone, durably, before its files are restored.
+pub fn mark_undoing(record: &Dir) -> io::Result<()> {
+    write_durably(record, OsStr::new("undoing.tmp"), OsStr::new(UNDOING), b"")
+}
+
+/// Takes the mark off again: the undo wrote nothing.
+pub fn unmark_undoing(record: &Dir) -> io::Result<()> {
+    record.remove_file_if_exists(OsStr::new(UNDOING))?;
+    record.sync()
+}
+
+/// Whether the newest record carries the mark of an undo that may have been interrupted.
+pub fn undo_interrupted(state: &Dir) -> bool {
+    let newest = || -> io::Result<bool> {
+        let Some(id) = entries(state)?.pop() else {
+            return Ok(false);
+        };
+        let history = open(state, false)?.expect("listed");
+        Ok(history.subdir(&id)?.stat(OsStr::new(UNDOING))?.is_some())
+    };
+    newest().unwrap_or(false)
+}
+
+/// Finishes an undo that was killed after it restored the files but before it forgot their
+/// record: when the newest record is marked and every file it names is back as it was before
+/// that commit, the record is forgotten (its label returned); when none of them was restored,
+/// the mark is taken off; otherwise both are left for `undo` to name what changed.
+pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<String>> {
+    if !undo_interrupted(state) {
+        return Ok(None);
+    }
+    let Some((record, journal)) = newest(state)? else {
+        return Ok(None);
+    };
+    let (mut restored, mut untouched) = (true, true);
+    for entry in &journal.entries {
+        let now = hash_beneath(root, &entry.path)?;
+        let before = match entry.kind {
+            EntryKind::Create => None,
+            _ => entry.pre_sha256.clone(),
+        };
+        let after = match entry.kind {
+            EntryKind::Delete => None,
+            _ => entry.post_sha256.clone(),
+        };
+        restored &= now == before;
+        untouched &= now == after;
+    }
+    if restored {
+        forget(state, &journal.id)?;
+        state.sync()?;
+        Ok(Some(journal.label))
+    } else {
+        if untouched {
+            unmark_undoing(&record)?;
+        }
+        Ok(None)
+    }
 }
 
 /// Removes one archived commit (after it was undone).

@@ -99,6 +99,9 @@ pub struct Recovery {
     pub had_journal: bool,
     /// The process whose lock was left behind (killed while it held it) and was cleared.
     pub stale_lock: Option<u32>,
+    /// The label of a batch whose undo was killed after restoring its files: its record,
+    /// left behind, was forgotten.
+    pub undo_finished: Option<String>,
 }
 
 pub const JOURNAL: &str = "journal";

@@ -48,6 +48,9 @@ pub struct CommitOptions {
     pub label: String,
     /// Refuse to write anything (`--read-only`): review works, every commit is refused.
     pub read_only: bool,
+    /// This commit is an undo restoring the newest record, marked as being undone: the
+    /// recovery before it must not take that mark for one an earlier undo left.
+    pub undoing: bool,
 }
 
 impl Default for CommitOptions {
@@ -58,6 +61,7 @@ impl Default for CommitOptions {
             keep_history: true,
             label: String::new(),
             read_only: false,
+            undoing: false,
         }
     }
 }
@@ -102,7 +106,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     let root = open_root(workspace)?;
     let state = ensure_state_dir(&root)?;
     let _lock = Lock::acquire(&state, options.lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state)?;
+    let recovered = recover_locked(workspace, &root, &state, !options.undoing)?;
     // Re-reading and hashing every target, and hashing every new content, on every core.
     let found = crate::parallel::map(&writes, |w| recheck(&root, w))
         .into_iter()
@@ -168,7 +172,7 @@ pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Reco
     let journal = state
         .stat(OsStr::new(journal::JOURNAL))
         .map_err(|e| recovery_failed(workspace, e))?;
-    if journal.is_none() {
+    if journal.is_none() && !history::undo_interrupted(&state) {
         // No interrupted commit; the lock of a process that died holding it may be left.
         return Ok(lock::clear_stale(&state).map(|pid| Recovery {
             stale_lock: Some(pid),
@@ -176,7 +180,7 @@ pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Reco
         }));
     }
     let lock = Lock::acquire(&state, lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state)?;
+    let recovered = recover_locked(workspace, &root, &state, true)?;
     Ok(recovered.map(|r| Recovery {
         stale_lock: lock.took_over_from,
         ..r
@@ -208,14 +212,39 @@ fn recovery_failed(workspace: &Workspace, cause: io::Error) -> Error {
     }
 }
 
-fn recover_locked(workspace: &Workspace, root: &Root, state: &Dir) -> Result<Option<Recovery>> {
-    let Some(journal) = Journal::load(state).map_err(|e| recovery_failed(workspace, e))? else {
-        return Ok(None);
+fn recover_locked(
+    workspace: &Workspace,
+    root: &Root,
+    state: &Dir,
+    finish_undo: bool,
+) -> Result<Option<Recovery>> {
+    let journal = Journal::load(state).map_err(|e| recovery_failed(workspace, e))?;
+    let mut recovery = match journal {
+        Some(journal) => Some(
+            journal
+                .recover(root, state)
+                .map_err(|e| recovery_failed(workspace, e))?,
+        ),
+        None => None,
     };
-    journal
-        .recover(root, state)
-        .map(Some)
-        .map_err(|e| recovery_failed(workspace, e))
+    // After the journal: an undo's own commit is rolled back or finished first.
+    if !finish_undo {
+        return Ok(recovery);
+    }
+    let undone = history::finish_interrupted_undo(root, state).map_err(|e| {
+        let error = recovery_failed(workspace, e);
+        match error {
+            Error::RecoveryFailed { cause, .. } => Error::RecoveryFailed {
+                journal: history::history_dir(&workspace.state_dir()),
+                cause,
+            },
+            other => other,
+        }
+    })?;
+    if let Some(label) = undone {
+        recovery.get_or_insert_with(Recovery::default).undo_finished = Some(label);
+    }
+    Ok(recovery)
 }
 
 /// Opens the workspace root for the commit's file operations.

@@ -8,6 +8,7 @@
 //! undoing twice undoes the two last batches.
 
 use super::beneath::Root;
+use super::failpoint::hit;
 use super::journal::{read_all, EntryKind};
 use super::{commit, history, open_root, read_beneath, seal, CommitOptions, Committed};
 use crate::error::{Error, Result};
@@ -38,14 +39,16 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             record: history::history_dir(&workspace.state_dir()),
             why: foreign.why.clone(),
         },
-        None => Error::CommitFailed {
-            path: history::history_dir(&workspace.state_dir())
-                .display()
-                .to_string(),
-            step: "reading the undo history".into(),
+        None => Error::UndoFailed {
+            path: history::history_dir(&workspace.state_dir()),
             cause: cause.to_string(),
-            rolled_back: true,
+            restored: false,
         },
+    };
+    let unfinished = |cause: std::io::Error| Error::UndoFailed {
+        path: history::history_dir(&workspace.state_dir()),
+        cause: cause.to_string(),
+        restored: true,
     };
     let nothing = || Error::Usage {
         message: format!("nothing to undo under {}", workspace.root().display()),
@@ -122,10 +125,26 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     };
     let options = CommitOptions {
         keep_history: false,
+        undoing: true,
         label: format!("undo of {}", journal.label),
         ..options
     };
-    let committed = commit(workspace, &plan, &options)?;
+    // Marked first: killed between restoring the files and forgetting the record, the next
+    // recovery finds the mark and the files restored, and finishes the bookkeeping.
+    history::mark_undoing(&record).map_err(failed)?;
+    let committed = match commit(workspace, &plan, &options) {
+        Ok(committed) => committed,
+        Err(e) => {
+            // Rolled back: the record stands as it was.
+            if let Error::CommitFailed {
+                rolled_back: true, ..
+            } = e
+            {
+                let _ = history::unmark_undoing(&record);
+            }
+            return Err(e);
+        }
+    };
     // Folders the batch created for new files go too, when nothing else is in them.
     for entry in journal
         .entries
@@ -136,6 +155,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             remove_empty_dir(&root, created);
         }
     }
+    hit(options.failpoint.as_ref(), "forget").map_err(unfinished)?;
     // The index goes back before the record (and the note in it) is forgotten.
     let index = history::index_note(&record).map(|note| {
         let note = note?;
@@ -152,7 +172,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         }
         Ok(restore(workspace.root(), &note))
     });
-    history::forget(&state, &journal.id).map_err(failed)?;
+    history::forget(&state, &journal.id).map_err(unfinished)?;
     Ok(Undone {
         label: journal.label,
         committed,
