@@ -340,7 +340,7 @@ impl Config {
     pub fn load(sources: &Sources) -> Result<Config, ConfigError> {
         let mut config = Config::default();
         if let Some(path) = &sources.file {
-            match std::fs::read_to_string(path) {
+            match crate::bounded::read_to_string(path, crate::bounded::SMALL_FILE) {
                 Ok(text) => {
                     config.apply_file(path, &text)?;
                     config.file = Some(path.clone());

@@ -10,6 +10,7 @@
 //! crate (`tests/core_boundary.rs` holds this). [`config`] merges the user's file and
 //! environment once; [`git`] asks git which target files have uncommitted changes.
 
+pub mod bounded;
 pub mod commit;
 pub mod config;
 pub mod error;

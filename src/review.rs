@@ -126,7 +126,9 @@ impl Decisions {
 
     /// Reads a saved decisions file and checks that it speaks of this batch's changes.
     pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
-        let bytes = std::fs::read(path)
+        // As large as a batch may be, no larger: a decisions file names at most every change.
+        let limit = crate::formats::MAX_INPUT_BYTES as u64;
+        let bytes = crate::bounded::read(std::path::Path::new(path), limit)
             .map_err(|e| Error::usage(format!("cannot read decisions file {path}: {e}")))?;
         let hint = || {
             Some(

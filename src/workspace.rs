@@ -451,8 +451,9 @@ pub fn snapshot_of(mut file: File) -> io::Result<Snapshot> {
             ),
         ));
     }
+    // Bounded again: a file that grows while it is read stops at the limit too.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)?;
+    (&mut file).take(MAX_FILE_BYTES).read_to_end(&mut bytes)?;
     Ok(Snapshot {
         sha256: sha256_hex(&bytes),
         bytes: Arc::new(bytes),

@@ -412,3 +412,43 @@ fn an_oversized_standard_input_is_refused_without_reading_it_all() {
     let peak_mib = usage.ru_maxrss / 1024;
     assert!(peak_mib < 200, "peak resident size {peak_mib} MiB");
 }
+
+/// Every file patchdeck reads besides the batch has a bound too: a decisions file or a
+/// configuration that leads to an endless source is refused, naming it and the limit.
+#[test]
+fn endless_decisions_and_config_files_are_refused_at_their_limit() {
+    let ws = workspace_with(&[("a.txt", b"x\n")]);
+    let root = ws.path().to_str().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(&batch, "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n").unwrap();
+    let batch = batch.to_str().unwrap();
+    for (args, names, limit) in [
+        (
+            vec!["apply", "--decisions", "/dev/zero", "--root", root, batch],
+            "decisions file /dev/zero",
+            "more than 64 MiB",
+        ),
+        (
+            vec!["check", "--config", "/dev/zero", "--root", root, batch],
+            "/dev/zero",
+            "more than 1 MiB",
+        ),
+    ] {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+        command.args(&args).env_remove("PATCHDECK_CONFIG");
+        let (out, usage) = common::run_measured(&mut command);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(names) && stderr(&out).contains(limit),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        let peak_mib = usage.ru_maxrss / 1024;
+        assert!(
+            peak_mib < 200,
+            "{args:?}: peak resident size {peak_mib} MiB"
+        );
+        assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"x\n");
+    }
+}

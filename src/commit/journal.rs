@@ -21,7 +21,7 @@ use crate::plan::WriteKind;
 use crate::workspace::{check_lexically, STATE_DIR};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,9 +344,7 @@ pub fn hash_beneath(root: &Root, rel: &Path) -> io::Result<Option<String>> {
 
 /// Reads a whole regular file in `dir`.
 pub fn read_all(dir: &Dir, name: &OsStr) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    dir.open_file(name)?.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    crate::bounded::read_from(dir.open_file(name)?, crate::workspace::MAX_FILE_BYTES)
 }
 
 /// Writes `bytes` to `name` in `dir` through the temporary `tmp`, fsynced, then the folder.

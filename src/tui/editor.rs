@@ -122,7 +122,7 @@ pub fn run(editor: &str, buffer: &str, dir: &Path) -> io::Result<String> {
         .arg(&path)
         .status();
     // Read by name: an editor may have saved by writing a new file over the old one.
-    let text = std::fs::read_to_string(&path);
+    let text = crate::bounded::read_to_string(&path, crate::formats::MAX_INPUT_BYTES as u64);
     drop(file);
     let status = status?;
     if !status.success() {
