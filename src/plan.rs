@@ -494,7 +494,50 @@ pub fn plan_with(
         plan.overrides.extend(part.overrides);
     }
     block_files_written_twice(batch, &mut plan);
+    block_files_under_files(batch, &mut plan);
     plan
+}
+
+/// A batch that writes `x` as a file and also writes `x/y` needs `x` to be a file and a folder
+/// at once: the commit could only fail halfway. Blocked here, where both are known, naming
+/// both (paths compared as patchdeck identifies files: ignoring case).
+fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
+    let key = |rel: &std::path::Path| rel.to_string_lossy().to_lowercase();
+    let written: std::collections::HashMap<String, (usize, &std::path::Path)> = plan
+        .writes
+        .iter()
+        .map(|w| (key(&w.rel), (w.file, w.rel.as_path())))
+        .collect();
+    let mut found = Vec::new();
+    for write in &plan.writes {
+        for folder in write.rel.ancestors().skip(1) {
+            if folder.as_os_str().is_empty() {
+                break;
+            }
+            if let Some(&(file, as_file)) = written.get(&key(folder)) {
+                found.push((file, as_file.to_path_buf(), write.file, write.rel.clone()));
+            }
+        }
+    }
+    for (file, as_file, under, rel) in found {
+        plan.blockers.push(Blocker {
+            file,
+            change: None,
+            status: Status::Conflict,
+            restates_problem: false,
+            remedy: None,
+            cli_hint: String::new(),
+            message: format!(
+                "path conflict: file patch {} ({}) writes {} as a file, and file patch {} ({}) writes {} inside it, as if it were a folder; accept the changes of only one",
+                file + 1,
+                batch.files[file].id,
+                as_file.display(),
+                under + 1,
+                batch.files[under].id,
+                rel.display()
+            ),
+        });
+    }
 }
 
 /// Two file patches of a batch that write the same file would overwrite each other: when the
