@@ -37,6 +37,9 @@ pub struct FileWrite {
     /// Permissions for the written file when not the original's (a file restored by `undo`);
     /// `None` keeps the original's, or the default for a new file.
     pub mode: Option<u32>,
+    /// Owner and group for the written file when not the original's (a file restored by
+    /// `undo`); `None` keeps the original's, or the writer's for a new file.
+    pub owner: Option<(u32, u32)>,
 }
 
 /// A reason the plan cannot be committed.
@@ -484,6 +487,7 @@ pub fn plan_with(
                 .map(|(_, ci, _)| file.changes[*ci].id.clone())
                 .collect(),
             mode: None,
+            owner: None,
         });
         plan
     });

@@ -83,6 +83,8 @@ pub struct Stamp {
     pub dev: u64,
     pub ino: u64,
     pub nlink: u64,
+    pub uid: u32,
+    pub gid: u32,
 }
 
 impl Stamp {
@@ -95,6 +97,8 @@ impl Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
             nlink: meta.nlink(),
+            uid: meta.uid(),
+            gid: meta.gid(),
         }
     }
 }

@@ -179,6 +179,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
             after: Vec::new(),
             changes: Vec::new(),
             mode: None,
+            owner: None,
         }],
         ..Plan::default()
     };
@@ -339,4 +340,37 @@ fn an_unreadable_history_is_named_and_nothing_is_said_restored() {
     assert!(err.contains("nothing was written"), "{err}");
     assert!(!err.contains("restored"), "{err}");
     assert_eq!(user_tree(ws.path()), after);
+}
+
+/// A file keeps its owner and group through a commit and its undo. As root (CI), the file
+/// belongs to another user and group, which root must give back; as anyone else it belongs
+/// to the tester, and the test holds that it still does.
+#[test]
+fn written_and_restored_files_keep_their_owner_and_group() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = common::workspace_with(&[("owned.txt", b"old\n")]);
+    let path = ws.path().join("owned.txt");
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let owner = if me == 0 {
+        (4321, 4322)
+    } else {
+        (me, my_group)
+    };
+    std::os::unix::fs::chown(&path, Some(owner.0), Some(owner.1)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/owned.txt\n+++ b/owned.txt\n@@ -1 +1 @@\n-old\n+new\n",
+    )
+    .unwrap();
+    apply(ws.path(), &batch);
+    let meta = fs::metadata(&path).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"new\n");
+    assert_eq!((meta.uid(), meta.gid()), owner, "after the commit");
+    assert_eq!(undo_cli(ws.path()).status.code(), Some(0));
+    let meta = fs::metadata(&path).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"old\n");
+    assert_eq!((meta.uid(), meta.gid()), owner, "after the undo");
 }

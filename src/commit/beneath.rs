@@ -344,6 +344,8 @@ impl Stat {
                 // `nlink_t` is 64 bits on x86_64 and 32 on other Linux targets.
                 #[allow(clippy::unnecessary_cast)]
                 nlink: st.st_nlink as u64,
+                uid: st.st_uid,
+                gid: st.st_gid,
             },
         }
     }

@@ -504,10 +504,13 @@ impl<'a> Transaction<'a> {
                 .mode
                 .or(write.before.as_ref().map(|b| b.stamp.mode))
                 .map(|m| m & 0o7777);
+            let owner = write
+                .owner
+                .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
             self.step(
                 "stage",
                 &entry.path,
-                stage(root, staged, &write.after, mode),
+                stage(root, staged, &write.after, mode, owner),
             )
         })?;
         for (n, (entry, write)) in entries.iter().enumerate() {
@@ -632,11 +635,29 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
     missing
 }
 
-/// Writes the new content to a fresh temporary file with the original's permissions, durably.
-fn stage(root: &Root, staged: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+/// Writes the new content to a fresh temporary file with the original's owner, group and
+/// permissions, durably. The owner is given where this process may give it (root may; anyone
+/// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
+/// any editor.
+fn stage(
+    root: &Root,
+    staged: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    owner: Option<(u32, u32)>,
+) -> io::Result<()> {
     let (dir, name) = root.parent_of(staged)?;
     let mut file = dir.create_new(name, 0o666)?;
     file.write_all(bytes)?;
+    if let Some((uid, gid)) = owner {
+        use std::os::unix::fs::MetadataExt;
+        let now = file.metadata()?;
+        if (now.uid(), now.gid()) != (uid, gid) {
+            // Before the permissions: changing the owner clears set-user-ID bits.
+            let _ = std::os::unix::fs::fchown(&file, Some(uid), Some(gid))
+                .or_else(|_| std::os::unix::fs::fchown(&file, None, Some(gid)));
+        }
+    }
     if let Some(mode) = mode {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }

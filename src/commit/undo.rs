@@ -78,7 +78,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             changed.push(entry.path.display().to_string());
             continue;
         }
-        let (original, mode) = if entry.kind == EntryKind::Create {
+        let (original, saved) = if entry.kind == EntryKind::Create {
             (Vec::new(), None)
         } else {
             let name = n.to_string();
@@ -87,11 +87,11 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
                 damaged.push(entry.path.display().to_string());
                 continue;
             }
-            let mode = record
+            let stamp = record
                 .stat(OsStr::new(&name))
                 .map_err(failed)?
-                .map(|st| st.stamp.mode);
-            (bytes, mode)
+                .map(|st| st.stamp);
+            (bytes, stamp)
         };
         writes.push(FileWrite {
             file: n,
@@ -104,7 +104,8 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             before: now,
             after: original,
             changes: Vec::new(),
-            mode,
+            mode: saved.as_ref().map(|s| s.mode),
+            owner: saved.as_ref().map(|s| (s.uid, s.gid)),
         });
     }
     if !changed.is_empty() {
