@@ -119,3 +119,210 @@ fn a_file_and_a_file_inside_it_are_a_path_conflict_found_at_check_time() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(fs::read(ws.path().join("x/y")).unwrap(), b"b\n");
 }
+
+/// A tmpfs mounted at `dir` in a mount namespace of the calling thread's own: seen by this
+/// thread and the processes it starts, by nothing else, and unmounted when dropped.
+struct Mount {
+    at: std::path::PathBuf,
+}
+
+impl Mount {
+    fn tmpfs(at: &std::path::Path, size: &str) -> Mount {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: geteuid has no preconditions.
+        assert_eq!(
+            unsafe { libc::geteuid() },
+            0,
+            "this test mounts a tmpfs inside a workspace, which needs root (CI runs as root); run the suite as root, or leave this test out with --skip mount_point"
+        );
+        let none = std::ptr::null();
+        let target = CString::new(at.as_os_str().as_bytes()).unwrap();
+        let options = CString::new(format!("size={size}")).unwrap();
+        // SAFETY: plain system calls with valid NUL-terminated strings; results are checked.
+        unsafe {
+            assert_eq!(
+                libc::unshare(libc::CLONE_NEWNS),
+                0,
+                "unshare: {}",
+                std::io::Error::last_os_error()
+            );
+            assert_eq!(
+                libc::mount(
+                    none,
+                    c"/".as_ptr(),
+                    none,
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    none.cast()
+                ),
+                0,
+                "making mounts private: {}",
+                std::io::Error::last_os_error()
+            );
+            assert_eq!(
+                libc::mount(
+                    c"tmpfs".as_ptr(),
+                    target.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    0,
+                    options.as_ptr().cast()
+                ),
+                0,
+                "mount: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        Mount {
+            at: at.to_path_buf(),
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        use std::os::unix::ffi::OsStrExt;
+        let target = std::ffi::CString::new(self.at.as_os_str().as_bytes()).unwrap();
+        // SAFETY: unmounting what this test mounted.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// A mount point inside the root puts some targets on another file system than patchdeck's
+/// own folder. Every original is kept beside its target, so a commit killed or failing there
+/// is recovered, a full disk there is refused cleanly and can be retried once there is room,
+/// and undo restores across the mount.
+#[test]
+fn a_mount_point_inside_the_root_never_strands_a_commit() {
+    let ws = workspace_with(&[("top.txt", b"old top\n")]);
+    let mnt = ws.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let _mount = Mount::tmpfs(&mnt, "64k");
+    fs::write(mnt.join("a.txt"), "old a\n").unwrap();
+    let root = ws.path().to_str().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/top.txt\n+++ b/top.txt\n@@ -1 +1 @@\n-old top\n+new top\n--- a/mnt/a.txt\n+++ b/mnt/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n",
+    )
+    .unwrap();
+    let batch = batch.to_str().unwrap();
+    let before = user_tree(ws.path());
+
+    for failpoint in ["rename:2=kill", "mark=kill", "rename:2", "mark=enospc"] {
+        let out = patchdeck_env(
+            &["apply", "--root", root, batch],
+            &[("PATCHDECK_FAILPOINT", failpoint)],
+        );
+        assert_ne!(out.status.code(), Some(0), "{failpoint}");
+        let recovered = patchdeck(&["recover", "--root", root]);
+        assert_eq!(
+            recovered.status.code(),
+            Some(0),
+            "{failpoint}: {}",
+            stderr(&recovered)
+        );
+        assert!(user_tree(ws.path()) == before, "{failpoint}: not all old");
+        assert!(!ws.path().join(".patchdeck/journal").exists());
+    }
+
+    // Killed after the mark: recovery finishes the commit, moving the original kept on the
+    // tmpfs into the undo history (a copy across the mount), and undo brings it back.
+    let out = patchdeck_env(
+        &["apply", "--root", root, batch],
+        &[("PATCHDECK_FAILPOINT", "cleanup=kill")],
+    );
+    assert_eq!(out.status.code(), None);
+    let recovered = patchdeck(&["recover", "--root", root]);
+    assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
+    assert_eq!(fs::read(mnt.join("a.txt")).unwrap(), b"new a\n");
+    let undo = patchdeck(&["undo", "--root", root]);
+    assert_eq!(undo.status.code(), Some(0), "{}", stderr(&undo));
+    assert!(user_tree(ws.path()) == before);
+
+    // The tmpfs full: staging there fails, everything stays as it was, and with room again
+    // the same batch applies.
+    let filler = mnt.join("filler");
+    let _ = fs::write(&filler, vec![b'x'; 64 << 10]);
+    let full = patchdeck(&["apply", "--root", root, batch]);
+    assert_eq!(full.status.code(), Some(3), "{}", stderr(&full));
+    assert!(
+        stderr(&full).contains("No space left on device"),
+        "{}",
+        stderr(&full)
+    );
+    fs::remove_file(&filler).unwrap();
+    assert!(user_tree(ws.path()) == before);
+    let out = patchdeck(&["apply", "--root", root, batch]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(mnt.join("a.txt")).unwrap(), b"new a\n");
+    let undo = patchdeck(&["undo", "--root", root]);
+    assert_eq!(undo.status.code(), Some(0), "{}", stderr(&undo));
+    assert!(user_tree(ws.path()) == before);
+}
+
+/// What a killed or refused commit must not leave: a folder its deletion emptied, a journal
+/// half-written when the process died, a lock file when the disk was full.
+#[test]
+fn kills_and_full_disks_leave_no_empty_folder_journal_or_lock_behind() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.json");
+    fs::write(
+        &batch,
+        r#"{"root": ".", "files": [{"path": "todelete/only.txt", "operation": "delete"}]}"#,
+    )
+    .unwrap();
+    let batch = batch.to_str().unwrap();
+
+    // Killed after the mark: recovery finishes the deletion, the emptied folder included.
+    let ws = workspace_with(&[("todelete/only.txt", b"x\n"), ("keep.txt", b"k\n")]);
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck_env(
+        &["apply", "--root", root, batch],
+        &[("PATCHDECK_FAILPOINT", "cleanup=kill")],
+    );
+    assert_eq!(out.status.code(), None);
+    let recovered = patchdeck(&["recover", "--root", root]);
+    assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
+    assert!(
+        !ws.path().join("todelete").exists(),
+        "the emptied folder is left"
+    );
+
+    // A journal left half-written by a process that died: read-only commands leave it, a
+    // command that writes clears it.
+    let ws = workspace_with(&[("keep.txt", b"k\n")]);
+    let root = ws.path().to_str().unwrap();
+    fs::create_dir(ws.path().join(".patchdeck")).unwrap();
+    fs::write(ws.path().join(".patchdeck/journal.tmp"), "{\"vers").unwrap();
+    let other = outside.path().join("c.json");
+    fs::write(
+        &other,
+        r#"{"root": ".", "files": [{"path": "keep.txt", "content": "k2\n"}]}"#,
+    )
+    .unwrap();
+    let check = patchdeck(&["check", "--root", root, other.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    assert!(ws.path().join(".patchdeck/journal.tmp").exists());
+    let recovered = patchdeck(&["recover", "--root", root]);
+    assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
+    assert!(!ws.path().join(".patchdeck/journal.tmp").exists());
+
+    // patchdeck's folder on a full file system: the commit is refused, and its lock goes.
+    let ws = workspace_with(&[("keep.txt", b"k\n")]);
+    let root = ws.path().to_str().unwrap();
+    let state = ws.path().join(".patchdeck");
+    fs::create_dir(&state).unwrap();
+    let _mount = Mount::tmpfs(&state, "16k");
+    fs::write(state.join(".gitignore"), "*\n").unwrap();
+    let _ = fs::write(state.join("filler"), vec![b'x'; 16 << 10]);
+    let out = patchdeck(&["apply", "--root", root, other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!state.join("lock").exists(), "a lock file is left");
+    assert_eq!(fs::read(ws.path().join("keep.txt")).unwrap(), b"k\n");
+}

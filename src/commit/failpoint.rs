@@ -2,8 +2,9 @@
 //!
 //! A failpoint spec is `STEP[:N][=ACTION]`: at the N-th time (from 1; any time when omitted)
 //! the commit reaches STEP, ACTION happens: `error` (the default) returns an I/O error, `enospc`
-//! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would.
-//! Steps: `journal`, `mkdir`, `stage`, `backup`, `sync`, `rename`, `mark`, `cleanup`, and
+//! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would,
+//! and `stop` stops it (SIGSTOP) until a test that raced it sends SIGCONT.
+//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `mark`, `cleanup`, and
 //! `forget` (an undo's, between restoring the files and forgetting their record). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
@@ -16,6 +17,7 @@ pub enum Action {
     NoSpace,
     Denied,
     Kill,
+    Stop,
 }
 
 /// One armed failpoint.
@@ -29,7 +31,7 @@ pub struct Failpoint {
 
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "backup", "sync", "rename", "mark", "cleanup", "forget",
+    "journal", "mkdir", "stage", "sync", "rename", "mark", "cleanup", "forget",
 ];
 
 impl Failpoint {
@@ -44,9 +46,10 @@ impl Failpoint {
             "enospc" => Action::NoSpace,
             "eacces" => Action::Denied,
             "kill" => Action::Kill,
+            "stop" => Action::Stop,
             other => {
                 return Err(format!(
-                    "unknown failpoint action \"{other}\" (error, enospc, eacces, kill)"
+                    "unknown failpoint action \"{other}\" (error, enospc, eacces, kill, stop)"
                 ))
             }
         };
@@ -90,6 +93,13 @@ impl Failpoint {
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
                 unreachable!("SIGKILL cannot be caught")
+            }
+            Action::Stop => {
+                // SAFETY: as above; the process goes on when it is sent SIGCONT.
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGSTOP);
+                }
+                Ok(())
             }
             Action::Error => Err(io::Error::other(format!("injected failure at {step}"))),
             Action::NoSpace => Err(io::Error::from_raw_os_error(libc::ENOSPC)),

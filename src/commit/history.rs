@@ -8,7 +8,10 @@
 //! `undo` trusts it.
 
 use super::beneath::{Dir, Kind, Root};
-use super::journal::{hash_beneath, read_all, write_durably, EntryKind, Journal};
+use super::journal::{
+    hash_beneath, original_of, read_all, remove_beside, write_durably, EntryKind, Journal,
+    Originals,
+};
 use super::seal::{Key, Purpose};
 use crate::git::index::Note;
 use crate::workspace::{Workspace, STATE_DIR};
@@ -49,27 +52,36 @@ fn open(state: &Dir, create: bool) -> io::Result<Option<Dir>> {
     }
 }
 
-/// Moves a committed journal's backups into the history, with the journal beside them.
-pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
+/// Moves a committed journal's originals into the history, with the journal beside them: each
+/// by a rename into `history/ID/N` when it is on the same file system and has no other name,
+/// else by a durable copy (a mount point inside the root, or an original whose other names
+/// would change it later), after which its name beside the target is removed. Idempotent: an
+/// original already archived is not archived again.
+pub fn archive(journal: &Journal, root: &Root, state: &Dir) -> io::Result<()> {
     let history = open(state, true)?.expect("created");
     let id = OsStr::new(&journal.id);
-    let backups = journal.backup_dir.file_name().unwrap_or_default();
-    if state.stat(backups)?.is_some() {
-        state.rename(backups, &history, id)?;
-    } else if history.stat(id)?.is_none() {
+    if history.stat(id)?.is_none() {
         history.mkdir(id)?;
     }
     let dest = history.subdir(id)?;
     let record_dir = record_dir_of(&journal.id);
-    let mut record = Journal {
-        backup_dir: record_dir.clone(),
-        ..journal.clone()
-    };
+    let mut record = journal.clone();
     for (n, entry) in record.entries.iter_mut().enumerate() {
-        if entry.backup.is_some() {
-            entry.backup = Some(record_dir.join(n.to_string()));
+        if entry.backup.is_none() {
+            continue;
         }
+        let name = OsString::from(n.to_string());
+        if dest.stat(&name)?.is_none() {
+            if let Some(from) = original_of(root, entry)? {
+                let (dir, file) = root.parent_of(&from)?;
+                move_original(&dir, file, &dest, &name)?;
+            }
+        }
+        let original = journal.entries[n].clone();
+        remove_beside(root, &original)?;
+        entry.backup = Some(record_dir.join(n.to_string()));
     }
+    dest.sync()?;
     let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
     write_durably(
         &dest,
@@ -79,6 +91,33 @@ pub fn archive(journal: &Journal, state: &Dir) -> io::Result<()> {
     )?;
     history.sync()?;
     prune(&history, KEEP)
+}
+
+/// Moves `file` in `dir` to `name` in `dest`: a rename where it can be one, else a durable copy
+/// under a temporary name, renamed into place.
+fn move_original(dir: &Dir, file: &OsStr, dest: &Dir, name: &OsStr) -> io::Result<()> {
+    let shared = dir.stat(file)?.is_some_and(|st| st.stamp.nlink > 1);
+    if !shared {
+        match dir.rename(file, dest, name) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut tmp = name.to_os_string();
+    tmp.push(".tmp");
+    dest.remove_file_if_exists(&tmp)?;
+    let mut from = dir.open_file(file)?;
+    let mut to = dest.create_new(&tmp, 0o600)?;
+    io::copy(&mut from, &mut to)?;
+    to.set_permissions(from.metadata()?.permissions())?;
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = from.metadata()?;
+        let _ = std::os::unix::fs::fchown(&to, Some(meta.uid()), Some(meta.gid()));
+    }
+    to.sync_all()?;
+    dest.rename(&tmp, dest, name)
 }
 
 /// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so
@@ -171,7 +210,7 @@ pub fn newest(state: &Dir) -> io::Result<Option<(Dir, Journal)>> {
             format!("{} records another commit", dir.rel().display()),
         ));
     }
-    journal.validate(&record_dir_of(&journal.id))?;
+    journal.validate(Originals::In(&record_dir_of(&journal.id)))?;
     Ok(Some((dir, journal)))
 }
 

@@ -2,23 +2,27 @@
 //! finished, so a workspace always ends all-old or all-new.
 //!
 //! The journal (`.patchdeck/journal`) is written, fsynced, before any file is touched. It lists
-//! every file with its staged temporary file, its backup and its hashes before and after. A
-//! journal in state `prepared` is rolled back (every file patchdeck replaced is restored from
-//! its backup, checked by hash); one in state `committed` is finished (backups and temporaries
-//! removed, or kept for undo). Rollback is idempotent: running it twice is the same as once.
+//! every file with its staged name (the new content, beside its target), the name its original
+//! is kept under (beside it too, so every move stays on the target's own file system, mount
+//! points inside the root included) and its hashes before and after. A file's original leaves
+//! its name only by an atomic exchange with the staged file, or by a move aside for a deletion;
+//! so at every moment the original is at the target's name, at the staged name or at the
+//! original's name. A journal in state `prepared` is rolled back (each original moved back to
+//! its name, found by hash); one in state `committed` is finished (the originals removed, or
+//! kept for undo). Rollback is idempotent: running it twice is the same as once.
 //!
 //! A journal is read back only when its seal checks ([`super::seal`]: written by patchdeck for
 //! this user on this machine, not brought by a clone or an archive), and only after
-//! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a file path beneath the root, its staged name beside it, a
-//! backup in this commit's own folder); every file operation then goes through [`beneath`],
-//! which never follows a link. A journal planted in a cloned repository therefore cannot reach
-//! outside the root or into `.git`.
+//! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a
+//! file path beneath the root, its staged and original names beside it); every file operation
+//! then goes through [`beneath`], which never follows a link. A journal planted in a cloned
+//! repository therefore cannot reach outside the root or into `.git`.
 
 use super::beneath::{Dir, Kind, Root};
 use super::seal::{Key, Purpose};
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
-use crate::workspace::{check_lexically, STATE_DIR};
+use crate::workspace::check_lexically;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
 use std::io::{self, ErrorKind, Write};
@@ -55,15 +59,25 @@ impl From<WriteKind> for EntryKind {
 pub struct Entry {
     pub path: PathBuf,
     pub kind: EntryKind,
-    /// The temporary file the new content is staged in (none for a deletion).
+    /// The temporary file the new content is staged in, beside the target (none for a
+    /// deletion). Once exchanged with the target, it holds the original.
     pub staged: Option<PathBuf>,
-    /// Where the original is kept until the commit is marked (none for a creation).
+    /// Where the original is kept when it is not at the staged name (none for a creation):
+    /// beside the target while the commit runs (a deletion moves it there; a file system that
+    /// cannot exchange links it there); in the undo history once archived.
     pub backup: Option<PathBuf>,
     pub pre_sha256: Option<String>,
     pub post_sha256: Option<String>,
     /// Folders the commit creates for this file, outermost first.
     pub created_dirs: Vec<PathBuf>,
 }
+
+/// A journal being written: left by a process killed before it renamed it into place.
+pub const JOURNAL_TMP_NAME: &str = JOURNAL_TMP;
+
+/// The journal's format; version 1 kept originals in a folder of patchdeck's own, which a mount
+/// point inside the root could put on another file system.
+pub const VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -72,15 +86,21 @@ pub struct Journal {
     pub id: String,
     pub pid: u32,
     pub state: State,
-    /// Folder (relative to the root) holding this commit's backups.
-    pub backup_dir: PathBuf,
     pub entries: Vec<Entry>,
     /// What was committed, for `undo` to name it.
     #[serde(default)]
     pub label: String,
-    /// Whether the backups go to the undo history when the commit is finished.
+    /// Whether the originals go to the undo history when the commit is finished.
     #[serde(default)]
     pub keep_history: bool,
+}
+
+/// Where a journal's originals are: beside their targets (a live journal), or in a record's
+/// folder of the undo history.
+#[derive(Clone, Copy, Debug)]
+pub enum Originals<'a> {
+    Beside,
+    In(&'a Path),
 }
 
 /// What recovery did.
@@ -111,11 +131,6 @@ pub fn journal_path(state_dir: &Path) -> PathBuf {
     state_dir.join(JOURNAL)
 }
 
-/// The folder (relative to the root) where a commit keeps its backups until it is finished.
-pub fn backup_dir_of(id: &str) -> PathBuf {
-    Path::new(STATE_DIR).join(format!("tx-{id}"))
-}
-
 /// How much of a target's name its staged name repeats: enough to see whose it is, short
 /// enough that the staged name fits any file system's 255-byte limit whatever the target's.
 const NAME_PREFIX: usize = 64;
@@ -125,6 +140,16 @@ const NAME_PREFIX: usize = 64;
 /// staged name is at most about 120 bytes and a commit, or its rollback, never fails on a name
 /// patchdeck chose.
 pub fn staged_name(rel: &Path, id: &str, n: usize) -> PathBuf {
+    beside(rel, id, n, "tmp")
+}
+
+/// `dir/.name.pd-ID-N.orig`: where a deletion moves its original, and where a file system that
+/// cannot exchange keeps a link to it; beside the target, bounded like [`staged_name`].
+pub fn original_name(rel: &Path, id: &str, n: usize) -> PathBuf {
+    beside(rel, id, n, "orig")
+}
+
+fn beside(rel: &Path, id: &str, n: usize, ext: &str) -> PathBuf {
     let name = rel
         .file_name()
         .map(|n| n.to_string_lossy())
@@ -133,7 +158,7 @@ pub fn staged_name(rel: &Path, id: &str, n: usize) -> PathBuf {
     while !name.is_char_boundary(end) {
         end -= 1;
     }
-    rel.with_file_name(format!(".{}.pd-{id}-{n}.tmp", &name[..end]))
+    rel.with_file_name(format!(".{}.pd-{id}-{n}.{ext}", &name[..end]))
 }
 
 impl Journal {
@@ -164,21 +189,21 @@ impl Journal {
                 format!("{}: {e}", state.rel().join(JOURNAL).display()),
             )
         })?;
-        journal.validate(&backup_dir_of(&journal.id))?;
+        journal.validate(Originals::Beside)?;
         Ok(Some(journal))
     }
 
-    /// Holds every path in the journal to the shapes patchdeck writes, with its backups in
-    /// `backup_dir`; anything else means the journal was not written by patchdeck (or was
-    /// damaged), and nothing is done with it.
-    pub fn validate(&self, backup_dir: &Path) -> io::Result<()> {
+    /// Holds every path in the journal to the shapes patchdeck writes, with its originals
+    /// where `originals` says; anything else means the journal was not written by patchdeck
+    /// (or was damaged), and nothing is done with it.
+    pub fn validate(&self, originals: Originals) -> io::Result<()> {
         let bad = |why: String| {
             io::Error::new(
                 ErrorKind::InvalidData,
                 format!("the journal was not written by this version of patchdeck: {why}; nothing was done with it"),
             )
         };
-        if self.version != 1 {
+        if self.version != VERSION {
             return Err(bad(format!("version {}", self.version)));
         }
         let id_ok = self.id.split_once('-').is_some_and(|(nanos, pid)| {
@@ -189,9 +214,6 @@ impl Journal {
         });
         if !id_ok {
             return Err(bad(format!("commit id \"{}\"", self.id)));
-        }
-        if self.backup_dir != backup_dir {
-            return Err(bad(format!("backup folder {}", self.backup_dir.display())));
         }
         for (n, entry) in self.entries.iter().enumerate() {
             let path = entry
@@ -207,7 +229,10 @@ impl Journal {
             let backup_ok = match (entry.kind, &entry.backup) {
                 (EntryKind::Create, None) => true,
                 (EntryKind::Create, Some(_)) | (_, None) => false,
-                (_, Some(backup)) => *backup == backup_dir.join(n.to_string()),
+                (_, Some(backup)) => match originals {
+                    Originals::Beside => *backup == original_name(&entry.path, &self.id, n),
+                    Originals::In(dir) => *backup == dir.join(n.to_string()),
+                },
             };
             let dirs_ok = entry.created_dirs.iter().all(|d| {
                 !d.as_os_str().is_empty() && entry.path.starts_with(d) && *d != entry.path
@@ -222,123 +247,199 @@ impl Journal {
         Ok(())
     }
 
-    /// Undoes or finishes this commit, then removes the journal and its backups.
+    /// Undoes or finishes this commit, then removes the journal.
     pub fn recover(&self, root: &Root, state: &Dir) -> io::Result<Recovery> {
         let mut recovery = Recovery {
             finished: self.state == State::Committed,
             had_journal: true,
             ..Recovery::default()
         };
-        for entry in &self.entries {
-            if let Some(staged) = &entry.staged {
-                match root.parent_of(staged) {
-                    Ok((dir, name)) => dir.remove_file_if_exists(name)?,
-                    Err(e) if e.kind() == ErrorKind::NotFound => {}
-                    Err(e) => return Err(e),
+        match self.state {
+            State::Prepared => {
+                for entry in self.entries.iter().rev() {
+                    rollback_entry(root, entry, &mut recovery)?;
+                }
+            }
+            State::Committed if self.keep_history => super::history::archive(self, root, state)?,
+            State::Committed => {
+                for entry in &self.entries {
+                    remove_beside(root, entry)?;
                 }
             }
         }
-        if self.state == State::Prepared {
-            for entry in self.entries.iter().rev() {
-                rollback_entry(root, entry, &mut recovery)?;
+        if self.state == State::Committed {
+            // As git does, a folder a deletion left empty goes too (best effort: the commit
+            // stands either way).
+            for entry in self.entries.iter().filter(|e| e.kind == EntryKind::Delete) {
+                remove_empty_parents(root, &entry.path);
             }
         }
-        if self.state == State::Committed && self.keep_history {
-            super::history::archive(self, state)?;
-        } else {
-            let name = self.backup_dir.file_name().unwrap_or_default();
-            state.remove_tree(name)?;
-        }
+        state.remove_file_if_exists(OsStr::new(JOURNAL_TMP))?;
         state.remove_file_if_exists(OsStr::new(JOURNAL))?;
         state.sync()?;
         Ok(recovery)
     }
 }
 
-/// Restores one file to its state before the commit, checking hashes so that a partial backup
-/// never replaces an intact original, and a file another program changed meanwhile is never
-/// overwritten.
-fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Result<()> {
-    let current = hash_beneath(root, &entry.path)?;
-    match entry.kind {
-        EntryKind::Create => {
-            match root.parent_of(&entry.path) {
-                Ok((dir, name)) => {
-                    if current.is_some() && current == entry.post_sha256 {
-                        dir.remove_file(name)?;
-                        recovery.removed.push(entry.path.clone());
-                    } else if current.is_some() {
-                        recovery.left_alone.push(entry.path.clone());
-                    }
-                    dir.sync()?;
-                }
-                // Its folder was never (or not wholly) created: nothing of this file exists,
-                // but the folders above it that were made before the kill still must go.
-                Err(e) if e.kind() == ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
-            for created in entry.created_dirs.iter().rev() {
-                // Only empty folders are removed; anything else put there stays.
-                if let Ok((parent, name)) = root.parent_of(created) {
-                    let _ = parent.remove_dir(name);
-                    let _ = parent.sync();
-                }
-            }
+/// Where a file's original is once its commit went past it: at the original's name when it was
+/// moved or linked there, else at the staged name (exchanged with the target). `None` when
+/// neither holds a file any more (archived, or never there).
+pub fn original_of(root: &Root, entry: &Entry) -> io::Result<Option<PathBuf>> {
+    for name in [&entry.backup, &entry.staged].into_iter().flatten() {
+        if matches!(root.stat(name), Ok(Some(st)) if st.kind == Kind::File) {
+            return Ok(Some(name.clone()));
         }
-        EntryKind::Modify | EntryKind::Delete => {
-            let backup = entry.backup.as_deref();
-            if current.is_some() && current == entry.pre_sha256 {
-                // Untouched; the backup (if any) is a link to the same bytes.
-                if let Some(backup) = backup {
-                    match root.parent_of(backup) {
-                        Ok((dir, name)) => dir.remove_file_if_exists(name)?,
-                        // The backup folder was never made: there is nothing to remove.
-                        Err(e) if e.kind() == ErrorKind::NotFound => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-                return Ok(());
-            }
-            let ours = match entry.kind {
-                EntryKind::Delete => current.is_none(),
-                _ => current.is_some() && current == entry.post_sha256,
-            };
-            if !ours {
-                recovery.left_alone.push(entry.path.clone());
-                return Ok(());
-            }
-            let backup = backup.ok_or_else(|| {
-                io::Error::other(format!("{} has no backup", entry.path.display()))
-            })?;
-            let backup_sha = hash_beneath(root, backup)?;
-            if backup_sha.is_none() || backup_sha != entry.pre_sha256 {
-                return Err(io::Error::other(format!(
-                    "{} was changed and its backup {} is missing or incomplete",
-                    entry.path.display(),
-                    backup.display()
-                )));
-            }
-            let (from_dir, from) = root.parent_of(backup)?;
-            let (to_dir, to) = root.parent_of(&entry.path)?;
-            from_dir.rename(from, &to_dir, to)?;
-            to_dir.sync()?;
-            recovery.restored.push(entry.path.clone());
+    }
+    Ok(None)
+}
+
+/// Removes what a finished entry leaves beside its target: the staged name and the
+/// original's name, whichever still hold a file.
+pub fn remove_beside(root: &Root, entry: &Entry) -> io::Result<()> {
+    for name in [&entry.staged, &entry.backup].into_iter().flatten() {
+        match root.parent_of(name) {
+            Ok((dir, file)) => dir.remove_file_if_exists(file)?,
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(())
 }
 
+/// Puts one file back as it was before the commit, wherever the commit had got to with it,
+/// checking hashes: the original is found by its hash, never guessed, and a file another
+/// program changed meanwhile is never overwritten.
+fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Result<()> {
+    let (dir, name) = match root.parent_of(&entry.path) {
+        Ok(found) => found,
+        // Its folder was never (or not wholly) created: nothing of this file exists, but the
+        // folders above it that were made before the kill still must go.
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            remove_created_dirs(root, entry);
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let beside_name = |p: &Option<PathBuf>| {
+        p.as_deref()
+            .and_then(Path::file_name)
+            .map(OsStr::to_os_string)
+    };
+    let (staged, original) = (beside_name(&entry.staged), beside_name(&entry.backup));
+    let hash_of = |n: &Option<std::ffi::OsString>| -> io::Result<Option<String>> {
+        match n {
+            Some(n) => hash_in(&dir, n),
+            None => Ok(None),
+        }
+    };
+    let current = hash_in(&dir, name)?;
+    match entry.kind {
+        EntryKind::Create => {
+            if current.is_some() && current == entry.post_sha256 {
+                dir.remove_file(name)?;
+                recovery.removed.push(entry.path.clone());
+            } else if current.is_some() {
+                recovery.left_alone.push(entry.path.clone());
+            }
+            if let Some(staged) = &staged {
+                dir.remove_file_if_exists(staged)?;
+            }
+            dir.sync()?;
+            remove_created_dirs(root, entry);
+        }
+        EntryKind::Modify | EntryKind::Delete => {
+            let ours = match entry.kind {
+                EntryKind::Delete => current.is_none(),
+                _ => current.is_some() && current == entry.post_sha256,
+            };
+            if current.is_some() && current == entry.pre_sha256 {
+                // Untouched, or already put back.
+            } else if ours {
+                // The target holds what the commit put there (or, for a deletion, nothing):
+                // the original goes back, from wherever it was kept. Found neither there nor
+                // at the staged name (which, exchanged, holds what the target held), it is
+                // lost, and that is an error, not a guess.
+                let from = [&original, &staged]
+                    .into_iter()
+                    .flatten()
+                    .map(|n| Ok((n, hash_of(&Some(n.clone()))?)))
+                    .collect::<io::Result<Vec<_>>>()?;
+                let back = from
+                    .iter()
+                    .find(|(_, h)| h.is_some() && *h == entry.pre_sha256)
+                    .or_else(|| {
+                        // Killed between exchanging and exchanging back a file another program
+                        // had replaced: the staged name holds that program's file, which goes
+                        // back to the target (and is named as left alone).
+                        from.iter().find(|(n, h)| {
+                            Some(*n) == staged.as_ref() && h.is_some() && *h != entry.post_sha256
+                        })
+                    });
+                let Some((back, hash)) = back else {
+                    return Err(io::Error::other(format!(
+                        "{} was changed and its original is no longer beside it ({})",
+                        entry.path.display(),
+                        entry.backup.as_deref().unwrap_or(Path::new("")).display()
+                    )));
+                };
+                dir.rename(back, &dir, name)?;
+                if *hash == entry.pre_sha256 {
+                    recovery.restored.push(entry.path.clone());
+                } else {
+                    recovery.left_alone.push(entry.path.clone());
+                }
+            } else {
+                recovery.left_alone.push(entry.path.clone());
+            }
+            // What is left beside it is the new content, or a second name of the original.
+            for leftover in [&staged, &original].into_iter().flatten() {
+                dir.remove_file_if_exists(leftover)?;
+            }
+            dir.sync()?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the folders above `rel` that are now empty, innermost first, up to the root.
+fn remove_empty_parents(root: &Root, rel: &Path) {
+    let mut dir = rel.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        let removed = root
+            .parent_of(d)
+            .and_then(|(parent, name)| parent.remove_dir(name));
+        if removed.is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// Removes the folders a creation made, innermost first, when nothing else is in them.
+fn remove_created_dirs(root: &Root, entry: &Entry) {
+    for created in entry.created_dirs.iter().rev() {
+        if let Ok((parent, name)) = root.parent_of(created) {
+            let _ = parent.remove_dir(name);
+            let _ = parent.sync();
+        }
+    }
+}
+
+/// The SHA-256 of the regular file `name` in `dir`; `None` when there is none.
+fn hash_in(dir: &Dir, name: &OsStr) -> io::Result<Option<String>> {
+    match dir.stat(name)? {
+        Some(stat) if stat.kind == Kind::File => Ok(Some(sha256_hex(&read_all(dir, name)?))),
+        _ => Ok(None),
+    }
+}
+
 /// The SHA-256 of the regular file at `rel`, reached without following links; `None` when
 /// there is no regular file there.
 pub fn hash_beneath(root: &Root, rel: &Path) -> io::Result<Option<String>> {
-    let (dir, name) = match root.parent_of(rel) {
-        Ok(found) => found,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    match dir.stat(name)? {
-        Some(stat) if stat.kind == Kind::File => Ok(Some(sha256_hex(&read_all(&dir, name)?))),
-        _ => Ok(None),
+    match root.parent_of(rel) {
+        Ok((dir, name)) => hash_in(&dir, name),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -364,8 +465,7 @@ mod tests {
     fn journal(entries: Vec<Entry>) -> Journal {
         let id = format!("{:032x}-42", 7);
         Journal {
-            version: 1,
-            backup_dir: backup_dir_of(&id),
+            version: VERSION,
             id,
             pid: 42,
             state: State::Prepared,
@@ -380,7 +480,7 @@ mod tests {
             path: path.into(),
             kind: EntryKind::Modify,
             staged: Some(staged_name(Path::new(path), id, 0)),
-            backup: Some(backup_dir_of(id).join("0")),
+            backup: Some(original_name(Path::new(path), id, 0)),
             pre_sha256: Some("a".repeat(64)),
             post_sha256: Some("b".repeat(64)),
             created_dirs: Vec::new(),
@@ -405,7 +505,7 @@ mod tests {
     fn a_journal_of_patchdecks_own_shape_is_accepted() {
         let id = format!("{:032x}-42", 7);
         let j = journal(vec![modify("src/app.py", &id)]);
-        assert!(j.validate(&j.backup_dir).is_ok());
+        assert!(j.validate(Originals::Beside).is_ok());
     }
 
     #[test]
@@ -421,14 +521,14 @@ mod tests {
         backup.backup = Some("../victim/tree".into());
         for entry in [outside, climbing, git, backup] {
             let j = journal(vec![entry.clone()]);
-            let err = j.validate(&j.backup_dir).unwrap_err();
+            let err = j.validate(Originals::Beside).unwrap_err();
             assert!(
                 err.to_string().contains("not written by"),
                 "{entry:?}: {err}"
             );
         }
-        let mut j = journal(Vec::new());
-        j.backup_dir = "../victim".into();
-        assert!(j.validate(&backup_dir_of(&j.id)).is_err());
+        let mut j = journal(vec![modify("src/app.py", &id)]);
+        j.version = 1;
+        assert!(j.validate(Originals::Beside).is_err());
     }
 }

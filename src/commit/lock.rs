@@ -70,10 +70,15 @@ impl Lock {
             }
             let took_over_from = read_pid(&mut file);
             let pid = std::process::id();
-            file.set_len(0)
+            let written = file
+                .set_len(0)
                 .and_then(|()| file.rewind())
-                .and_then(|()| writeln!(file, "{pid}"))
-                .map_err(failed)?;
+                .and_then(|()| writeln!(file, "{pid}"));
+            if let Err(e) = written {
+                // Held, so ours to remove: a full disk must not leave a lock file behind.
+                let _ = state.remove_file(OsStr::new(LOCK));
+                return Err(failed(e));
+            }
             return Ok(Lock {
                 state: state.try_clone().map_err(failed)?,
                 file,

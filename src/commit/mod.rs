@@ -25,7 +25,7 @@ use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
 use beneath::{Dir, Kind, Root, Stat};
 use failpoint::{hit, Failpoint};
-use journal::{backup_dir_of, staged_name, Entry, Journal, Recovery, State};
+use journal::{original_name, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -134,13 +134,16 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     let mut tx = Transaction::new(workspace, &writes, &post, sequence, options);
     if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
         let rolled_back = tx.journal.recover(&root, &state);
-        let whole = matches!(&rolled_back, Ok(r) if r.left_alone.is_empty());
+        // Rolled back means the journal is gone and no byte of this commit remains; a file
+        // another program changed meanwhile is named, and left as that program made it.
+        let whole = rolled_back.is_ok();
         let cause = match &rolled_back {
             Ok(r) if !r.left_alone.is_empty() => format!(
                 "{cause}; left as another program changed them during the commit: {}",
                 join_paths(&r.left_alone)
             ),
-            _ => cause.to_string(),
+            Ok(_) => cause.to_string(),
+            Err(e) => format!("{cause}; then rolling back failed: {e}"),
         };
         return Err(Error::CommitFailed {
             path: path.display().to_string(),
@@ -172,7 +175,11 @@ pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Reco
     let journal = state
         .stat(OsStr::new(journal::JOURNAL))
         .map_err(|e| recovery_failed(workspace, e))?;
-    if journal.is_none() && !history::undo_interrupted(&state) {
+    let leftover = state
+        .stat(OsStr::new(journal::JOURNAL_TMP_NAME))
+        .map_err(|e| recovery_failed(workspace, e))?
+        .is_some();
+    if journal.is_none() && !leftover && !history::undo_interrupted(&state) {
         // No interrupted commit; the lock of a process that died holding it may be left.
         return Ok(lock::clear_stale(&state).map(|pid| Recovery {
             stale_lock: Some(pid),
@@ -422,7 +429,6 @@ impl<'a> Transaction<'a> {
         // The sequence number first, zero-padded, so that IDs sort in commit order whatever
         // the clock says (the undo history relies on it); the time and pid keep them unique.
         let id = format!("{sequence:016x}{nanos:016x}-{pid}");
-        let backup_dir = backup_dir_of(&id);
         let mut planned_dirs = BTreeSet::new();
         let entries = writes
             .iter()
@@ -432,7 +438,7 @@ impl<'a> Transaction<'a> {
                 path: w.rel.clone(),
                 kind: w.kind.into(),
                 staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
-                backup: (w.kind != WriteKind::Create).then(|| backup_dir.join(n.to_string())),
+                backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
                 pre_sha256: w.before.as_ref().map(|b| b.sha256.clone()),
                 post_sha256: post_sha256.clone(),
                 created_dirs: if w.kind == WriteKind::Create {
@@ -445,11 +451,10 @@ impl<'a> Transaction<'a> {
         Transaction {
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
-                version: 1,
+                version: journal::VERSION,
                 id,
                 pid,
                 state: State::Prepared,
-                backup_dir,
                 entries,
                 label: options.label.clone(),
                 keep_history: options.keep_history,
@@ -477,11 +482,6 @@ impl<'a> Transaction<'a> {
     ) -> Result<(), StepError> {
         let state_rel = state.rel().to_path_buf();
         self.step("journal", &state_rel, self.journal.save(state))?;
-        let backup_name = self.journal.backup_dir.file_name().unwrap_or_default();
-        self.step("mkdir", &self.journal.backup_dir, state.mkdir(backup_name))?;
-        let backups = state
-            .subdir(backup_name)
-            .map_err(|e| (self.journal.backup_dir.clone(), step_name("mkdir"), e))?;
         for entry in &self.journal.entries {
             for dir in &entry.created_dirs {
                 let made = root
@@ -513,33 +513,19 @@ impl<'a> Transaction<'a> {
                 stage(root, staged, &write.after, mode, owner),
             )
         })?;
-        for (n, (entry, write)) in entries.iter().enumerate() {
-            if entry.backup.is_some() {
-                let shared = write.before.as_ref().is_some_and(|b| b.stamp.nlink > 1);
-                let kept = keep_backup(root, &entry.path, &backups, &n.to_string(), shared);
-                self.step("backup", &entry.path, kept)?;
-            }
-        }
         let dirs: Vec<PathBuf> = entries
             .iter()
             .map(|(e, _)| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        self.step("sync", &self.journal.backup_dir, backups.sync())?;
         self.sync_dirs(root, &dirs)?;
-        for ((entry, _), stamp) in entries.iter().zip(found) {
-            let result = root.parent_of(&entry.path).and_then(|(dir, name)| {
-                still_as_rechecked(&dir, name, stamp.as_ref())?;
-                match &entry.staged {
-                    Some(staged) => {
-                        let staged = staged.file_name().unwrap_or_default();
-                        dir.rename(staged, &dir, name)
-                    }
-                    None => dir.remove_file(name),
-                }
-            });
-            self.step("rename", &entry.path, result)?;
+        for ((entry, write), stamp) in entries.iter().zip(found) {
+            let result = root
+                .parent_of(&entry.path)
+                .and_then(|(dir, name)| hit(self.failpoint, "rename").map(|()| (dir, name)))
+                .and_then(|(dir, name)| put_in_place(&dir, name, entry, write, stamp.as_ref()));
+            result.map_err(|e| (entry.path.clone(), step_name("rename"), e))?;
         }
         self.sync_dirs(root, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
@@ -553,12 +539,6 @@ impl<'a> Transaction<'a> {
         // journal that the next run finishes.
         let _ = hit(self.failpoint, "cleanup")
             .and_then(|()| self.journal.recover(root, state).map(|_| ()));
-        // As git does, a folder a deletion left empty goes too (best effort: the commit stands).
-        for entry in &self.journal.entries {
-            if entry.staged.is_none() {
-                remove_empty_parents(root, &entry.path);
-            }
-        }
         Ok(())
     }
 
@@ -571,8 +551,111 @@ impl<'a> Transaction<'a> {
     }
 }
 
-/// The last check before a rename: the target is still the file the commit re-checked (or
-/// still absent), so a change made while the commit ran is never overwritten.
+/// Puts one file's new content in place (or, for a deletion, moves the file aside), so that
+/// nothing another program wrote since the re-check is lost:
+/// - a modification exchanges the staged file with the target in one step (`RENAME_EXCHANGE`)
+///   and then checks that what came out, now at the staged name, is exactly the verified
+///   original (same file, same bytes); if not, it exchanges them back and stops, the other
+///   program's file in place. Where the file system cannot exchange, the original is linked
+///   beside the target and the target checked just before a plain rename (the README says
+///   what window that leaves);
+/// - a creation renames only if nothing has appeared at the name (`RENAME_NOREPLACE`);
+/// - a deletion moves the target to the original's name and checks it the same way, moving it
+///   back if it is not the verified file.
+fn put_in_place(
+    dir: &Dir,
+    name: &OsStr,
+    entry: &Entry,
+    write: &FileWrite,
+    stamp: Option<&Stamp>,
+) -> io::Result<()> {
+    let beside = |p: &Option<PathBuf>| -> io::Result<std::ffi::OsString> {
+        p.as_deref()
+            .and_then(Path::file_name)
+            .map(OsStr::to_os_string)
+            .ok_or_else(|| io::Error::other("the journal names no file beside the target"))
+    };
+    let changed = || {
+        io::Error::other(format!(
+            "{} was changed by another program just before patchdeck replaced it; it is left as that program made it",
+            dir.rel().join(name).display()
+        ))
+    };
+    match entry.kind {
+        journal::EntryKind::Modify => {
+            let staged = beside(&entry.staged)?;
+            if dir.exchange(&staged, name)? {
+                if !is_verified_original(dir, &staged, stamp, write)? {
+                    dir.exchange(&staged, name)?;
+                    return Err(changed());
+                }
+                return Ok(());
+            }
+            let original = beside(&entry.backup)?;
+            let shared = stamp.is_some_and(|s| s.nlink > 1);
+            keep_beside(dir, name, &original, shared)?;
+            still_as_rechecked(dir, name, stamp)?;
+            dir.rename(&staged, dir, name)
+        }
+        journal::EntryKind::Create => {
+            let staged = beside(&entry.staged)?;
+            match dir.rename_new(&staged, dir, name) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    still_as_rechecked(dir, name, None)?;
+                    dir.rename(&staged, dir, name)
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(io::Error::other(format!(
+                    "{} was created by another program while the commit was running",
+                    dir.rel().join(name).display()
+                ))),
+                Err(e) => Err(e),
+            }
+        }
+        journal::EntryKind::Delete => {
+            let original = beside(&entry.backup)?;
+            dir.remove_file_if_exists(&original)?;
+            dir.rename(name, dir, &original)?;
+            if !is_verified_original(dir, &original, stamp, write)? {
+                // Back where it was, unless yet another file has appeared there meanwhile.
+                if !matches!(dir.rename_new(&original, dir, name), Ok(true)) {
+                    return Err(io::Error::other(format!(
+                        "{} was changed by another program just before patchdeck deleted it; that program's file is kept as {}",
+                        dir.rel().join(name).display(),
+                        dir.rel().join(&original).display()
+                    )));
+                }
+                return Err(changed());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Whether `name` is exactly the file the commit re-checked: the same file (device, inode,
+/// size, modification time) holding the same bytes as were verified.
+fn is_verified_original(
+    dir: &Dir,
+    name: &OsStr,
+    stamp: Option<&Stamp>,
+    write: &FileWrite,
+) -> io::Result<bool> {
+    let (Some(was), Some(before)) = (stamp, write.before.as_ref()) else {
+        return Ok(false);
+    };
+    let Some(Stat { stamp: is, .. }) = dir.stat(name)? else {
+        return Ok(false);
+    };
+    if (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
+        != (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
+    {
+        return Ok(false);
+    }
+    Ok(journal::read_all(dir, name)? == *before.bytes)
+}
+
+/// The last check before a plain rename (where the file system cannot exchange): the target is
+/// still the file the commit re-checked (or still absent).
 fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Result<()> {
     let now = dir.stat(name)?;
     let same = match (stamp, now) {
@@ -593,26 +676,11 @@ fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Res
     }
 }
 
-/// Removes the folders above `rel` that are now empty, innermost first, up to the root.
-fn remove_empty_parents(root: &Root, rel: &Path) {
-    let mut dir = rel.parent();
-    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-        let removed = root
-            .parent_of(d)
-            .and_then(|(parent, name)| parent.remove_dir(name));
-        if removed.is_err() {
-            break;
-        }
-        dir = d.parent();
-    }
-}
-
 fn step_name(step: &str) -> &'static str {
     match step {
         "journal" => "writing the journal",
         "mkdir" => "creating a folder",
         "stage" => "staging the new content",
-        "backup" => "keeping a backup of the original",
         "sync" => "syncing a folder to disk",
         "rename" => "moving the new content into place",
         "mark" => "marking the journal committed",
@@ -664,18 +732,16 @@ fn stage(
     file.sync_all()
 }
 
-/// Keeps the original's bytes as `name` in `backups`: a hard link when the original has no
-/// other name, else a durable copy (a link would share the inode with the other names, whose
-/// later edits would then change the saved original).
-fn keep_backup(root: &Root, rel: &Path, backups: &Dir, name: &str, shared: bool) -> io::Result<()> {
-    let (dir, target) = root.parent_of(rel)?;
-    let name = OsStr::new(name);
-    backups.remove_file_if_exists(name)?;
-    if !shared && dir.hard_link(target, backups, name).is_ok() {
+/// Keeps the original `target` as `original` beside it, where the file system cannot
+/// exchange: a hard link when it has no other name, else a durable copy (a link would share
+/// the inode with the other names, whose later edits would then change the saved original).
+fn keep_beside(dir: &Dir, target: &OsStr, original: &OsStr, shared: bool) -> io::Result<()> {
+    dir.remove_file_if_exists(original)?;
+    if !shared && dir.hard_link(target, dir, original).is_ok() {
         return Ok(());
     }
     let mut from: File = dir.open_file(target)?;
-    let mut to = backups.create_new(name, 0o600)?;
+    let mut to = dir.create_new(original, 0o600)?;
     io::copy(&mut from, &mut to)?;
     to.set_permissions(from.metadata()?.permissions())?;
     to.sync_all()

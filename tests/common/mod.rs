@@ -178,41 +178,16 @@ pub fn json_out(output: &Output) -> Value {
     })
 }
 
-/// Runs a command to its end, its output captured, with what the kernel counted for that one
-/// process (`wait4`): its peak resident size is its own, not the largest of every child this
-/// test binary has run.
-#[allow(
-    clippy::zombie_processes,
-    reason = "reaped by wait4, which also gives its usage"
-)]
-pub fn run_measured(command: &mut Command) -> (Output, libc::rusage) {
-    use std::io::Read;
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::{ExitStatus, Stdio};
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).unwrap();
-        bytes
-    });
-    let mut stderr = Vec::new();
-    err.read_to_end(&mut stderr).unwrap();
-    let stdout = reader.join().unwrap();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child, which std has not reaped (its Child is not waited on).
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
-    let output = Output {
-        status: ExitStatus::from_raw(status),
-        stdout,
-        stderr,
-    };
-    (output, usage)
+/// Runs patchdeck's command to its end, its output captured, with its peak resident memory
+/// in MiB as the binary itself reports it (`PATCHDECK_REPORT_PEAK`, debug builds): the
+/// kernel's count for a child also holds the memory of the test runner that spawned it.
+pub fn run_measured(command: &mut Command) -> (Output, u64) {
+    let output = command.env("PATCHDECK_REPORT_PEAK", "1").output().unwrap();
+    let text = stderr(&output);
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("patchdeck: peak memory: "))
+        .and_then(|v| v.trim_end_matches(" kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("patchdeck did not report its peak memory: {text}"));
+    (output, kib / 1024)
 }

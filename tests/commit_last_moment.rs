@@ -1,0 +1,191 @@
+//! The last moment of a commit: another program writes a target after the commit re-checked
+//! it and before the new content takes its name. The commit is stopped right there
+//! (`rename=stop`, SIGSTOP), the test plays the other program, and lets it go on: what the other
+//! program wrote must be what the file holds after, the commit must stop saying so, and nothing
+//! of it may remain. Hard-linked originals come back as the same file, links intact.
+
+use crate::common::{patchdeck_env, stderr, tree, workspace_with};
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Starts `patchdeck apply` of `batch`, armed to stop at the `nth` rename.
+fn apply_stopping_at(root: &Path, batch: &Path, nth: usize) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args([
+            "apply",
+            "--root",
+            root.to_str().unwrap(),
+            batch.to_str().unwrap(),
+        ])
+        .env("PATCHDECK_FAILPOINT", format!("rename:{nth}=stop"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the process has stopped itself.
+fn wait_stopped(child: &Child) {
+    let start = Instant::now();
+    loop {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap_or_default();
+        // The state follows the command name in parentheses.
+        if stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('T'))
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "patchdeck never reached its failpoint: {stat}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn resume(child: Child) -> std::process::Output {
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGCONT) };
+    child.wait_with_output().unwrap()
+}
+
+fn no_leftovers(root: &Path) {
+    let left: Vec<_> = tree(root)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".pd-") || p.starts_with(".patchdeck/journal"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-old b\n+new b\n",
+    )
+    .unwrap();
+    // Replaced by a new file (a new inode), or written in place with its time put back (the
+    // same inode and stamp: only its bytes tell).
+    for in_place in [false, true] {
+        let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
+        let child = apply_stopping_at(ws.path(), &batch, 2);
+        wait_stopped(&child);
+        let target = ws.path().join("b.txt");
+        if in_place {
+            let times = fs::metadata(&target).unwrap();
+            let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
+            use std::io::Write;
+            // As long as the original, so that size and time are the verified ones.
+            (&file).write_all(b"OLD B\n").unwrap();
+            file.set_times(
+                fs::FileTimes::new()
+                    .set_modified(times.modified().unwrap())
+                    .set_accessed(times.accessed().unwrap()),
+            )
+            .unwrap();
+        } else {
+            fs::write(outside.path().join("theirs"), "their b\n").unwrap();
+            fs::rename(outside.path().join("theirs"), &target).unwrap();
+        }
+        let theirs = fs::read(&target).unwrap();
+        let out = resume(child);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("b.txt was changed by another program just before patchdeck replaced it"),
+            "{err}"
+        );
+        assert_eq!(fs::read(&target).unwrap(), theirs, "in place: {in_place}");
+        assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old a\n");
+        no_leftovers(ws.path());
+        let again = patchdeck_env(&["recover", "--root", ws.path().to_str().unwrap()], &[]);
+        assert!(
+            String::from_utf8_lossy(&again.stdout).contains("nothing to recover"),
+            "{}",
+            stderr(&again)
+        );
+    }
+}
+
+#[test]
+fn a_file_created_just_before_its_rename_is_kept_and_the_commit_stops() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.json");
+    fs::write(
+        &batch,
+        r#"{"root": ".", "files": [{"path": "new.txt", "content": "ours\n"}]}"#,
+    )
+    .unwrap();
+    let ws = workspace_with(&[]);
+    let child = apply_stopping_at(ws.path(), &batch, 1);
+    wait_stopped(&child);
+    fs::write(ws.path().join("new.txt"), "theirs\n").unwrap();
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("was created by another program while the commit was running"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(ws.path().join("new.txt")).unwrap(), b"theirs\n");
+    no_leftovers(ws.path());
+}
+
+#[test]
+fn a_file_replaced_just_before_its_deletion_is_kept_and_the_commit_stops() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.json");
+    fs::write(
+        &batch,
+        r#"{"root": ".", "files": [{"path": "gone.txt", "operation": "delete"}]}"#,
+    )
+    .unwrap();
+    let ws = workspace_with(&[("gone.txt", b"old\n")]);
+    let child = apply_stopping_at(ws.path(), &batch, 1);
+    wait_stopped(&child);
+    fs::write(outside.path().join("theirs"), "theirs\n").unwrap();
+    fs::rename(outside.path().join("theirs"), ws.path().join("gone.txt")).unwrap();
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("gone.txt")).unwrap(), b"theirs\n");
+    no_leftovers(ws.path());
+}
+
+/// With `--allow-hard-links`, a failed commit gives the name its original file back: the same
+/// inode its other names share, not a copy that would break the link.
+#[test]
+fn a_rolled_back_hard_linked_file_is_the_same_file_again() {
+    let ws = workspace_with(&[("a.txt", b"old a\n"), ("z.txt", b"old z\n")]);
+    fs::hard_link(ws.path().join("a.txt"), ws.path().join("other-name.txt")).unwrap();
+    let inode = fs::metadata(ws.path().join("a.txt")).unwrap().ino();
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-old z\n+new z\n",
+    )
+    .unwrap();
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck_env(
+        &[
+            "apply",
+            "--allow-hard-links",
+            "--root",
+            root,
+            batch.to_str().unwrap(),
+        ],
+        &[("PATCHDECK_FAILPOINT", "rename:2")],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let meta = fs::metadata(ws.path().join("a.txt")).unwrap();
+    assert_eq!(meta.ino(), inode, "a.txt is its original file again");
+    assert_eq!(meta.nlink(), 2, "and still shares it with other-name.txt");
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old a\n");
+    no_leftovers(ws.path());
+}
