@@ -243,7 +243,13 @@ impl Report {
                         .map(|b| b.status)
                         .chain(file_blocked)
                         .max();
+                    // A change written by an override (moved with --relocate, edited) no
+                    // longer conflicts: it was applied.
+                    let written_over = applied.is_some()
+                        && change_check.status != Status::Ok
+                        && written.contains(&(index, &change.id));
                     let counted = match held {
+                        _ if written_over => Status::Ok,
                         Some(status) if status > change_check.status => {
                             if change_check.status == Status::Ok {
                                 summary.blocked += 1;

@@ -162,7 +162,7 @@ impl Workspace {
             }
             Exact::Missing => {}
         }
-        // Then every spelling that matches case-insensitively.
+        // Then every spelling that matches ignoring case and Unicode normalisation.
         let mut found = Vec::new();
         self.search_case_insensitive(PathBuf::new(), &components, &mut found)?;
         match found.len() {
@@ -179,7 +179,7 @@ impl Workspace {
                 Err(PathProblem::new(
                     "ambiguous_path",
                     format!(
-                        "docPath \"{doc_path}\" matches {} files that differ only in case: {}",
+                        "docPath \"{doc_path}\" matches {} files that differ only in case or Unicode normalisation: {}",
                         names.len(),
                         names.join(", ")
                     ),
@@ -251,7 +251,7 @@ impl Workspace {
         let Some((first, rest)) = components.split_first() else {
             return Ok(());
         };
-        let wanted = first.to_lowercase();
+        let wanted = fold(first);
         for name in self.listing(&rel) {
             if !same_name(&name, &wanted, &rel)? {
                 continue;
@@ -289,7 +289,7 @@ impl Workspace {
                 rel = exact;
                 continue;
             }
-            let wanted = component.to_lowercase();
+            let wanted = fold(component);
             let mut matches: Vec<OsString> = Vec::new();
             for name in self.listing(&rel) {
                 if same_name(&name, &wanted, &rel)?
@@ -308,7 +308,7 @@ impl Workspace {
                     return Err(PathProblem::new(
                         "ambiguous_path",
                         format!(
-                        "folder \"{}\" matches several folders that differ only in case under {}",
+                        "folder \"{}\" matches several folders that differ only in case or Unicode normalisation under {}",
                         component,
                         if rel.as_os_str().is_empty() {
                             Path::new(".")
@@ -384,14 +384,21 @@ impl Workspace {
     }
 }
 
-/// Whether a name on disk matches `wanted` (lowercase) case-insensitively. A name that is not
-/// UTF-8 is never matched: when it would read as `wanted` with its bad bytes replaced by
+/// A name as patchdeck identifies files: Unicode NFC, then lowercase, so that `café` typed
+/// precomposed and `café` typed with a combining accent (as macOS writes names) are one name.
+fn fold(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect::<String>().to_lowercase()
+}
+
+/// Whether a name on disk matches `wanted` (folded by [`fold`]) ignoring case and Unicode
+/// normalisation. A name that is not UTF-8 is never matched: when it would read as `wanted` with its bad bytes replaced by
 /// U+FFFD, that is an error naming its bytes, not a guess (and not a file `apply` could journal).
 fn same_name(name: &OsString, wanted: &str, folder: &Path) -> Result<bool, PathProblem> {
     if let Some(name) = name.to_str() {
-        return Ok(name.to_lowercase() == wanted);
+        return Ok(fold(name) == wanted);
     }
-    if name.to_string_lossy().to_lowercase() == wanted {
+    if fold(&name.to_string_lossy()) == wanted {
         let bytes = name.as_encoded_bytes().escape_ascii().to_string();
         return Err(PathProblem::new(
             "not_utf8_name",
@@ -517,7 +524,29 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
         return Err(outside("starts with a drive letter"));
     }
+    // Linux's limits (PATH_MAX, NAME_MAX): a longer path cannot be opened at all, and would
+    // otherwise read as a missing file.
+    if bytes.len() >= 4096 {
+        return Err(PathProblem::new(
+            "path_too_long",
+            format!(
+                "docPath of {} bytes is longer than a path may be (4,095 bytes): \"{}…\"",
+                bytes.len(),
+                doc_path.chars().take(60).collect::<String>().escape_debug()
+            ),
+        ));
+    }
     let components: Vec<&str> = doc_path.split('/').collect();
+    if let Some(long) = components.iter().find(|c| c.len() > 255) {
+        return Err(PathProblem::new(
+            "path_too_long",
+            format!(
+                "docPath \"{}…\" has a name of {} bytes, longer than a file name may be (255 bytes)",
+                doc_path.chars().take(60).collect::<String>().escape_debug(),
+                long.len()
+            ),
+        ));
+    }
     for (i, component) in components.iter().enumerate() {
         match *component {
             ".." => return Err(outside("climbs out with \"..\"")),

@@ -407,6 +407,23 @@ fn relocate_applies_a_moved_change_where_its_lines_are() {
         app.lines().nth(18),
         Some("        log.info(\"loaded %d items\", len(self.items))")
     );
+    // Applied where it was found, the change no longer counts as a conflict: `conflicts` is
+    // above 0 exactly when conflicts block.
+    let ws = sample_workspace();
+    let out = run(
+        ws.path(),
+        &[
+            "apply",
+            "--json",
+            "--relocate",
+            "--allow-sha-mismatch",
+            &sample("moved-line.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = &json_out(&out)["summary"];
+    assert_eq!(summary["conflicts"], 0, "{summary}");
+    assert_eq!(summary["applied"], summary["changes"], "{summary}");
 }
 
 #[test]

@@ -189,3 +189,50 @@ fn undo_refuses_a_damaged_saved_original_and_writes_nothing() {
     );
     assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"new\n");
 }
+
+/// Two first commits in a workspace at the same moment both make patchdeck's folder: neither
+/// may fail because the other made it first.
+#[test]
+fn two_first_commits_at_once_both_succeed() {
+    let outside = tempfile::tempdir().unwrap();
+    let a = outside.path().join("a.json");
+    let b = outside.path().join("b.json");
+    fs::write(
+        &a,
+        r#"{"root": ".", "files": [{"path": "a.txt", "content": "a\n"}]}"#,
+    )
+    .unwrap();
+    fs::write(
+        &b,
+        r#"{"root": ".", "files": [{"path": "b.txt", "content": "b\n"}]}"#,
+    )
+    .unwrap();
+    for trial in 0..30 {
+        let ws = workspace_with(&[]);
+        let root = ws.path().to_str().unwrap();
+        let spawn = |batch: &Path| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+                .args(["apply", "--root", root, batch.to_str().unwrap()])
+                .stderr(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (spawn(&a), spawn(&b));
+        for child in [first, second] {
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "trial {trial}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"a\n");
+        assert_eq!(fs::read(ws.path().join("b.txt")).unwrap(), b"b\n");
+        assert_eq!(
+            fs::read(ws.path().join(".patchdeck/.gitignore")).unwrap(),
+            b"# patchdeck's own state\n*\n"
+        );
+    }
+}

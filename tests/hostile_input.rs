@@ -100,6 +100,10 @@ fn lexically_hostile_paths_are_refused() {
     ] {
         assert_refused(none, doc, kind);
     }
+    // Longer than Linux lets a path or a name be: refused as such, not read as missing.
+    let deep = vec!["d".repeat(200); 21].join("/");
+    assert_refused(none, &deep, "path_too_long");
+    assert_refused(none, &format!("a/{}.txt", "n".repeat(300)), "path_too_long");
 }
 
 #[test]
@@ -448,5 +452,42 @@ fn endless_decisions_and_config_files_are_refused_at_their_limit() {
             "{args:?}: peak resident size {peak_mib} MiB"
         );
         assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"x\n");
+    }
+}
+
+/// `café.txt` typed precomposed (NFC) names the file a Mac wrote decomposed (NFD), as a case
+/// variant names it: patchdeck writes that file, never a look-alike twin beside it.
+#[test]
+fn a_name_in_another_unicode_normalisation_is_the_same_file() {
+    let nfd = "cafe\u{301}.txt";
+    let nfc = "caf\u{e9}.txt";
+    for doc in [nfc.to_owned(), nfc.to_uppercase()] {
+        let ws = workspace_with(&[(nfd, b"old\n")]);
+        let outside = tempfile::tempdir().unwrap();
+        let batch = outside.path().join("b.json");
+        fs::write(
+            &batch,
+            serde_json::json!({"root": ".", "files": [{"path": doc, "content": "new\n"}]})
+                .to_string(),
+        )
+        .unwrap();
+        let out = patchdeck(&[
+            "apply",
+            "--root",
+            ws.path().to_str().unwrap(),
+            batch.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{doc}: {}", stderr(&out));
+        let names: Vec<_> = fs::read_dir(ws.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != ".patchdeck")
+            .collect();
+        assert_eq!(
+            names,
+            [std::ffi::OsString::from(nfd)],
+            "{doc}: a twin was made"
+        );
+        assert_eq!(fs::read(ws.path().join(nfd)).unwrap(), b"new\n");
     }
 }

@@ -296,12 +296,25 @@ fn ensure_state_dir(root: &Root) -> Result<Dir> {
         }
         Ok(None) => {
             // The folder ignores itself, so patchdeck's state never shows in `git status`.
-            top.mkdir(name)
-                .and_then(|()| top.subdir(name))
-                .and_then(|state| {
-                    state
-                        .create_new(OsStr::new(".gitignore"), 0o644)?
-                        .write_all(b"# patchdeck's own state\n*\n")
+            // Another patchdeck making it at the same moment is no error: whichever made it,
+            // it is there (and its .gitignore is written once, complete, by its maker).
+            let exists = |r: io::Result<()>| match r {
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+                other => other.map(|()| true),
+            };
+            exists(top.mkdir(name))
+                .and_then(|made| {
+                    let state = top.subdir(name)?;
+                    if !made {
+                        return Ok(());
+                    }
+                    let mut ignore = state.create_new(OsStr::new(".gitignore.tmp"), 0o644)?;
+                    ignore.write_all(b"# patchdeck's own state\n*\n")?;
+                    state.rename(
+                        OsStr::new(".gitignore.tmp"),
+                        &state,
+                        OsStr::new(".gitignore"),
+                    )
                 })
                 .map_err(|e| failed("creating patchdeck's state folder", e.to_string()))?;
         }
