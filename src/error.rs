@@ -144,7 +144,7 @@ impl Error {
                 Some("fix the cause, then run `patchdeck recover` again".into())
             }
             Error::Foreign { record, .. } => Some(format!(
-                "if this workspace came from elsewhere, that record is not yours to act on: check the files it names, then remove {} by hand (with the tx-* folders beside a journal)",
+                "if this workspace came from elsewhere, that record is not yours to act on: check the files it names, then remove {} by hand (and, for a journal, the .NAME.pd-* files beside the files it names)",
                 record.display()
             )),
             _ => None,

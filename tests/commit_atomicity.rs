@@ -485,3 +485,42 @@ fn a_commit_stopped_between_two_new_folders_removes_the_first() {
         assert_no_leftovers(ws.path());
     }
 }
+
+/// Recovering a large commit takes a while (a 100,000-file one took a minute): in a terminal,
+/// a progress line says what is happening. Recovery is slowed here at its first file.
+#[test]
+fn a_slow_recovery_shows_progress_in_a_terminal() {
+    let ws = sample_workspace();
+    let root = ws.path().to_str().unwrap();
+    // The terminal's patchdeck runs with this home: the killed one must too, to seal its
+    // journal with the same key.
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join(".local/state");
+    let out = patchdeck_env(
+        &["apply", "--root", root, &clean_batch()],
+        &[
+            ("PATCHDECK_FAILPOINT", "rename:3=kill"),
+            ("XDG_STATE_HOME", state.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), None);
+    let mut term = crate::common::terminal::Terminal::start(
+        home.path(),
+        &["recover", "--root", root],
+        &[
+            ("PATCHDECK_FAILPOINT", "recover:1=sleep"),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    term.wait_for("patchdeck: recovering an interrupted commit...");
+    let (status, screen) = term.wait_exit();
+    assert_eq!(status, 0, "{screen}");
+    assert!(
+        screen.contains("rolled back an interrupted commit"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("recovering an interrupted commit..."),
+        "the line is erased: {screen}"
+    );
+}

@@ -312,7 +312,7 @@ fn open(
     root: &std::path::Path,
     access: pipeline::Access,
 ) -> Result<pipeline::Opened, Error> {
-    let opened = pipeline::open(root, access, LOCK_WAIT)?;
+    let opened = open_quietly(ctx, root, access)?;
     if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
         output::eprintln(format!(
             "patchdeck: {}",
@@ -326,6 +326,25 @@ fn open(
         ));
     }
     Ok(opened)
+}
+
+/// Opens the workspace, with progress on standard error while an interrupted commit is
+/// recovered, leaving what recovery did for the caller to say.
+fn open_quietly(
+    ctx: &Ctx,
+    root: &std::path::Path,
+    access: pipeline::Access,
+) -> Result<pipeline::Opened, Error> {
+    // Recovering a large commit can take a while: say so once it does.
+    let recovering = access == pipeline::Access::Write
+        && std::fs::symlink_metadata(root.join(".patchdeck/journal")).is_ok();
+    let progress = progress::Progress::start(
+        ctx.progress && recovering,
+        "recovering an interrupted commit",
+    );
+    let opened = pipeline::open(root, access, LOCK_WAIT);
+    drop(progress);
+    opened
 }
 
 /// The exit status for a verification or plan outcome.

@@ -1,7 +1,7 @@
 //! `patchdeck recover`: roll back or finish a commit that was interrupted.
 
 use super::output::print;
-use super::{Ctx, LOCK_WAIT};
+use super::Ctx;
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::pipeline;
@@ -23,7 +23,7 @@ pub struct RecoverArgs {
 }
 
 pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = pipeline::open(&args.root, pipeline::Access::Write, LOCK_WAIT)?;
+    let opened = super::open_quietly(ctx, &args.root, pipeline::Access::Write)?;
     if args.json {
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()

@@ -3,9 +3,11 @@
 //! A failpoint spec is `STEP[:N][=ACTION]`: at the N-th time (from 1; any time when omitted)
 //! the commit reaches STEP, ACTION happens: `error` (the default) returns an I/O error, `enospc`
 //! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would,
-//! and `stop` stops it (SIGSTOP) until a test that raced it sends SIGCONT.
-//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `mark`, `cleanup`, and
-//! `forget` (an undo's, between restoring the files and forgetting their record). The CLI
+//! `stop` stops it (SIGSTOP) until a test that raced it sends SIGCONT, and `sleep` makes that
+//! step take a second and a half (the process's other threads go on).
+//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `mark`, `cleanup`, `forget` (an
+//! undo's, between restoring the files and forgetting their record), and `recover` (each file
+//! recovery rolls back; armed from the environment by [`from_env`]). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
 use std::io;
@@ -18,6 +20,7 @@ pub enum Action {
     Denied,
     Kill,
     Stop,
+    Sleep,
 }
 
 /// One armed failpoint.
@@ -31,8 +34,18 @@ pub struct Failpoint {
 
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "sync", "rename", "mark", "cleanup", "forget",
+    "journal", "mkdir", "stage", "sync", "rename", "mark", "cleanup", "forget", "recover",
 ];
+
+/// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`
+/// feature, for the steps no command passes one to (recovery runs before any command's
+/// options exist); `None` otherwise, or when the spec does not parse.
+pub fn from_env() -> Option<Failpoint> {
+    if !cfg!(any(debug_assertions, feature = "failpoints")) {
+        return None;
+    }
+    Failpoint::parse(&std::env::var("PATCHDECK_FAILPOINT").ok()?).ok()
+}
 
 impl Failpoint {
     /// Parses `STEP[:N][=ACTION]`.
@@ -47,11 +60,10 @@ impl Failpoint {
             "eacces" => Action::Denied,
             "kill" => Action::Kill,
             "stop" => Action::Stop,
-            other => {
-                return Err(format!(
-                    "unknown failpoint action \"{other}\" (error, enospc, eacces, kill, stop)"
-                ))
-            }
+            "sleep" => Action::Sleep,
+            other => return Err(format!(
+                "unknown failpoint action \"{other}\" (error, enospc, eacces, kill, stop, sleep)"
+            )),
         };
         let (step, nth) = match point.split_once(':') {
             Some((s, n)) => (
@@ -99,6 +111,10 @@ impl Failpoint {
                 unsafe {
                     libc::kill(libc::getpid(), libc::SIGSTOP);
                 }
+                Ok(())
+            }
+            Action::Sleep => {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
                 Ok(())
             }
             Action::Error => Err(io::Error::other(format!("injected failure at {step}"))),

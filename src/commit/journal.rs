@@ -256,7 +256,9 @@ impl Journal {
         };
         match self.state {
             State::Prepared => {
+                let failpoint = super::failpoint::from_env();
                 for entry in self.entries.iter().rev() {
+                    super::failpoint::hit(failpoint.as_ref(), "recover")?;
                     rollback_entry(root, entry, &mut recovery)?;
                 }
             }
