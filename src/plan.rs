@@ -87,6 +87,20 @@ impl Remedy {
 }
 
 impl Blocker {
+    /// A conflict between two file patches of the batch, held on `file`: no flag lifts it,
+    /// only rejecting the changes of one of them.
+    fn between_files(file: usize, message: String) -> Blocker {
+        Blocker {
+            file,
+            change: None,
+            status: Status::Conflict,
+            restates_problem: false,
+            remedy: None,
+            cli_hint: String::new(),
+            message,
+        }
+    }
+
     /// The message with the command line's remedy, as the CLI and the report say it.
     pub fn cli_text(&self) -> String {
         format!("{}{}", self.message, self.cli_hint)
@@ -524,14 +538,9 @@ fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
         }
     }
     for (file, as_file, under, rel) in found {
-        plan.blockers.push(Blocker {
+        plan.blockers.push(Blocker::between_files(
             file,
-            change: None,
-            status: Status::Conflict,
-            restates_problem: false,
-            remedy: None,
-            cli_hint: String::new(),
-            message: format!(
+            format!(
                 "path conflict: file patch {} ({}) writes {} as a file, and file patch {} ({}) writes {} inside it, as if it were a folder; accept the changes of only one",
                 file + 1,
                 batch.files[file].id,
@@ -540,7 +549,7 @@ fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
                 batch.files[under].id,
                 rel.display()
             ),
-        });
+        ));
     }
 }
 
@@ -561,14 +570,9 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
         }
     }
     for (first, second, rel) in twice {
-        plan.blockers.push(Blocker {
-            file: second,
-            change: None,
-            status: Status::Conflict,
-            restates_problem: false,
-            remedy: None,
-            cli_hint: String::new(),
-            message: format!(
+        plan.blockers.push(Blocker::between_files(
+            second,
+            format!(
                 "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",
                 rel.display(),
                 first + 1,
@@ -576,6 +580,6 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
                 batch.files[first].id,
                 batch.files[second].id
             ),
-        });
+        ));
     }
 }

@@ -24,6 +24,15 @@ fn apply(root: &Path, batch: &Path) {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// A batch, labelled "FROM to TO", that turns `a.txt` from the line FROM to the line TO.
+fn one_line_batch(dir: &Path, from: &str, to: &str) -> std::path::PathBuf {
+    let batch = json!({"batchLabel": format!("{from} to {to}"), "files": [{"docPath": "a.txt", "originalSha256": sha(format!("{from}\n").as_bytes()),
+        "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [from], "newLines": [to]}]}]});
+    let path = dir.join(format!("{to}.json"));
+    fs::write(&path, batch.to_string()).unwrap();
+    path
+}
+
 fn undo_cli(root: &Path) -> std::process::Output {
     patchdeck(&["undo", "--root", root.to_str().unwrap()])
 }
@@ -87,13 +96,7 @@ fn undo_refuses_when_a_written_file_changed_since_and_writes_nothing() {
 fn undo_twice_undoes_the_two_last_batches_in_turn() {
     let ws = common::workspace_with(&[("a.txt", b"one\n")]);
     let dir = tempfile::tempdir().unwrap();
-    let step = |from: &str, to: &str| {
-        let batch = json!({"batchLabel": format!("{from} to {to}"), "files": [{"docPath": "a.txt", "originalSha256": sha(format!("{from}\n").as_bytes()),
-            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [from], "newLines": [to]}]}]});
-        let path = dir.path().join(format!("{to}.json"));
-        fs::write(&path, batch.to_string()).unwrap();
-        path
-    };
+    let step = |from: &str, to: &str| one_line_batch(dir.path(), from, to);
     apply(ws.path(), &step("one", "two"));
     apply(ws.path(), &step("two", "three"));
     assert!(stdout(&undo_cli(ws.path())).contains("undid \"two to three\""));
@@ -225,13 +228,7 @@ fn an_undo_killed_before_it_forgot_its_record_is_finished_by_the_next_command() 
     let ws = common::workspace_with(&[("a.txt", b"one\n")]);
     let root = ws.path().to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let step = |from: &str, to: &str| {
-        let batch = json!({"batchLabel": format!("{from} to {to}"), "files": [{"docPath": "a.txt", "originalSha256": sha(format!("{from}\n").as_bytes()),
-            "changes": [{"operation": "replace", "startLine": 1, "endLine": 1, "expectedOriginalLines": [from], "newLines": [to]}]}]});
-        let path = dir.path().join(format!("{to}.json"));
-        fs::write(&path, batch.to_string()).unwrap();
-        path
-    };
+    let step = |from: &str, to: &str| one_line_batch(dir.path(), from, to);
     apply(ws.path(), &step("one", "two"));
     apply(ws.path(), &step("two", "three"));
     let killed = patchdeck_env(

@@ -61,9 +61,11 @@ impl Failpoint {
             "kill" => Action::Kill,
             "stop" => Action::Stop,
             "sleep" => Action::Sleep,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "unknown failpoint action \"{other}\" (error, enospc, eacces, kill, stop, sleep)"
-            )),
+            ))
+            }
         };
         let (step, nth) = match point.split_once(':') {
             Some((s, n)) => (
