@@ -92,6 +92,9 @@ pub enum Error {
         cause: String,
         restored: bool,
     },
+    /// A file the last commit wrote cannot be read to check it before an undo: nothing was
+    /// written.
+    UndoUnreadable { path: PathBuf, cause: String },
     /// A journal or undo record that patchdeck did not write for this user on this machine
     /// (its seal does not check): nothing was done with it.
     Foreign { record: PathBuf, why: String },
@@ -115,6 +118,7 @@ impl Error {
             | Error::CommitFailed { .. }
             | Error::RecoveryFailed { .. }
             | Error::UndoFailed { .. }
+            | Error::UndoUnreadable { .. }
             | Error::Foreign { .. } => exit::COMMIT_FAILED,
         }
     }
@@ -246,6 +250,11 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "cannot undo: the undo history {} cannot be read: {cause}; nothing was written",
+                path.display()
+            ),
+            Error::UndoUnreadable { path, cause } => write!(
+                f,
+                "cannot undo: {} cannot be read to check it is as the commit left it: {cause}; nothing was written",
                 path.display()
             ),
             Error::UndoFailed {

@@ -6,6 +6,7 @@
 //! `show`, `diff`, `--read-only`, `--dry-run`) writes nothing, and only says that an
 //! interrupted commit is waiting.
 
+pub use crate::commit::journal::Progress;
 use crate::commit::journal::Recovery;
 use crate::commit::{self, CommitOptions, Committed};
 use crate::error::{Error, Result};
@@ -38,12 +39,26 @@ pub struct Opened {
 /// Opens the workspace at `root`; to write, it first recovers an interrupted commit if there
 /// is one.
 pub fn open(root: &Path, access: Access, lock_wait: Duration) -> Result<Opened> {
+    open_counted(root, access, lock_wait, &Progress::default())
+}
+
+/// [`open`], counting in `progress` the files an interrupted commit's recovery has done (for a
+/// progress line on another thread).
+pub fn open_counted(
+    root: &Path,
+    access: Access,
+    lock_wait: Duration,
+    progress: &Progress,
+) -> Result<Opened> {
     let workspace = Workspace::open(root).map_err(|e| Error::Root {
         root: root.to_path_buf(),
         message: e.to_string(),
     })?;
     let (recovered, interrupted) = match access {
-        Access::Write => (commit::recover(&workspace, lock_wait)?, None),
+        Access::Write => (
+            commit::recover_counted(&workspace, lock_wait, progress)?,
+            None,
+        ),
         Access::Read => (None, commit::pending(&workspace)),
     };
     Ok(Opened {

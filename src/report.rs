@@ -37,6 +37,10 @@ pub struct Report {
     /// A command that only reads found an interrupted commit waiting, and left it alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted_commit: Option<Interrupted>,
+    /// Files an apply wrote that now belong to the writer: their owner or group could not be
+    /// kept (this user may not give a file to another user, or to a group it is not in).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owner_not_kept: Vec<String>,
 }
 
 /// An interrupted commit a reading command found and left for `patchdeck recover`.
@@ -317,6 +321,15 @@ impl Report {
             blocked_text: None,
             staging: None,
             interrupted_commit: None,
+            owner_not_kept: applied
+                .and_then(|a| a.committed)
+                .map(|c| {
+                    c.owner_not_kept
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 
@@ -387,6 +400,12 @@ impl Report {
         }
         for line in &self.overrides {
             let _ = writeln!(out, "override: {line}");
+        }
+        for path in &self.owner_not_kept {
+            let _ = writeln!(
+                out,
+                "{path}: warning: written as yours: its owner and group could not be kept (only root may give a file to another user)"
+            );
         }
         for line in self.blocked_text.as_ref().unwrap_or(&self.blocked) {
             let _ = writeln!(out, "blocked: {line}");

@@ -60,36 +60,51 @@ const STEPS: &[(&str, usize)] = &[
     ("mark", 1),
 ];
 
+/// The environment of a commit on a file system with `renameat2` (exchange, no-replace), and
+/// of one without, where the commit falls back to links and plain renames.
+const FILE_SYSTEMS: [&[(&str, &str)]; 2] = [&[], &[("PATCHDECK_NO_RENAME2", "1")]];
+
+/// Each failpoint spec of the steps, on each kind of file system.
+fn every_step(
+    steps: &[(&'static str, usize)],
+) -> Vec<(String, &'static [(&'static str, &'static str)])> {
+    steps
+        .iter()
+        .flat_map(|&(step, count)| (1..=count).map(move |nth| format!("{step}:{nth}")))
+        .flat_map(|spec| FILE_SYSTEMS.map(|fs| (spec.clone(), fs)))
+        .collect()
+}
+
 #[test]
 fn a_failure_at_any_step_restores_every_file_and_exits_3() {
-    for &(step, count) in STEPS {
-        for nth in 1..=count {
-            let ws = sample_workspace();
-            let before = user_tree(ws.path());
-            let spec = format!("{step}:{nth}");
-            let out = patchdeck_env(
-                &[
-                    "apply",
-                    "--root",
-                    ws.path().to_str().unwrap(),
-                    &clean_batch(),
-                ],
-                &[("PATCHDECK_FAILPOINT", &spec)],
-            );
-            assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
-            let err = stderr(&out);
-            assert!(
-                err.contains("commit failed at") && err.contains("injected failure"),
-                "{spec}: {err}"
-            );
-            assert!(err.contains("every file was restored"), "{spec}: {err}");
-            assert_eq!(user_tree(ws.path()), before, "{spec} changed the tree");
-            assert_no_leftovers(ws.path());
-            assert!(
-                !ws.path().join(".patchdeck/history").exists(),
-                "{spec}: a failed commit entered the undo history"
-            );
-        }
+    for (spec, fs_env) in every_step(STEPS) {
+        let ws = sample_workspace();
+        let before = user_tree(ws.path());
+        let mut env = vec![("PATCHDECK_FAILPOINT", spec.as_str())];
+        env.extend_from_slice(fs_env);
+        let spec = format!("{spec} {fs_env:?}");
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                &clean_batch(),
+            ],
+            &env,
+        );
+        assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("commit failed at") && err.contains("injected failure"),
+            "{spec}: {err}"
+        );
+        assert!(err.contains("every file was restored"), "{spec}: {err}");
+        assert_eq!(user_tree(ws.path()), before, "{spec} changed the tree");
+        assert_no_leftovers(ws.path());
+        assert!(
+            !ws.path().join(".patchdeck/history").exists(),
+            "{spec}: a failed commit entered the undo history"
+        );
     }
 }
 
@@ -131,44 +146,50 @@ fn disk_full_and_permission_errors_name_the_file_and_cause() {
 #[test]
 fn a_process_killed_at_any_step_is_recovered_to_all_old_or_all_new() {
     let new = applied_tree();
-    for &(step, count) in STEPS.iter().chain(&[("cleanup", 1)]) {
-        for nth in 1..=count {
-            let ws = sample_workspace();
-            let old = user_tree(ws.path());
-            let spec = format!("{step}:{nth}=kill");
-            let out = patchdeck_env(
-                &[
-                    "apply",
-                    "--root",
-                    ws.path().to_str().unwrap(),
-                    &clean_batch(),
-                ],
-                &[("PATCHDECK_FAILPOINT", &spec)],
-            );
-            assert_eq!(
-                out.status.code(),
-                None,
-                "{spec}: the process should have been killed"
-            );
-            let recovered = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
-            assert_eq!(
-                recovered.status.code(),
-                Some(0),
-                "{spec}: {}",
-                stderr(&recovered)
-            );
-            let after = user_tree(ws.path());
-            let expected = if step == "cleanup" { &new } else { &old };
-            assert!(
-                after == *expected,
-                "{spec}: recovery ended in neither the old nor the new tree"
-            );
-            assert_no_leftovers(ws.path());
-            // Recovery run twice is recovery run once.
-            let again = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
-            assert!(common::stdout(&again).contains("nothing to recover"));
-            assert_eq!(user_tree(ws.path()), after);
-        }
+    let steps: Vec<(&str, usize)> = STEPS.iter().copied().chain([("cleanup", 1)]).collect();
+    for (point, fs_env) in every_step(&steps) {
+        let ws = sample_workspace();
+        let old = user_tree(ws.path());
+        let kill = format!("{point}=kill");
+        let mut env = vec![("PATCHDECK_FAILPOINT", kill.as_str())];
+        env.extend_from_slice(fs_env);
+        let spec = format!("{kill} {fs_env:?}");
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                &clean_batch(),
+            ],
+            &env,
+        );
+        assert_eq!(
+            out.status.code(),
+            None,
+            "{spec}: the process should have been killed"
+        );
+        let recovered = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+        assert_eq!(
+            recovered.status.code(),
+            Some(0),
+            "{spec}: {}",
+            stderr(&recovered)
+        );
+        let after = user_tree(ws.path());
+        let expected = if point.starts_with("cleanup") {
+            &new
+        } else {
+            &old
+        };
+        assert!(
+            after == *expected,
+            "{spec}: recovery ended in neither the old nor the new tree"
+        );
+        assert_no_leftovers(ws.path());
+        // Recovery run twice is recovery run once.
+        let again = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
+        assert!(common::stdout(&again).contains("nothing to recover"));
+        assert_eq!(user_tree(ws.path()), after);
     }
 }
 
@@ -225,6 +246,46 @@ fn writing_commands_recover_an_interrupted_commit_first_and_reading_ones_only_sa
         stderr(&apply)
     );
     assert_eq!(apply.status.code(), Some(0), "{}", stderr(&apply));
+    assert!(!ws.path().join(".patchdeck/journal").exists());
+}
+
+/// Recovery that has rolled the files back says so in its exit status even when it cannot
+/// print: standard output full is a warning, not "nothing was written".
+#[test]
+fn a_recovery_that_cannot_print_still_says_it_happened() {
+    let ws = sample_workspace();
+    let old = user_tree(ws.path());
+    let root = ws.path().to_str().unwrap();
+    let out = patchdeck_env(
+        &["apply", "--root", root, &clean_batch()],
+        &[("PATCHDECK_FAILPOINT", "rename:3=kill")],
+    );
+    assert_eq!(out.status.code(), None);
+    for json in [false, true] {
+        let mut args = vec!["recover", "--root", root];
+        if json {
+            args.push("--json");
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+            .args(&args)
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        if !json {
+            assert!(
+                stderr(&out).contains("recovery is done, but saying so failed"),
+                "{}",
+                stderr(&out)
+            );
+        }
+    }
+    assert_eq!(user_tree(ws.path()), old);
     assert!(!ws.path().join(".patchdeck/journal").exists());
 }
 
@@ -487,7 +548,8 @@ fn a_commit_stopped_between_two_new_folders_removes_the_first() {
 }
 
 /// Recovering a large commit takes a while (a 100,000-file one took a minute): in a terminal,
-/// a progress line says what is happening. Recovery is slowed here at its first file.
+/// a progress line says what is happening and how many files are done. Recovery is slowed
+/// here at its second file.
 #[test]
 fn a_slow_recovery_shows_progress_in_a_terminal() {
     let ws = sample_workspace();
@@ -508,11 +570,12 @@ fn a_slow_recovery_shows_progress_in_a_terminal() {
         home.path(),
         &["recover", "--root", root],
         &[
-            ("PATCHDECK_FAILPOINT", "recover:1=sleep"),
+            ("PATCHDECK_FAILPOINT", "recover:2=sleep"),
             ("NO_COLOR", "1"),
         ],
     );
-    term.wait_for("patchdeck: recovering an interrupted commit...");
+    // The sample commit writes 6 files; the sleep is before the second, so one is done.
+    term.wait_for("patchdeck: recovering an interrupted commit: 1 of 6 files...");
     let (status, screen) = term.wait_exit();
     assert_eq!(status, 0, "{screen}");
     assert!(

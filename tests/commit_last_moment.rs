@@ -11,9 +11,22 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How the file system puts files in place: with `renameat2` (exchange and no-replace), or,
+/// as on a file system without them, with the commit's fallback (`PATCHDECK_NO_RENAME2`).
+const RENAMES: [Option<&str>; 2] = [None, Some("1")];
+
 /// Starts `patchdeck apply` of `batch`, armed to stop at the `nth` rename.
 fn apply_stopping_at(root: &Path, batch: &Path, nth: usize) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+    apply_stopping_with(root, batch, nth, None)
+}
+
+/// [`apply_stopping_at`], with or without `renameat2`.
+fn apply_stopping_with(root: &Path, batch: &Path, nth: usize, no_rename2: Option<&str>) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+    if let Some(value) = no_rename2 {
+        command.env("PATCHDECK_NO_RENAME2", value);
+    }
+    command
         .args([
             "apply",
             "--root",
@@ -71,10 +84,13 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
     )
     .unwrap();
     // Replaced by a new file (a new inode), or written in place with its time put back (the
-    // same inode and stamp: only its bytes tell).
-    for in_place in [false, true] {
+    // same inode and stamp: only its bytes tell); with renameat2 and without.
+    for (in_place, no_rename2) in [false, true]
+        .into_iter()
+        .flat_map(|p| RENAMES.map(|r| (p, r)))
+    {
         let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
-        let child = apply_stopping_at(ws.path(), &batch, 2);
+        let child = apply_stopping_with(ws.path(), &batch, 2, no_rename2);
         wait_stopped(&child);
         let target = ws.path().join("b.txt");
         if in_place {
@@ -99,9 +115,13 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
         let err = stderr(&out);
         assert!(
             err.contains("b.txt was changed by another program just before patchdeck replaced it"),
-            "{err}"
+            "{no_rename2:?}: {err}"
         );
-        assert_eq!(fs::read(&target).unwrap(), theirs, "in place: {in_place}");
+        assert_eq!(
+            fs::read(&target).unwrap(),
+            theirs,
+            "in place: {in_place}, without renameat2: {no_rename2:?}"
+        );
         assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old a\n");
         no_leftovers(ws.path());
         let again = patchdeck_env(&["recover", "--root", ws.path().to_str().unwrap()], &[]);
@@ -122,19 +142,21 @@ fn a_file_created_just_before_its_rename_is_kept_and_the_commit_stops() {
         r#"{"root": ".", "files": [{"path": "new.txt", "content": "ours\n"}]}"#,
     )
     .unwrap();
-    let ws = workspace_with(&[]);
-    let child = apply_stopping_at(ws.path(), &batch, 1);
-    wait_stopped(&child);
-    fs::write(ws.path().join("new.txt"), "theirs\n").unwrap();
-    let out = resume(child);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("was created by another program while the commit was running"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(fs::read(ws.path().join("new.txt")).unwrap(), b"theirs\n");
-    no_leftovers(ws.path());
+    for no_rename2 in RENAMES {
+        let ws = workspace_with(&[]);
+        let child = apply_stopping_with(ws.path(), &batch, 1, no_rename2);
+        wait_stopped(&child);
+        fs::write(ws.path().join("new.txt"), "theirs\n").unwrap();
+        let out = resume(child);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("was created by another program while the commit was running"),
+            "{no_rename2:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(fs::read(ws.path().join("new.txt")).unwrap(), b"theirs\n");
+        no_leftovers(ws.path());
+    }
 }
 
 #[test]

@@ -149,6 +149,14 @@ fn the_history_keeps_commit_order_when_the_clock_goes_back() {
             &[("PATCHDECK_CLOCK_SKEW_SECS", &skew)],
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        // The clock really went back for this commit: its ID's time (the 16 hex digits after
+        // the sequence number) is before the time of every commit made before it.
+        let times = commit_times(ws.path());
+        let newest = *times.last().unwrap();
+        assert!(
+            times[..times.len() - 1].iter().all(|t| *t > newest),
+            "commit {i} was not made with the clock set back: {times:?}"
+        );
     }
     for i in (1..11).rev() {
         let out = undo_cli(ws.path());
@@ -165,6 +173,19 @@ fn the_history_keeps_commit_order_when_the_clock_goes_back() {
         Some(2),
         "the oldest was pruned"
     );
+}
+
+/// The times (nanoseconds) in the IDs of the history's records, in sequence order.
+fn commit_times(root: &Path) -> Vec<u64> {
+    let mut ids: Vec<String> = fs::read_dir(root.join(".patchdeck/history"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.len() > 32)
+        .collect();
+    ids.sort();
+    ids.iter()
+        .map(|id| u64::from_str_radix(&id[16..32], 16).unwrap())
+        .collect()
 }
 
 #[test]
@@ -339,6 +360,27 @@ fn an_unreadable_history_is_named_and_nothing_is_said_restored() {
     assert_eq!(user_tree(ws.path()), after);
 }
 
+/// A written file that cannot be read is named as itself, never as the undo history.
+#[test]
+fn a_written_file_that_cannot_be_read_is_named_and_nothing_is_done() {
+    let ws = sample_workspace();
+    apply(ws.path(), &samples().join("clean.json"));
+    let target = ws.path().join("src/app.py");
+    fs::remove_file(&target).unwrap();
+    fs::create_dir(&target).unwrap();
+    let after = user_tree(ws.path());
+    let out = undo_cli(ws.path());
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot undo: src/app.py cannot be read"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(!err.contains("history"), "{err}");
+    assert_eq!(user_tree(ws.path()), after);
+}
+
 /// A file keeps its owner and group through a commit and its undo. As root (CI), the file
 /// belongs to another user and group, which root must give back; as anyone else it belongs
 /// to the tester, and the test holds that it still does.
@@ -370,4 +412,64 @@ fn written_and_restored_files_keep_their_owner_and_group() {
     let meta = fs::metadata(&path).unwrap();
     assert_eq!(fs::read(&path).unwrap(), b"old\n");
     assert_eq!((meta.uid(), meta.gid()), owner, "after the undo");
+}
+
+/// A user who may not give a file back to its owner (anyone but root, for a file another user
+/// owns) writes it as theirs, as any editor would: apply and undo say so, naming the file,
+/// and the JSON report lists it. Run as root, the test plays that user (uid 4321) on a file
+/// owned by uid 4555 that 4321 may write.
+#[test]
+fn a_file_whose_owner_cannot_be_kept_is_named() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(
+        unsafe { libc::geteuid() },
+        0,
+        "this test runs patchdeck as another user, which needs root (CI runs as root); run the suite as root, or leave this test out with --skip owner_cannot_be_kept"
+    );
+    let (player, owner) = (4321, 4555);
+    let ws = common::workspace_with(&[("shared.txt", b"old\n")]);
+    let path = ws.path().join("shared.txt");
+    std::os::unix::fs::chown(&path, Some(owner), Some(owner)).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+    fs::set_permissions(ws.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::set_permissions(outside.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/shared.txt\n+++ b/shared.txt\n@@ -1 +1 @@\n-old\n+new\n",
+    )
+    .unwrap();
+    let state = outside.path().join("state");
+    fs::create_dir(&state).unwrap();
+    std::os::unix::fs::chown(&state, Some(player), Some(player)).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+            .args(args)
+            .args(["--root", ws.path().to_str().unwrap()])
+            .env("XDG_STATE_HOME", &state)
+            .env("HOME", &state)
+            .uid(player)
+            .gid(player)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["apply", "--json", batch.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = common::json_out(&out);
+    assert_eq!(report["ownerNotKept"], json!(["shared.txt"]), "{report}");
+    let meta = fs::metadata(&path).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"new\n");
+    assert_eq!((meta.uid(), meta.gid()), (player, player));
+    let text = run(&["undo"]);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    assert!(
+        stderr(&text)
+            .contains("shared.txt was restored as yours: its owner and group could not be kept"),
+        "{}",
+        stderr(&text)
+    );
+    assert_eq!(fs::read(&path).unwrap(), b"old\n");
 }

@@ -338,11 +338,13 @@ fn open_quietly(
     // Recovering a large commit can take a while: say so once it does.
     let recovering = access == pipeline::Access::Write
         && std::fs::symlink_metadata(root.join(".patchdeck/journal")).is_ok();
-    let progress = progress::Progress::start(
+    let files = std::sync::Arc::new(pipeline::Progress::default());
+    let progress = progress::Progress::start_counted(
         ctx.progress && recovering,
         "recovering an interrupted commit",
+        Some(std::sync::Arc::clone(&files)),
     );
-    let opened = pipeline::open(root, access, LOCK_WAIT);
+    let opened = pipeline::open_counted(root, access, LOCK_WAIT, &files);
     drop(progress);
     opened
 }

@@ -37,3 +37,13 @@ pub fn eprintln(text: impl AsRef<str>) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{}", text.as_ref());
 }
+
+/// Words about work that is already done: a failure to print them (a closed pipe, a full disk)
+/// is a warning, so that the exit status still says what happened to the files.
+pub fn said(done: &str, printed: Result<(), Error>) {
+    if let Err(e) = printed {
+        eprintln(format!(
+            "patchdeck: warning: {done}, but saying so failed: {e}"
+        ));
+    }
+}

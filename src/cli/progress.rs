@@ -7,6 +7,7 @@
 
 use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,16 @@ pub struct Progress {
 impl Progress {
     /// Starts watching; shows `what` on standard error once the work has taken a while.
     pub fn start(enabled: bool, what: &'static str) -> Progress {
+        Progress::start_counted(enabled, what, None)
+    }
+
+    /// [`Progress::start`], also saying how many of the files `files` counts are done, once it
+    /// knows how many there are.
+    pub fn start_counted(
+        enabled: bool,
+        what: &'static str,
+        files: Option<Arc<patchdeck::pipeline::Progress>>,
+    ) -> Progress {
         if !enabled {
             return Progress {
                 stop: None,
@@ -37,8 +48,12 @@ impl Progress {
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
                 shown = true;
                 let secs = start.elapsed().as_secs_f32();
+                let counted = match files.as_deref().map(|f| f.get()) {
+                    Some((done, total)) if total > 0 => format!(": {done} of {total} files"),
+                    _ => String::new(),
+                };
                 let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r\x1b[2Kpatchdeck: {what}... {secs:.1}s");
+                let _ = write!(err, "\r\x1b[2Kpatchdeck: {what}{counted}... {secs:.1}s");
                 let _ = err.flush();
                 wait = TICK;
             }

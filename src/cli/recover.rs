@@ -1,6 +1,6 @@
 //! `patchdeck recover`: roll back or finish a commit that was interrupted.
 
-use super::output::print;
+use super::output::{print, said};
 use super::Ctx;
 use clap::Args;
 use patchdeck::error::{exit, Error};
@@ -40,7 +40,7 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
                 "recovered": false, "finished": false, "restored": [], "removed": []
             }),
         };
-        print(format!("{:#}\n", body))?;
+        said(DONE, print(format!("{:#}\n", body)));
         return Ok(exit::OK);
     }
     if ctx.quiet {
@@ -53,6 +53,9 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
             opened.workspace.root().display()
         ),
     };
-    print(text + "\n")?;
+    // Recovery has acted on the files by now: failing to say so is not a failed recovery.
+    said(DONE, print(text + "\n"));
     Ok(exit::OK)
 }
+
+const DONE: &str = "recovery is done";

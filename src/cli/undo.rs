@@ -77,6 +77,14 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
             output::eprintln(format!("patchdeck: git said: {error}"));
         }
     }
+    if !ctx.quiet {
+        for path in &undone.committed.owner_not_kept {
+            output::eprintln(format!(
+                "patchdeck: warning: {} was restored as yours: its owner and group could not be kept (only root may give a file to another user)",
+                path.display()
+            ));
+        }
+    }
     let verb = |kind| match kind {
         WriteKind::Modify => "restored",
         WriteKind::Create => "recreated",
@@ -120,12 +128,7 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-/// The files are restored whatever becomes of the words: a failure to print them (a closed
-/// pipe, a full disk) is a warning, and the exit status still says the undo happened.
+/// The files are restored whatever becomes of the words.
 fn said(printed: Result<(), Error>) {
-    if let Err(e) = printed {
-        output::eprintln(format!(
-            "patchdeck: warning: the undo is done, but saying so failed: {e}"
-        ));
-    }
+    output::said("the undo is done", printed);
 }

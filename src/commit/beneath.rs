@@ -234,6 +234,9 @@ impl Dir {
         to: &OsStr,
         flags: libc::c_uint,
     ) -> io::Result<bool> {
+        if super::failpoint::without_rename2() {
+            return Ok(false);
+        }
         let (f, t) = (self.at(from)?, dest.at(to)?);
         // SAFETY: valid descriptors and NUL-terminated names; the result is checked.
         let rc = unsafe {

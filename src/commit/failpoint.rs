@@ -150,6 +150,17 @@ pub fn now_nanos() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// Whether to act as a file system without `renameat2`'s `RENAME_EXCHANGE` and
+/// `RENAME_NOREPLACE` (some network and FUSE file systems): `PATCHDECK_NO_RENAME2=1`, in debug
+/// builds and with the `failpoints` feature, so that the tests run the commit's fallback too.
+pub fn without_rename2() -> bool {
+    static WITHOUT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WITHOUT.get_or_init(|| {
+        cfg!(any(debug_assertions, feature = "failpoints"))
+            && std::env::var_os("PATCHDECK_NO_RENAME2").is_some_and(|v| v == "1")
+    })
+}
+
 /// Hits the failpoint if one is armed.
 pub fn hit(failpoint: Option<&Failpoint>, step: &str) -> io::Result<()> {
     failpoint.map_or(Ok(()), |f| f.hit(step))

@@ -57,7 +57,12 @@ fn open(state: &Dir, create: bool) -> io::Result<Option<Dir>> {
 /// else by a durable copy (a mount point inside the root, or an original whose other names
 /// would change it later), after which its name beside the target is removed. Idempotent: an
 /// original already archived is not archived again.
-pub fn archive(journal: &Journal, root: &Root, state: &Dir) -> io::Result<()> {
+pub fn archive(
+    journal: &Journal,
+    root: &Root,
+    state: &Dir,
+    progress: &super::journal::Progress,
+) -> io::Result<()> {
     let history = open(state, true)?.expect("created");
     let id = OsStr::new(&journal.id);
     if history.stat(id)?.is_none() {
@@ -80,6 +85,7 @@ pub fn archive(journal: &Journal, root: &Root, state: &Dir) -> io::Result<()> {
         let original = journal.entries[n].clone();
         remove_beside(root, &original)?;
         entry.backup = Some(record_dir.join(n.to_string()));
+        progress.step();
     }
     dest.sync()?;
     let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -101,6 +102,29 @@ pub struct Journal {
 pub enum Originals<'a> {
     Beside,
     In(&'a Path),
+}
+
+/// How far a recovery has got, read by another thread for a progress line: the files done
+/// of the interrupted commit's files (both 0 until its journal is read).
+#[derive(Debug, Default)]
+pub struct Progress {
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl Progress {
+    /// One more file done.
+    pub(super) fn step(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (files done, files in all).
+    pub fn get(&self) -> (usize, usize) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// What recovery did.
@@ -249,23 +273,38 @@ impl Journal {
 
     /// Undoes or finishes this commit, then removes the journal.
     pub fn recover(&self, root: &Root, state: &Dir) -> io::Result<Recovery> {
+        self.recover_counted(root, state, &Progress::default())
+    }
+
+    /// [`Journal::recover`], counting the files done in `progress` as it goes.
+    pub fn recover_counted(
+        &self,
+        root: &Root,
+        state: &Dir,
+        progress: &Progress,
+    ) -> io::Result<Recovery> {
         let mut recovery = Recovery {
             finished: self.state == State::Committed,
             had_journal: true,
             ..Recovery::default()
         };
+        progress.total.store(self.entries.len(), Ordering::Relaxed);
         match self.state {
             State::Prepared => {
                 let failpoint = super::failpoint::from_env();
                 for entry in self.entries.iter().rev() {
                     super::failpoint::hit(failpoint.as_ref(), "recover")?;
                     rollback_entry(root, entry, &mut recovery)?;
+                    progress.step();
                 }
             }
-            State::Committed if self.keep_history => super::history::archive(self, root, state)?,
+            State::Committed if self.keep_history => {
+                super::history::archive(self, root, state, progress)?
+            }
             State::Committed => {
                 for entry in &self.entries {
                     remove_beside(root, entry)?;
+                    progress.step();
                 }
             }
         }

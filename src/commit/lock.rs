@@ -13,7 +13,7 @@ use super::beneath::Dir;
 use crate::error::{Error, Result};
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{ErrorKind, Read, Seek, Write};
+use std::io::{ErrorKind, Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
@@ -122,11 +122,13 @@ fn open_lock_file(state: &Dir) -> std::io::Result<File> {
     Ok(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
 }
 
+/// The process ID written in a lock file. A lock file holds a few digits; one that holds more
+/// was not written by patchdeck (a planted or damaged file) and names no process.
 fn read_pid(file: &mut File) -> Option<u32> {
-    let mut text = String::new();
+    const MOST: u64 = 32;
     file.rewind().ok()?;
-    file.read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
+    let bytes = crate::bounded::read_from(&mut *file, MOST).ok()?;
+    std::str::from_utf8(&bytes).ok()?.trim().parse().ok()
 }
 
 #[cfg(test)]
@@ -168,6 +170,18 @@ mod tests {
         drop(lock);
         std::fs::write(dir.path().join(LOCK), "4243\n").unwrap();
         assert_eq!(clear_stale(&state), Some(4243));
+        assert!(!dir.path().join(LOCK).exists());
+    }
+
+    #[test]
+    fn a_huge_planted_lock_file_is_not_read_whole() {
+        let (dir, state) = state();
+        // Sparse: 8 GiB that read whole would exhaust memory, found at the file's first bytes.
+        let planted = std::fs::File::create(dir.path().join(LOCK)).unwrap();
+        planted.set_len(8 << 30).unwrap();
+        let lock = Lock::acquire(&state, Duration::ZERO).unwrap();
+        assert_eq!(lock.took_over_from, None, "names no process");
+        drop(lock);
         assert!(!dir.path().join(LOCK).exists());
     }
 

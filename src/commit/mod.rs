@@ -84,6 +84,10 @@ pub struct Committed {
     /// The ID the commit is kept under in the undo history (none when it is not kept, or
     /// nothing was written).
     pub history_id: Option<String>,
+    /// Files written whose owner or group could not be kept (this process may not give a
+    /// file to another user, or to a group it is not in): they now belong to the writer, as
+    /// with any editor. Said, never silent.
+    pub owner_not_kept: Vec<PathBuf>,
 }
 
 /// Commits a plan without blockers: every write happens, or none does.
@@ -106,7 +110,13 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     let root = open_root(workspace)?;
     let state = ensure_state_dir(&root)?;
     let _lock = Lock::acquire(&state, options.lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state, !options.undoing)?;
+    let recovered = recover_locked(
+        workspace,
+        &root,
+        &state,
+        !options.undoing,
+        &journal::Progress::default(),
+    )?;
     // Re-reading and hashing every target, and hashing every new content, on every core.
     let found = crate::parallel::map(&writes, |w| recheck(&root, w))
         .into_iter()
@@ -156,11 +166,21 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         written,
         recovered,
         history_id: options.keep_history.then(|| tx.journal.id.clone()),
+        owner_not_kept: tx.owner_not_kept.into_inner().unwrap_or_default(),
     })
 }
 
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.
 pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Recovery>> {
+    recover_counted(workspace, lock_wait, &journal::Progress::default())
+}
+
+/// [`recover`], counting the files it has put back or finished in `progress`.
+pub fn recover_counted(
+    workspace: &Workspace,
+    lock_wait: Duration,
+    progress: &journal::Progress,
+) -> Result<Option<Recovery>> {
     let root = open_root(workspace)?;
     // Only a real folder can hold patchdeck's journal; a file, a link or nothing there means
     // no commit of patchdeck's was interrupted (and a commit will say what is in the way).
@@ -187,7 +207,7 @@ pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Reco
         }));
     }
     let lock = Lock::acquire(&state, lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state, true)?;
+    let recovered = recover_locked(workspace, &root, &state, true, progress)?;
     Ok(recovered.map(|r| Recovery {
         stale_lock: lock.took_over_from,
         ..r
@@ -224,12 +244,13 @@ fn recover_locked(
     root: &Root,
     state: &Dir,
     finish_undo: bool,
+    progress: &journal::Progress,
 ) -> Result<Option<Recovery>> {
     let journal = Journal::load(state).map_err(|e| recovery_failed(workspace, e))?;
     let mut recovery = match journal {
         Some(journal) => Some(
             journal
-                .recover(root, state)
+                .recover_counted(root, state, progress)
                 .map_err(|e| recovery_failed(workspace, e))?,
         ),
         None => None,
@@ -427,6 +448,8 @@ const IO_THREADS: usize = 16;
 struct Transaction<'a> {
     failpoint: Option<&'a Failpoint>,
     journal: Journal,
+    /// Files staged without their original's owner or group (see [`Committed`]).
+    owner_not_kept: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 impl<'a> Transaction<'a> {
@@ -462,6 +485,7 @@ impl<'a> Transaction<'a> {
             })
             .collect();
         Transaction {
+            owner_not_kept: Default::default(),
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
                 version: journal::VERSION,
@@ -520,12 +544,18 @@ impl<'a> Transaction<'a> {
             let owner = write
                 .owner
                 .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
-            self.step(
-                "stage",
-                &entry.path,
-                stage(root, staged, &write.after, mode, owner),
-            )
+            let staged = stage(root, staged, &write.after, mode, owner).map(|kept| {
+                if !kept {
+                    let mut not_kept = self.owner_not_kept.lock().expect("not poisoned");
+                    not_kept.push(entry.path.clone());
+                }
+            });
+            self.step("stage", &entry.path, staged)
         })?;
+        self.owner_not_kept
+            .lock()
+            .expect("not poisoned")
+            .sort_unstable();
         let dirs: Vec<PathBuf> = entries
             .iter()
             .map(|(e, _)| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
@@ -604,9 +634,20 @@ fn put_in_place(
                 }
                 return Ok(());
             }
+            // No exchange: the original is kept beside the target first and checked there
+            // (a hard link is the target itself; a copy holds what the target held), bytes
+            // included, then the target's stamp once more just before the plain rename.
             let original = beside(&entry.backup)?;
             let shared = stamp.is_some_and(|s| s.nlink > 1);
             keep_beside(dir, name, &original, shared)?;
+            let verified = match (shared, &write.before) {
+                (true, Some(before)) => journal::read_all(dir, &original)? == *before.bytes,
+                _ => is_verified_original(dir, &original, stamp, write)?,
+            };
+            if !verified {
+                dir.remove_file_if_exists(&original)?;
+                return Err(changed());
+            }
             still_as_rechecked(dir, name, stamp)?;
             dir.rename(&staged, dir, name)
         }
@@ -679,14 +720,15 @@ fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Res
         }
         _ => false,
     };
-    if same {
-        Ok(())
-    } else {
-        Err(io::Error::other(format!(
-            "{} was changed by another program while the commit was running",
-            dir.rel().join(name).display()
-        )))
-    }
+    let what = match (same, stamp) {
+        (true, _) => return Ok(()),
+        (false, None) => "created",
+        (false, Some(_)) => "changed",
+    };
+    Err(io::Error::other(format!(
+        "{} was {what} by another program while the commit was running",
+        dir.rel().join(name).display()
+    )))
 }
 
 fn step_name(step: &str) -> &'static str {
@@ -719,30 +761,43 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
 /// Writes the new content to a fresh temporary file with the original's owner, group and
 /// permissions, durably. The owner is given where this process may give it (root may; anyone
 /// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
-/// any editor.
+/// any editor, and the answer is false so that the commit says so.
 fn stage(
     root: &Root,
     staged: &Path,
     bytes: &[u8],
     mode: Option<u32>,
     owner: Option<(u32, u32)>,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     let (dir, name) = root.parent_of(staged)?;
     let mut file = dir.create_new(name, 0o666)?;
     file.write_all(bytes)?;
-    if let Some((uid, gid)) = owner {
-        use std::os::unix::fs::MetadataExt;
-        let now = file.metadata()?;
-        if (now.uid(), now.gid()) != (uid, gid) {
-            // Before the permissions: changing the owner clears set-user-ID bits.
-            let _ = std::os::unix::fs::fchown(&file, Some(uid), Some(gid))
-                .or_else(|_| std::os::unix::fs::fchown(&file, None, Some(gid)));
-        }
-    }
+    let kept = match owner {
+        Some(owner) => give_to(&file, owner)?,
+        None => true,
+    };
     if let Some(mode) = mode {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    file.sync_all()
+    file.sync_all()?;
+    Ok(kept)
+}
+
+/// Gives a file to `(uid, gid)` as far as this process may: both, else the group alone.
+/// Whether it now has both. Call it before setting permissions: a change of owner clears
+/// set-user-ID bits.
+fn give_to(file: &File, (uid, gid): (u32, u32)) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let has = |file: &File| -> io::Result<bool> {
+        let now = file.metadata()?;
+        Ok((now.uid(), now.gid()) == (uid, gid))
+    };
+    if has(file)? {
+        return Ok(true);
+    }
+    let _ = std::os::unix::fs::fchown(file, Some(uid), Some(gid))
+        .or_else(|_| std::os::unix::fs::fchown(file, None, Some(gid)));
+    has(file)
 }
 
 /// Keeps the original `target` as `original` beside it, where the file system cannot
@@ -756,6 +811,13 @@ fn keep_beside(dir: &Dir, target: &OsStr, original: &OsStr, shared: bool) -> io:
     let mut from: File = dir.open_file(target)?;
     let mut to = dir.create_new(original, 0o600)?;
     io::copy(&mut from, &mut to)?;
-    to.set_permissions(from.metadata()?.permissions())?;
+    // The copy is what a rollback puts back: it carries the original's owner where it can.
+    let meta = {
+        use std::os::unix::fs::MetadataExt;
+        let meta = from.metadata()?;
+        give_to(&to, (meta.uid(), meta.gid()))?;
+        meta
+    };
+    to.set_permissions(meta.permissions())?;
     to.sync_all()
 }

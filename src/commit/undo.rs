@@ -69,7 +69,10 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let mut damaged = Vec::new();
     let mut writes = Vec::new();
     for (n, entry) in journal.entries.iter().enumerate() {
-        let now = read_beneath(&root, &entry.path).map_err(failed)?;
+        let now = read_beneath(&root, &entry.path).map_err(|e| Error::UndoUnreadable {
+            path: entry.path.clone(),
+            cause: e.to_string(),
+        })?;
         let expected = match entry.kind {
             EntryKind::Delete => None,
             _ => entry.post_sha256.as_deref(),
