@@ -32,8 +32,8 @@ pub struct FileWrite {
     pub before: Option<Snapshot>,
     /// The new content (empty for a deletion).
     pub after: Vec<u8>,
-    /// The changes written, in file order.
-    pub changes: Vec<ChangeId>,
+    /// The changes written, by their index in the file patch, in file order.
+    pub changes: Vec<usize>,
     /// Permissions for the written file when not the original's (a file restored by `undo`);
     /// `None` keeps the original's, or the default for a new file.
     pub mode: Option<u32>,
@@ -496,10 +496,7 @@ pub fn plan_with(
             kind,
             before: check.snapshot.clone(),
             after,
-            changes: splices
-                .iter()
-                .map(|(_, ci, _)| file.changes[*ci].id.clone())
-                .collect(),
+            changes: splices.iter().map(|(_, ci, _)| *ci).collect(),
             mode: None,
             owner: None,
         });

@@ -6,22 +6,23 @@
 
 use crate::commit::Committed;
 use crate::lines::visible;
-use crate::model::{Batch, Change, ChangeId, InputWarning, MatchTier};
-use crate::plan::{overridden, Override, Plan};
+use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
+use crate::plan::{overridden, Blocker, Override, Plan};
 use crate::review::{Decision, Decisions};
-use crate::verify::{Problem, Status, Verification};
+use crate::verify::{FileCheck, Problem, Status, Verification};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
-    pub format: String,
-    pub source: String,
-    pub batch: BatchInfo,
-    pub files: Vec<FileReport>,
+pub struct Report<'a> {
+    pub format: &'a str,
+    pub source: &'a str,
+    pub batch: BatchInfo<'a>,
+    pub files: Vec<FileReport<'a>>,
     pub summary: Summary,
-    pub warnings: Vec<InputWarning>,
+    pub warnings: &'a [InputWarning],
     /// Explicit overrides used by an apply (a SHA mismatch written anyway, a relocated change).
     pub overrides: Vec<String>,
     /// Why an apply wrote nothing, when it did not; for `check`, why `apply` with every change
@@ -60,39 +61,39 @@ impl Interrupted {
 }
 
 #[derive(Serialize, Debug)]
-pub struct BatchInfo {
-    pub id: String,
-    pub key: Option<String>,
-    pub label: Option<String>,
+pub struct BatchInfo<'a> {
+    pub id: &'a str,
+    pub key: Option<&'a str>,
+    pub label: Option<&'a str>,
 }
 
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct FileReport {
-    pub id: String,
-    pub key: Option<String>,
+pub struct FileReport<'a> {
+    pub id: &'a str,
+    pub key: Option<&'a str>,
     /// The file's path under the root, as resolved (the docPath when it could not be).
     pub path: String,
-    pub doc_path: String,
-    pub label: Option<String>,
+    pub doc_path: &'a str,
+    pub label: Option<&'a str>,
     pub action: &'static str,
-    pub expected_sha256: Option<String>,
-    pub actual_sha256: Option<String>,
+    pub expected_sha256: Option<&'a str>,
+    pub actual_sha256: Option<&'a str>,
     /// SHA-256 of what an apply wrote (absent when nothing was written).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub new_sha256: Option<String>,
+    pub new_sha256: Option<&'a str>,
     pub status: &'static str,
-    pub problems: Vec<ProblemReport>,
-    pub changes: Vec<ChangeReport>,
+    pub problems: Vec<ProblemReport<'a>>,
+    pub changes: Changes<'a>,
 }
 
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct ChangeReport {
-    pub id: String,
-    pub key: Option<String>,
+pub struct ChangeReport<'a> {
+    pub id: &'a str,
+    pub key: Option<&'a str>,
     pub operation: &'static str,
-    pub description: Option<String>,
+    pub description: Option<&'a str>,
     /// First line the change replaces; for an insert, the line it goes before.
     pub start_line: usize,
     /// Last line the change replaces; for an insert, the line it goes after (so one less than
@@ -106,21 +107,21 @@ pub struct ChangeReport {
     pub status: &'static str,
     /// Whether the decisions replace the change's new lines with edited ones.
     pub edited: bool,
-    pub problems: Vec<ProblemReport>,
+    pub problems: Vec<ProblemReport<'a>>,
 }
 
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct ProblemReport {
+pub struct ProblemReport<'a> {
     pub kind: &'static str,
-    pub message: String,
+    pub message: &'a str,
     pub found_at: Option<usize>,
     /// False for notes that do not block a commit on their own.
     pub blocking: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Vec<String>>,
+    pub expected: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub actual: Option<Vec<String>>,
+    pub actual: Option<&'a [String]>,
 }
 
 /// Counts of changes. `ok`, `conflicts` and `invalid` add up to `changes`: a change counts as
@@ -148,28 +149,135 @@ pub struct Applied<'a> {
     pub committed: Option<&'a Committed>,
 }
 
-impl From<&Problem> for ProblemReport {
-    fn from(p: &Problem) -> Self {
+impl<'a> From<&'a Problem> for ProblemReport<'a> {
+    fn from(p: &'a Problem) -> Self {
         ProblemReport {
             kind: p.kind,
-            message: p.message.clone(),
+            message: &p.message,
             found_at: p.found_at,
             blocking: p.blocking,
-            expected: p.mismatch.as_ref().map(|m| m.expected.clone()),
-            actual: p.mismatch.as_ref().map(|m| m.actual.clone()),
+            expected: p.mismatch.as_ref().map(|m| m.expected.as_slice()),
+            actual: p.mismatch.as_ref().map(|m| m.actual.as_slice()),
         }
     }
 }
 
-impl Report {
+/// The changes of one file as the report says them. Each entry is made when it is asked for
+/// (written as JSON or text, or shown), not held: the report of a batch of a million changes
+/// would otherwise hold every change a second time.
+#[derive(Debug)]
+pub struct Changes<'a> {
+    file: &'a FilePatch,
+    check: &'a FileCheck,
+    /// The decisions of an apply (none for `check`).
+    decisions: Option<&'a Decisions>,
+    /// The changes written by the commit, by index, in order (empty when nothing was).
+    written: &'a [usize],
+    /// The worst status of what holds the whole file back (a file-level problem nobody
+    /// overrode, a blocker without a change).
+    file_held: Option<Status>,
+    /// Blockers of single changes: (change index, status), in order.
+    change_held: Vec<(usize, Status)>,
+}
+
+/// What a change is, counted in the summary and said in its entry.
+struct ChangeStatus {
+    /// Whether it can be written as the batch stands (its own verdict, or worse because its
+    /// file is held back).
+    counted: Status,
+    /// Whether it verifies but its file is held back.
+    blocked: bool,
+    /// The entry's status: the verdict for `check`, what became of it for `apply`.
+    said: &'static str,
+}
+
+impl<'a> Changes<'a> {
+    pub fn len(&self) -> usize {
+        self.file.changes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.file.changes.is_empty()
+    }
+
+    /// The entry of the change at `index`.
+    pub fn get(&self, index: usize) -> ChangeReport<'a> {
+        let change = &self.file.changes[index];
+        let check = &self.check.changes[index];
+        let status = self.status(index);
+        ChangeReport {
+            id: change.id.as_str(),
+            key: change.key.as_deref(),
+            operation: change.operation.as_str(),
+            description: change.description.as_deref(),
+            start_line: change.range.start,
+            end_line: change.range.end() - 1,
+            after_line: (change.range.count == 0).then(|| change.range.start - 1),
+            match_tier: change.match_tier,
+            status: status.said,
+            edited: self
+                .decisions
+                .is_some_and(|d| matches!(d.get(&change.id), Decision::Edit(_))),
+            problems: check.problems.iter().map(ProblemReport::from).collect(),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = ChangeReport<'a>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    fn status(&self, index: usize) -> ChangeStatus {
+        let change = &self.file.changes[index];
+        let verified = self.check.changes[index].status;
+        let from = self.change_held.partition_point(|(i, _)| *i < index);
+        let held = self.change_held[from..]
+            .iter()
+            .take_while(|(i, _)| *i == index)
+            .map(|(_, status)| *status)
+            .chain(self.file_held)
+            .max();
+        let was_written = self.written.binary_search(&index).is_ok();
+        // A change written by an override (moved with --relocate, edited) no longer
+        // conflicts: it was applied.
+        let (counted, blocked) = match held {
+            _ if verified != Status::Ok && was_written => (Status::Ok, false),
+            Some(status) if status > verified => (status, verified == Status::Ok),
+            _ => (verified, false),
+        };
+        let said = match self.decisions.map(|d| d.get(&change.id)) {
+            None => verified.as_str(),
+            Some(Decision::Reject) => "rejected",
+            Some(Decision::Undecided) => "undecided",
+            Some(Decision::Accept | Decision::Edit(_)) if was_written => "applied",
+            Some(Decision::Accept | Decision::Edit(_)) => verified.as_str(),
+        };
+        ChangeStatus {
+            counted,
+            blocked,
+            said,
+        }
+    }
+}
+
+impl Serialize for Changes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'a> Report<'a> {
     /// The report of an apply (or, with no `applied`, of a verification alone).
-    pub fn build(batch: &Batch, verification: &Verification, applied: Option<&Applied>) -> Report {
+    pub fn build(
+        batch: &'a Batch,
+        verification: &'a Verification,
+        applied: Option<&'a Applied<'a>>,
+    ) -> Report<'a> {
         Report::build_with(batch, verification, applied, applied.map(|a| a.plan))
     }
 
     /// The report of `check`: the verification, with what `plan` (every change selected, as
     /// a plain `apply` would do) would be blocked by.
-    pub fn check(batch: &Batch, verification: &Verification, plan: &Plan) -> Report {
+    pub fn check(batch: &'a Batch, verification: &'a Verification, plan: &'a Plan) -> Report<'a> {
         let mut report = Report::build_with(batch, verification, None, Some(plan));
         report.blocked = plan.blockers.iter().map(|b| b.cli_text()).collect();
         report.blocked_text = Some(
@@ -183,20 +291,19 @@ impl Report {
     }
 
     fn build_with(
-        batch: &Batch,
-        verification: &Verification,
-        applied: Option<&Applied>,
-        plan: Option<&Plan>,
-    ) -> Report {
+        batch: &'a Batch,
+        verification: &'a Verification,
+        applied: Option<&'a Applied<'a>>,
+        plan: Option<&'a Plan>,
+    ) -> Report<'a> {
         let mut summary = Summary {
             files: batch.files.len(),
             changes: batch.change_count(),
             ..Summary::default()
         };
-        let mut files = Vec::with_capacity(batch.files.len());
-        // What was written, looked up once per file and change (batches have thousands).
-        let new_shas: std::collections::HashMap<&std::path::Path, &String> = applied
-            .and_then(|a| a.committed)
+        let committed = applied.and_then(|a| a.committed);
+        // What was written, looked up once per file (batches have thousands).
+        let new_shas: HashMap<&std::path::Path, &String> = committed
             .map(|c| {
                 c.written
                     .iter()
@@ -204,16 +311,20 @@ impl Report {
                     .collect()
             })
             .unwrap_or_default();
-        let written: std::collections::HashSet<(usize, &ChangeId)> = applied
-            .filter(|a| a.committed.is_some())
-            .map(|a| {
-                a.plan
-                    .writes
-                    .iter()
-                    .flat_map(|w| w.changes.iter().map(move |c| (w.file, c)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let written: HashMap<usize, &[usize]> = match (applied, committed) {
+            (Some(a), Some(_)) => a
+                .plan
+                .writes
+                .iter()
+                .map(|w| (w.file, w.changes.as_slice()))
+                .collect(),
+            _ => HashMap::new(),
+        };
+        let mut blockers: HashMap<usize, Vec<&Blocker>> = HashMap::new();
+        for blocker in plan.into_iter().flat_map(|p| &p.blockers) {
+            blockers.entry(blocker.file).or_default().push(blocker);
+        }
+        let mut files = Vec::with_capacity(batch.files.len());
         for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
             let path = check
                 .resolved
@@ -223,9 +334,9 @@ impl Report {
                 .resolved
                 .as_ref()
                 .and_then(|r| new_shas.get(r.rel()))
-                .map(|sha| (*sha).clone());
+                .map(|sha| sha.as_str());
             // A file-level problem nobody overrode holds back every change of the file.
-            let file_blocked = check
+            let file_problem = check
                 .problems
                 .iter()
                 .filter(|p| {
@@ -233,61 +344,58 @@ impl Report {
                 })
                 .map(|_| check.status.max(Status::Conflict))
                 .max();
-            let changes = file
-                .changes
+            let own = blockers.get(&index).map_or(&[][..], Vec::as_slice);
+            let file_held = own
                 .iter()
-                .zip(&check.changes)
-                .map(|(change, change_check)| {
-                    let held = plan
-                        .into_iter()
-                        .flat_map(|p| &p.blockers)
-                        .filter(|b| {
-                            b.file == index && b.change.as_ref().is_none_or(|id| *id == change.id)
-                        })
-                        .map(|b| b.status)
-                        .chain(file_blocked)
-                        .max();
-                    // A change written by an override (moved with --relocate, edited) no
-                    // longer conflicts: it was applied.
-                    let written_over = applied.is_some()
-                        && change_check.status != Status::Ok
-                        && written.contains(&(index, &change.id));
-                    let counted = match held {
-                        _ if written_over => Status::Ok,
-                        Some(status) if status > change_check.status => {
-                            if change_check.status == Status::Ok {
-                                summary.blocked += 1;
-                            }
-                            status
-                        }
-                        _ => change_check.status,
-                    };
-                    match counted {
-                        Status::Ok => summary.ok += 1,
-                        Status::Conflict => summary.conflicts += 1,
-                        Status::Invalid => summary.invalid += 1,
-                    }
-                    let status = match applied {
-                        None => change_check.status.as_str(),
-                        Some(a) => {
-                            let was_written = written.contains(&(index, &change.id));
-                            apply_status(a, was_written, change, change_check.status, &mut summary)
-                        }
-                    };
-                    let edited = applied
-                        .is_some_and(|a| matches!(a.decisions.get(&change.id), Decision::Edit(_)));
-                    change_report(change, status, edited, &change_check.problems)
-                })
-                .collect();
+                .filter(|b| b.change.is_none())
+                .map(|b| b.status)
+                .chain(file_problem)
+                .max();
+            let mut change_held = Vec::new();
+            if own.iter().any(|b| b.change.is_some()) {
+                let at: HashMap<&ChangeId, usize> = file
+                    .changes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (&c.id, i))
+                    .collect();
+                change_held = own
+                    .iter()
+                    .filter_map(|b| Some((*at.get(b.change.as_ref()?)?, b.status)))
+                    .collect();
+                change_held.sort_unstable();
+            }
+            let changes = Changes {
+                file,
+                check,
+                decisions: applied.map(|a| a.decisions),
+                written: written.get(&index).copied().unwrap_or_default(),
+                file_held,
+                change_held,
+            };
+            for i in 0..changes.len() {
+                let status = changes.status(i);
+                match status.counted {
+                    Status::Ok => summary.ok += 1,
+                    Status::Conflict => summary.conflicts += 1,
+                    Status::Invalid => summary.invalid += 1,
+                }
+                summary.blocked += usize::from(status.blocked);
+                match status.said {
+                    "applied" => summary.applied += 1,
+                    "rejected" => summary.rejected += 1,
+                    _ => {}
+                }
+            }
             files.push(FileReport {
-                id: file.id.to_string(),
-                key: file.key.clone(),
+                id: file.id.as_str(),
+                key: file.key.as_deref(),
                 path,
-                doc_path: file.doc_path.clone(),
-                label: file.label.clone(),
+                doc_path: &file.doc_path,
+                label: file.label.as_deref(),
                 action: check.action.as_str(),
-                expected_sha256: file.expected_sha256.clone(),
-                actual_sha256: check.actual_sha256().map(str::to_owned),
+                expected_sha256: file.expected_sha256.as_deref(),
+                actual_sha256: check.actual_sha256(),
                 new_sha256,
                 status: check.status.as_str(),
                 problems: check.problems.iter().map(ProblemReport::from).collect(),
@@ -306,23 +414,22 @@ impl Report {
             None => (Vec::new(), Vec::new()),
         };
         Report {
-            format: batch.format.clone(),
-            source: batch.source.clone(),
+            format: &batch.format,
+            source: &batch.source,
             batch: BatchInfo {
-                id: batch.id.to_string(),
-                key: batch.key.clone(),
-                label: batch.label.clone(),
+                id: batch.id.as_str(),
+                key: batch.key.as_deref(),
+                label: batch.label.as_deref(),
             },
             files,
             summary,
-            warnings: batch.warnings.clone(),
+            warnings: &batch.warnings,
             overrides,
             blocked,
             blocked_text: None,
             staging: None,
             interrupted_commit: None,
-            owner_not_kept: applied
-                .and_then(|a| a.committed)
+            owner_not_kept: committed
                 .map(|c| {
                     c.owner_not_kept
                         .iter()
@@ -333,6 +440,16 @@ impl Report {
         }
     }
 
+    /// Writes the report as one JSON object to `out`, as it is made: a large batch's report is
+    /// never held as text.
+    pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serialises")
     }
@@ -340,7 +457,7 @@ impl Report {
     /// The report as compiler-style text.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        for warning in &self.warnings {
+        for warning in self.warnings {
             let _ = writeln!(
                 out,
                 "{}: warning: {}: {}",
@@ -374,7 +491,7 @@ impl Report {
                         file.path,
                         change.start_line.max(1),
                         problem.kind,
-                        change_label(i, change),
+                        change_label(i, &change),
                         problem.message
                     );
                     write_mismatch(&mut out, problem);
@@ -393,7 +510,7 @@ impl Report {
                         "{}:{}: edited: {}: {what}",
                         file.path,
                         change.start_line.max(1),
-                        change_label(i, change)
+                        change_label(i, &change)
                     );
                 }
             }
@@ -414,7 +531,7 @@ impl Report {
         let _ = write!(
             out,
             "{}: {} file{}, {} change{}: {} ok, {} conflict{}, {} invalid",
-            self.batch.label.as_deref().unwrap_or(&self.batch.id),
+            self.batch.label.unwrap_or(self.batch.id),
             s.files,
             plural(s.files),
             s.changes,
@@ -441,52 +558,7 @@ impl Report {
     }
 }
 
-fn apply_status(
-    applied: &Applied,
-    written: bool,
-    change: &Change,
-    verified: Status,
-    summary: &mut Summary,
-) -> &'static str {
-    match applied.decisions.get(&change.id) {
-        Decision::Reject => {
-            summary.rejected += 1;
-            "rejected"
-        }
-        Decision::Undecided => "undecided",
-        Decision::Accept | Decision::Edit(_) => {
-            if written {
-                summary.applied += 1;
-                "applied"
-            } else {
-                verified.as_str()
-            }
-        }
-    }
-}
-
-fn change_report(
-    change: &Change,
-    status: &'static str,
-    edited: bool,
-    problems: &[Problem],
-) -> ChangeReport {
-    ChangeReport {
-        id: change.id.to_string(),
-        key: change.key.clone(),
-        operation: change.operation.as_str(),
-        description: change.description.clone(),
-        start_line: change.range.start,
-        end_line: change.range.end() - 1,
-        after_line: (change.range.count == 0).then(|| change.range.start - 1),
-        match_tier: change.match_tier,
-        status,
-        edited,
-        problems: problems.iter().map(ProblemReport::from).collect(),
-    }
-}
-
-fn change_label(index: usize, change: &ChangeReport) -> String {
+fn change_label(index: usize, change: &ChangeReport<'_>) -> String {
     let mut label = format!("change #{}", index + 1);
     if let Some(key) = &change.key {
         let _ = write!(label, " \"{}\"", visible(key));
@@ -496,7 +568,7 @@ fn change_label(index: usize, change: &ChangeReport) -> String {
 }
 
 fn write_mismatch(out: &mut String, problem: &ProblemReport) {
-    let (Some(expected), Some(actual)) = (&problem.expected, &problem.actual) else {
+    let (Some(expected), Some(actual)) = (problem.expected, problem.actual) else {
         return;
     };
     for line in expected {

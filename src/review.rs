@@ -57,6 +57,12 @@ pub struct Decisions {
     /// lines, so the edit applies only while the file still holds exactly them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub replaces: BTreeMap<ChangeId, Vec<String>>,
+    /// The decision of every change `decisions` does not name: undecided, except for the
+    /// decisions of a whole batch (`apply` accepts every change), which list no change, so a
+    /// batch of a million changes does not hold a million more IDs. Never saved: a session and
+    /// a decisions file name each change they decide.
+    #[serde(skip)]
+    otherwise: Decision,
 }
 
 fn current_version() -> u32 {
@@ -84,22 +90,18 @@ impl Decisions {
     }
 
     fn all(batch: &Batch, decision: Decision) -> Decisions {
-        let mut decisions = Decisions::undecided(batch);
-        for (_, change) in batch.changes() {
-            decisions
-                .decisions
-                .insert(change.id.clone(), decision.clone());
+        Decisions {
+            otherwise: decision,
+            ..Decisions::undecided(batch)
         }
-        decisions
     }
 
     pub fn get(&self, id: &ChangeId) -> &Decision {
-        static UNDECIDED: Decision = Decision::Undecided;
-        self.decisions.get(id).unwrap_or(&UNDECIDED)
+        self.decisions.get(id).unwrap_or(&self.otherwise)
     }
 
     pub fn set(&mut self, id: ChangeId, decision: Decision) {
-        if decision == Decision::Undecided {
+        if decision == self.otherwise {
             self.decisions.remove(&id);
         } else {
             self.decisions.insert(id, decision);

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod batch_limits;
 mod cli;
 mod commit_atomicity;
 mod commit_edges;

@@ -191,7 +191,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         if ctx.quiet {
             Ok(())
         } else if args.json {
-            output::println(report.to_json())
+            output::print_with(|out| report.write_json(out))
         } else if ctx.color {
             output::print(before + &paint::report(&report.to_text()))
         } else {

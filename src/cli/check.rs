@@ -25,7 +25,7 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     if ctx.quiet {
         // The exit status says it all.
     } else if args.json {
-        output::println(report.to_json())?;
+        output::print_with(|out| report.write_json(out))?;
     } else if ctx.color {
         output::print(paint::report(&report.to_text()))?;
     } else {

@@ -23,6 +23,18 @@ pub fn print(text: impl AsRef<[u8]>) -> Result<(), Error> {
     }
 }
 
+/// Writes to standard output with `write`, as it goes (a large JSON report is never held as
+/// text). A closed pipe is not an error; another failure is.
+pub fn print_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Error> {
+    let mut stdout = std::io::stdout().lock();
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(Error::usage(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// [`print`] with a line ending.
 pub fn println(text: impl AsRef<str>) -> Result<(), Error> {
     let text = text.as_ref();

@@ -29,11 +29,8 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let batch = &checked.batch;
-    let report = Report::check(
-        batch,
-        &checked.verification,
-        &checked.plan(&Decisions::accept_all(batch)),
-    );
+    let plan = checked.plan(&Decisions::accept_all(batch));
+    let report = Report::check(batch, &checked.verification, &plan);
     let id = args.id.as_str();
 
     if batch.id.as_str() == id || batch.key.as_deref() == Some(id) {
@@ -71,7 +68,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
                     .map(|ci| (fi, ci))
             })
             .expect("select returns IDs of this batch");
-        let entry = &report.files[fi].changes[ci];
+        let entry = &report.files[fi].changes.get(ci);
         if args.json {
             let _ = writeln!(
                 out,
@@ -85,7 +82,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
             out,
             "change {}{} (#{} of {}, file patch {})",
             entry.id,
-            quoted(entry.key.as_deref()),
+            quoted(entry.key),
             ci + 1,
             file.path,
             file.id
@@ -102,7 +99,7 @@ pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
         let _ = writeln!(out, "  status: {}", entry.status);
         for problem in &entry.problems {
-            let _ = writeln!(out, "  {}: {}", problem.kind, visible(&problem.message));
+            let _ = writeln!(out, "  {}: {}", problem.kind, visible(problem.message));
         }
         out.push_str(&change_diff(&checked, fi, change_id));
     }
@@ -122,14 +119,14 @@ fn batch_text(report: &Report) -> String {
     let mut out = format!(
         "batch {}{}\n  format: {}\n  source: {}\n",
         report.batch.id,
-        quoted(report.batch.key.as_deref()),
+        quoted(report.batch.key),
         report.format,
         report.source
     );
     if let Some(label) = &report.batch.label {
         let _ = writeln!(out, "  label: {}", visible(label));
     }
-    for warning in &report.warnings {
+    for warning in report.warnings {
         let _ = writeln!(
             out,
             "  warning: {}: {}",
@@ -153,7 +150,7 @@ fn file_text(file: &FileReport) -> String {
     let mut out = format!(
         "file patch {}{}\n  path: {} (docPath {})\n  action: {}\n  status: {}\n",
         file.id,
-        quoted(file.key.as_deref()),
+        quoted(file.key),
         file.path,
         file.doc_path,
         file.action,
@@ -163,7 +160,7 @@ fn file_text(file: &FileReport) -> String {
         let _ = writeln!(out, "  label: {}", visible(label));
     }
     for problem in &file.problems {
-        let _ = writeln!(out, "  {}: {}", problem.kind, visible(&problem.message));
+        let _ = writeln!(out, "  {}: {}", problem.kind, visible(problem.message));
     }
     for (i, change) in file.changes.iter().enumerate() {
         let range = match change.after_line {
@@ -176,13 +173,12 @@ fn file_text(file: &FileReport) -> String {
             "  #{} {} {} {} {} {}{}",
             i + 1,
             change.id,
-            change.key.as_deref().map_or("-".into(), visible),
+            change.key.map_or("-".into(), visible),
             change.operation,
             range,
             change.status,
             change
                 .description
-                .as_deref()
                 .map(|d| format!(": {}", visible(d)))
                 .unwrap_or_default()
         );

@@ -15,47 +15,30 @@ use crate::error::{Error, InputProblem, Result};
 use markdown::{FenceLine, Fences};
 use std::borrow::Cow;
 
-/// Names the format of an input, or says what was tried.
+/// Names the format of an input, or says what was tried. A JSON input is told by the fields
+/// of its bounded skeleton ([`crate::json::stream::skeleton`]): detection never holds a large
+/// batch whole.
 pub fn detect(input: &Input) -> Result<&'static str> {
-    detect_parsed(input).map(|(name, _)| name)
-}
-
-/// [`detect`], also giving back the JSON value it parsed (strictly, as loading does), so a
-/// large JSON batch is parsed once.
-pub fn detect_parsed(input: &Input) -> Result<(&'static str, Option<serde_json::Value>)> {
     let trimmed = input.bytes.trim_ascii_start();
     let mut json_error = None;
     if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        if let Ok(value) = crate::json::parse_strict(&input.bytes) {
-            if let Some(name) = detect_json(&value) {
-                return Ok((name, Some(value)));
-            }
-        } else {
-            // Not strict JSON (duplicate keys, too deep...): still tell the format by its
-            // fields, so that loading it reports what is wrong in that format's terms.
-            match serde_json::from_slice::<serde_json::Value>(&input.bytes) {
-                Ok(value) => {
-                    if let Some(name) = detect_json(&value) {
-                        return Ok((name, None));
-                    }
+        match crate::json::stream::skeleton(&input.bytes) {
+            Ok(value) => {
+                if let Some(name) = detect_json(&value) {
+                    return Ok(name);
                 }
-                Err(e) => json_error = Some(e),
             }
+            Err(e) => json_error = Some(e),
         }
     }
     if let Some(name) = detect_text(&input.bytes, json_error.is_none()) {
-        return Ok((name, None));
+        return Ok(name);
     }
     let tried: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
     match json_error {
         // Input that starts like JSON and is not: the parse error is the likeliest cause.
         Some(e) => {
-            let problem = crate::json::parse_strict(&input.bytes)
-                .err()
-                .unwrap_or_else(|| InputProblem {
-                    location: format!("line {}, column {}", e.line(), e.column()),
-                    message: format!("not valid JSON: {e}"),
-                });
+            let problem = crate::json::Trail::default().problem(&e);
             Err(Error::InvalidInput {
                 source: input.source.clone(),
                 format: "JSON".into(),

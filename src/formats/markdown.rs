@@ -255,23 +255,24 @@ pub fn load(
                 };
                 let mut walker = Walker::default();
                 if json_format == tul002::NAME {
-                    if let Some(parsed) = tul002::parse(&value, block.text.as_bytes(), &mut walker)
-                    {
+                    if let Some(parsed) = tul002::parse(block.text.as_bytes(), &mut walker) {
                         loaded.files.extend(parsed.files);
                     }
                 } else {
                     load_json(json_format, &value, context, builder, loaded, &mut walker);
                 }
-                problems.extend(walker.problems.into_iter().map(|p| InputProblem {
+                problems.extend(walker.take_problems().into_iter().map(|p| InputProblem {
                     location: format!("{here}: {}", p.location),
                     message: p.message,
                 }));
-                loaded.warnings.extend(walker.warnings.into_iter().map(|w| {
-                    crate::model::InputWarning {
-                        location: format!("{here}: {}", w.location),
-                        message: w.message,
-                    }
-                }));
+                loaded
+                    .warnings
+                    .extend(walker.take_warnings().into_iter().map(|w| {
+                        crate::model::InputWarning {
+                            location: format!("{here}: {}", w.location),
+                            message: w.message,
+                        }
+                    }));
             }
         }
     }

@@ -190,7 +190,6 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
 }
 
 fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
-    let mut parsed = None;
     let format = match options.format.as_deref() {
         Some(name) => match NAMES.iter().find(|n| **n == name) {
             Some(name) => *name,
@@ -201,11 +200,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
                 })
             }
         },
-        None => {
-            let (name, value) = detect::detect_parsed(input)?;
-            parsed = value;
-            name
-        }
+        None => detect::detect(input)?,
     };
     // REQ-PATCH-008 limits the patch tool's calls: a model's single edit call (a chat answer
     // applies it to each of its patch-tool blocks). Batches in the other formats are bounded
@@ -222,7 +217,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
         }
     }
     if format == tul002::NAME {
-        return load_tul002(input, parsed);
+        return load_tul002(input);
     }
     let text = std::str::from_utf8(&input.bytes).map_err(|e| {
         let line = input.bytes[..e.valid_up_to()]
@@ -242,23 +237,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     let mut builder = Builder::new(&input.bytes);
     let mut loaded = Loaded::default();
     let context = Context { workspace, options };
-    let problems = match parsed {
-        // A JSON format whose value detection already parsed.
-        Some(value) => {
-            let mut walker = Walker::default();
-            load_json(
-                format,
-                &value,
-                &context,
-                &mut builder,
-                &mut loaded,
-                &mut walker,
-            );
-            loaded.warnings.extend(walker.warnings);
-            walker.problems
-        }
-        None => load_text(format, text, &context, &mut builder, &mut loaded),
-    };
+    let problems = load_text(format, text, &context, &mut builder, &mut loaded);
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
@@ -382,8 +361,8 @@ pub(crate) fn load_text(
             Ok(value) => {
                 let mut walker = Walker::default();
                 load_json(json_format, &value, context, builder, loaded, &mut walker);
-                problems.extend(walker.problems);
-                loaded.warnings.extend(walker.warnings);
+                problems.extend(walker.take_problems());
+                loaded.warnings.extend(walker.take_warnings());
             }
         },
     }
@@ -433,21 +412,16 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
     }
 }
 
-fn load_tul002(input: &Input, parsed: Option<serde_json::Value>) -> Result<Batch> {
-    let value = match parsed {
-        Some(value) => value,
-        None => json::parse_strict(&input.bytes)
-            .map_err(|problem| invalid(input, tul002::NAME, vec![problem]))?,
-    };
+fn load_tul002(input: &Input) -> Result<Batch> {
     let mut walker = Walker::default();
-    let parsed = tul002::parse(&value, &input.bytes, &mut walker);
+    let parsed = tul002::parse(&input.bytes, &mut walker);
     match parsed {
-        Some(parsed) if walker.problems.is_empty() => {
+        Some(parsed) if !walker.has_problems() => {
             let mut batch = parsed.into_batch(&input.source);
-            batch.warnings = walker.warnings;
+            batch.warnings = walker.take_warnings();
             Ok(batch)
         }
-        _ => Err(invalid(input, tul002::NAME, walker.problems)),
+        _ => Err(invalid(input, tul002::NAME, walker.take_problems())),
     }
 }
 

@@ -54,7 +54,7 @@ impl App {
             let edited = write
                 .changes
                 .iter()
-                .filter(|id| matches!(self.decisions.get(id), Decision::Edit(_)))
+                .filter(|&&c| matches!(self.decisions.get(&file.changes[c].id), Decision::Edit(_)))
                 .count();
             let (added, removed) = line_counts(
                 write.before.as_ref().map_or(&[][..], |b| &b.bytes),

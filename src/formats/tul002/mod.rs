@@ -1,0 +1,838 @@
+//! TUL-002 `workspace_write_patch` batches: parsing and validating them into the batch model.
+//!
+//! Every rule of the spec that can be checked without the workspace is checked here, and every
+//! violation is collected with its JSON path, the file's docPath and the change's index and key.
+//! Rules that need the file (line numbers within its length, SHA-256, expected lines) are
+//! checked by `verify`. A TUL-002 response (with `batchId`, `filePatchId`, `changeId`) keeps its
+//! IDs; a request gets IDs derived from its bytes.
+
+mod stream;
+
+use crate::json::stream::Lean;
+use crate::json::{field_path, index_path, Walker};
+use crate::model::{
+    Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, LineRange,
+    MatchTier, Operation,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+pub const NAME: &str = "tul002";
+
+const BATCH_FIELDS: &[&str] = &["batchLabel", "batchKey", "batchId", "files"];
+const FILE_FIELDS: &[&str] = &[
+    "fileKey",
+    "docPath",
+    "originalSha256",
+    "fileLabel",
+    "filePatchId",
+    "changes",
+];
+const CHANGE_FIELDS: &[&str] = &[
+    "changeKey",
+    "changeId",
+    "operation",
+    "description",
+    "afterLine",
+    "startLine",
+    "endLine",
+    "expectedOriginalLines",
+    "newLines",
+];
+
+/// Whether a JSON value (the skeleton detection reads) looks like a TUL-002 batch (or a
+/// response wrapping one).
+pub fn detect(value: &Value) -> bool {
+    let Some((batch, _)) = unwrap_envelope(value) else {
+        return false;
+    };
+    let Some(Value::Array(files)) = batch.get("files") else {
+        return false;
+    };
+    // `{"files": []}` is a TUL-002 batch that breaks its first rule; say so rather than
+    // "not a batch in any format". Other formats with a `files` array carry other fields.
+    let only_batch_fields = batch.keys().all(|k| BATCH_FIELDS.contains(&k.as_str()));
+    (files.is_empty() && only_batch_fields)
+        || batch.contains_key("batchLabel")
+        || batch.contains_key("batchKey")
+        || batch.contains_key("batchId")
+        || files.iter().any(|f| {
+            f.get("docPath").is_some()
+                || f.get("originalSha256").is_some()
+                || f.get("changes").is_some()
+        })
+}
+
+/// A batch is the top-level object, or sits under `result` (a tool response) or `arguments`
+/// (a tool call). Returns the batch object and the JSON path it was found at.
+fn unwrap_envelope(value: &Value) -> Option<(&Map<String, Value>, &'static str)> {
+    let obj = value.as_object()?;
+    if obj.contains_key("files") {
+        return Some((obj, ""));
+    }
+    for key in ["result", "arguments"] {
+        if let Some(inner) = obj.get(key).and_then(Value::as_object) {
+            if inner.contains_key("files") {
+                return Some((inner, key));
+            }
+        }
+    }
+    None
+}
+
+/// Reads and validates a TUL-002 batch from its bytes, as a stream (see [`stream`]).
+/// Problems and warnings go to `walker`; the batch is returned only when there are no
+/// problems.
+pub fn parse(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
+    stream::read(input, walker)
+}
+
+/// Fields read from a stream, by their place in a list of known fields.
+#[derive(Debug)]
+struct Fields<const N: usize>(pub [Option<Lean>; N]);
+
+impl<const N: usize> Default for Fields<N> {
+    fn default() -> Self {
+        Fields(std::array::from_fn(|_| None))
+    }
+}
+
+impl<const N: usize> Fields<N> {
+    /// The field named `name` of `known`, when the input has it (`null` included).
+    fn get(&self, known: &[&str], name: &str) -> Option<&Lean> {
+        let i = known
+            .iter()
+            .position(|k| *k == name)
+            .expect("a known field");
+        self.0[i].as_ref()
+    }
+
+    fn take(&mut self, known: &[&str], name: &str) -> Option<Lean> {
+        let i = known
+            .iter()
+            .position(|k| *k == name)
+            .expect("a known field");
+        self.0[i].take()
+    }
+}
+
+type BatchFields = Fields<4>;
+type FileFields = Fields<6>;
+type ChangeFields = Fields<9>;
+
+/// Where the walker stood before a part of the input was read: how many problems it listed
+/// (to name those the part added) and had found (to tell whether it added any).
+#[derive(Clone, Copy)]
+struct Before {
+    listed: usize,
+    found: usize,
+}
+
+impl Before {
+    pub fn of(walker: &Walker) -> Before {
+        Before {
+            listed: walker.problems.len(),
+            found: walker.found(),
+        }
+    }
+
+    fn added_to(self, walker: &Walker) -> bool {
+        walker.found() > self.found
+    }
+}
+
+/// Checks the batch object read from the stream: its own fields first, then what its files
+/// brought, sorted by where in the batch they are.
+fn batch_from(
+    walker: &mut Walker,
+    ids: &IdDeriver,
+    body: stream::BodyRead,
+    root_path: &str,
+) -> Option<ParsedBatch> {
+    let stream::BodyRead {
+        fields,
+        unknown,
+        files,
+        walker: mut from_files,
+    } = body;
+    walker.unknown_names(unknown.iter().map(String::as_str), root_path, BATCH_FIELDS);
+    let field = |name| fields.get(BATCH_FIELDS, name);
+    let batch_id = walker
+        .lean_opt_str(field("batchId"), root_path, "batchId")
+        .map(|s| BatchId(s.to_owned()))
+        .unwrap_or_else(|| ids.batch_id());
+    let key = walker
+        .lean_opt_str(field("batchKey"), root_path, "batchKey")
+        .map(str::to_owned);
+    let label = walker
+        .lean_opt_str(field("batchLabel"), root_path, "batchLabel")
+        .map(str::to_owned);
+    let files_path = field_path(root_path, "files");
+    let files = match files {
+        Some(stream::FilesRead::Read(files)) => Some(files),
+        Some(stream::FilesRead::Not(Lean::Null)) | None => {
+            walker.problem(&files_path, "required array is missing");
+            None
+        }
+        Some(stream::FilesRead::Not(other)) => {
+            walker.problem(
+                &files_path,
+                format!("expected an array, found {}", other.kind()),
+            );
+            None
+        }
+    };
+    if files.as_ref().is_some_and(|f| f.count() == 0) {
+        walker.problem(&files_path, "must list at least one file patch");
+    }
+    let files = files.map(|files| files.finish(&mut from_files, &files_path));
+    // Stable: problems at one place keep the order they were found in.
+    let prefix = if root_path.is_empty() {
+        String::new()
+    } else {
+        format!("{root_path}.")
+    };
+    let place = |location: &str| {
+        location
+            .strip_prefix(&prefix)
+            .map_or((None, None), position_of)
+    };
+    from_files
+        .problems
+        .sort_by_cached_key(|p| place(&p.location));
+    from_files
+        .warnings
+        .sort_by_cached_key(|w| place(&w.location));
+    walker.absorb(from_files);
+    let files = files?;
+    if walker.has_problems() {
+        return None;
+    }
+    Some(ParsedBatch {
+        id: batch_id,
+        key,
+        label,
+        files,
+        content_sha256: ids.input_sha256().to_owned(),
+    })
+}
+
+/// The file patches of a batch as they are read, with what makes two of them clash: the same
+/// file, the same filePatchId, fileKey or changeId. Only file patches without problems of
+/// their own are compared.
+#[derive(Default)]
+struct Files {
+    files: Vec<FilePatch>,
+    /// The index in the batch of each of `files`.
+    indexes: Vec<usize>,
+    /// File patches read, with problems or without.
+    count: usize,
+    seen_paths: HashMap<String, usize>,
+    seen_file_ids: HashMap<String, usize>,
+    seen_file_keys: HashMap<String, usize>,
+}
+
+impl Files {
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// A file patch that is not one (not an object).
+    pub fn skip(&mut self) {
+        self.count += 1;
+    }
+
+    /// Takes one file patch, as read at `path`.
+    pub fn add(&mut self, walker: &mut Walker, path: &str, file: FileRead) {
+        let index = self.count;
+        self.count += 1;
+        let Some(file) = file else {
+            return;
+        };
+        let problems = walker.problems.len();
+        if let Some(first) = self.seen_paths.insert(path_identity(&file.doc_path), index) {
+            walker.problem(
+                field_path(path, "docPath"),
+                format!(
+                    "names the same file as files[{first}] (paths that differ only in case or Unicode normalisation are one file); each file may appear once in a batch"
+                ),
+            );
+        }
+        if let Some(first) = self.seen_file_ids.insert(file.id.0.clone(), index) {
+            walker.problem(
+                field_path(path, "filePatchId"),
+                format!(
+                    "filePatchId \"{}\" is also the ID of files[{first}]; IDs must be unique",
+                    file.id
+                ),
+            );
+        }
+        if let Some(key) = &file.key {
+            if let Some(first) = self.seen_file_keys.insert(key.clone(), index) {
+                walker.warn(
+                    field_path(path, "fileKey"),
+                    format!(
+                        "fileKey \"{key}\" is also the key of files[{first}]; keys should be unique in a batch, and a selector naming it is refused as ambiguous"
+                    ),
+                );
+            }
+        }
+        warn_repeated_change_keys(walker, path, &file);
+        let listed = walker.problems.len();
+        name_in_file(
+            &mut walker.problems[problems.min(listed)..],
+            Some(&file.doc_path),
+        );
+        self.files.push(file);
+        self.indexes.push(index);
+    }
+
+    /// The file patches, once every one is read, with a problem for each change whose ID an
+    /// earlier change has. IDs are compared once, at the end, by a sorted list of their
+    /// hashes: a million IDs kept in a set as they come would hold a million more strings.
+    pub fn finish(self, walker: &mut Walker, files_path: &str) -> Vec<FilePatch> {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let hasher = BuildHasherDefault::<DefaultHasher>::default();
+        let count = self.files.iter().map(|f| f.changes.len()).sum();
+        let mut ids: Vec<(u64, u32, u32)> = Vec::with_capacity(count);
+        for (f, file) in self.files.iter().enumerate() {
+            for (c, change) in file.changes.iter().enumerate() {
+                ids.push((hasher.hash_one(change.id.as_str()), f as u32, c as u32));
+            }
+        }
+        // By hash, then in input order: the first of equal IDs is the one named.
+        ids.sort_unstable();
+        let change = |(_, f, c): (u64, u32, u32)| (f as usize, c as usize);
+        for run in ids.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            for (i, &later) in run.iter().enumerate().skip(1) {
+                let (f, c) = change(later);
+                let id = &self.files[f].changes[c].id;
+                let Some(&first) = run[..i]
+                    .iter()
+                    .find(|&&e| self.files[change(e).0].changes[change(e).1].id == *id)
+                else {
+                    continue;
+                };
+                let (first_f, first_c) = change(first);
+                let file = &self.files[f];
+                let at = index_path(
+                    &field_path(&index_path(files_path, self.indexes[f]), "changes"),
+                    c,
+                );
+                let listed = walker.problems.len();
+                walker.problem(
+                    field_path(&at, "changeId"),
+                    format!(
+                        "changeId \"{id}\" is also the ID of files[{}].changes[{first_c}]; IDs must be unique",
+                        self.indexes[first_f]
+                    ),
+                );
+                let named = &mut walker.problems[listed..];
+                name_in_change(named, c, file.changes[c].key.as_deref());
+                name_in_file(named, Some(&file.doc_path));
+            }
+        }
+        self.files
+    }
+}
+
+/// A file patch as read: `None` when it has problems of its own.
+type FileRead = Option<FilePatch>;
+
+/// A change as read: where it sits, when its range could be read (for the order of the
+/// file's changes), and the change itself when it is valid. Its ID is derived once its
+/// file's ID is known, unless the input gave one.
+#[derive(Default)]
+struct ChangeRead {
+    position: Option<Position>,
+    change: Option<(Change, Option<ChangeId>)>,
+}
+
+/// A file's changes as read: only what the file needs of them (an invalid change holds
+/// nothing, so a million of them take no memory).
+#[derive(Default)]
+struct ChangesRead {
+    /// How many there were, valid or not.
+    count: usize,
+    positions: Vec<Position>,
+    /// The valid ones, with their index and the ID the input gave.
+    valid: Vec<(usize, Change, Option<ChangeId>)>,
+}
+
+impl ChangesRead {
+    fn add(&mut self, read: ChangeRead) {
+        let index = self.count;
+        self.count += 1;
+        self.positions.extend(read.position);
+        if let Some((change, given)) = read.change {
+            self.valid.push((index, change, given));
+        }
+    }
+}
+
+/// Checks a file patch read from the stream, with its changes, each already checked.
+/// `before` is where the walker stood when the file began: the problems found since are
+/// named with its docPath.
+fn file_from(
+    walker: &mut Walker,
+    ids: &IdDeriver,
+    mut fields: FileFields,
+    changes: Option<stream::ChangesField>,
+    path: &str,
+    index: usize,
+    before: Before,
+) -> FileRead {
+    let field = |fields: &FileFields, name| fields.get(FILE_FIELDS, name).cloned();
+    let doc_path = walker
+        .lean_req_str(field(&fields, "docPath").as_ref(), path, "docPath")
+        .map(str::to_owned);
+    if doc_path.as_deref() == Some("") {
+        walker.problem(field_path(path, "docPath"), "must not be empty");
+    }
+    let sha = walker
+        .lean_req_str(
+            fields.get(FILE_FIELDS, "originalSha256"),
+            path,
+            "originalSha256",
+        )
+        .map(str::to_ascii_lowercase);
+    if let Some(sha) = &sha {
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            walker.problem(
+                field_path(path, "originalSha256"),
+                format!(
+                    "expected 64 hexadecimal digits (a SHA-256), found \"{sha}\" ({} characters)",
+                    sha.chars().count()
+                ),
+            );
+        }
+    }
+    let mut text = |name| {
+        walker
+            .lean_opt_str(fields.take(FILE_FIELDS, name).as_ref(), path, name)
+            .map(str::to_owned)
+    };
+    let key = text("fileKey");
+    let label = text("fileLabel");
+    let given_id = text("filePatchId");
+    let doc_name = doc_path.clone().unwrap_or_default();
+    let id = given_id
+        .map(FilePatchId)
+        .unwrap_or_else(|| ids.file_id(index, &doc_name));
+
+    let changes_path = field_path(path, "changes");
+    let read = match changes {
+        Some(stream::ChangesField::Read(read)) => {
+            if read.count == 0 {
+                walker.problem(&changes_path, "must have at least one change");
+            }
+            read
+        }
+        Some(stream::ChangesField::Not(Lean::Null)) | None => {
+            walker.problem(&changes_path, "required array is missing");
+            ChangesRead::default()
+        }
+        Some(stream::ChangesField::Not(other)) => {
+            walker.problem(
+                &changes_path,
+                format!("expected an array, found {}", other.kind()),
+            );
+            ChangesRead::default()
+        }
+    };
+    check_order(walker, &changes_path, &read.positions);
+    let listed = walker.problems.len();
+    name_in_file(
+        &mut walker.problems[before.listed.min(listed)..],
+        doc_path.as_deref(),
+    );
+    if before.added_to(walker) {
+        return None;
+    }
+    let changes = read
+        .valid
+        .into_iter()
+        .map(|(i, mut change, given)| {
+            change.id = given.unwrap_or_else(|| {
+                ids.change_id_with(&id, i, |f| {
+                    f.text(change.operation.as_str())
+                        .number(change.range.start)
+                        .number(change.range.count)
+                        .lines(change.expected.as_deref())
+                        .lines(Some(&change.new_lines));
+                })
+            });
+            change
+        })
+        .collect();
+    Some(FilePatch {
+        id,
+        key,
+        doc_path: doc_path?,
+        label,
+        // A missing file with the empty hash becomes a creation when resolved (verify).
+        action: FileAction::Modify,
+        expected_sha256: sha,
+        changes,
+        copy_from: None,
+        new_file_eol: None,
+        load_problems: Vec::new(),
+    })
+}
+
+/// Names the change (its number and key) in front of each of `problems`, found in the
+/// change at `index`: `change #2 "k": ...`.
+fn name_in_change(problems: &mut [crate::error::InputProblem], index: usize, key: Option<&str>) {
+    for problem in problems {
+        problem.message = format!("{}: {}", change_name(index, key), problem.message);
+    }
+}
+
+/// Names the file (its docPath) in front of each of `problems`, found in its file patch:
+/// `in "src/app.py": ...`, or `in "src/app.py", change #2 "k": ...` for one a change's name
+/// is already in front of (one whose JSON path is inside a change).
+fn name_in_file(problems: &mut [crate::error::InputProblem], doc_path: Option<&str>) {
+    let Some(doc_path) = doc_path.filter(|d| !d.is_empty()) else {
+        return;
+    };
+    for problem in problems {
+        let inside = problem
+            .location
+            .find("files[")
+            .map(|at| &problem.location[at..]);
+        let (file, change) = inside.map_or((None, None), position_of);
+        if file.is_none() {
+            continue;
+        }
+        let joint = if change.is_some() { ", " } else { ": " };
+        problem.message = format!("in \"{doc_path}\"{joint}{}", problem.message);
+    }
+}
+
+/// A changeKey is unique only within its file patch (TUL-002 section 5.1.1): one used twice
+/// in a file gets a warning, as a selector naming it would be ambiguous.
+fn warn_repeated_change_keys(walker: &mut Walker, path: &str, file: &FilePatch) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, change) in file.changes.iter().enumerate() {
+        let Some(key) = change.key.as_deref() else {
+            continue;
+        };
+        if let Some(first) = seen.insert(key, i) {
+            let change_path = index_path(&field_path(path, "changes"), i);
+            walker.warn(
+                field_path(&change_path, "changeKey"),
+                format!(
+                    "in \"{}\", change #{}: changeKey \"{key}\" is also the key of change #{} of this file; keys should be unique within a file, and a selector naming it is refused as ambiguous",
+                    file.doc_path,
+                    i + 1,
+                    first + 1
+                ),
+            );
+        }
+    }
+}
+
+/// Where in a batch a problem is: the file and change indexes, when it is inside them.
+type Place = (Option<usize>, Option<usize>);
+
+/// The file and change indexes a JSON path points into: `files[2].changes[0].endLine` is
+/// `(Some(2), Some(0))`.
+fn position_of(location: &str) -> Place {
+    fn index(text: &str, prefix: &str) -> Option<(usize, usize)> {
+        let rest = text.strip_prefix(prefix)?;
+        let end = rest.find(']')?;
+        Some((rest[..end].parse().ok()?, prefix.len() + end + 1))
+    }
+    let Some((file, used)) = index(location, "files[") else {
+        return (None, None);
+    };
+    let change = index(&location[used..], ".changes[").map(|(c, _)| c);
+    (Some(file), change)
+}
+
+/// What makes two docPaths the same file: equal after lowercasing and Unicode NFC.
+pub fn path_identity(doc_path: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    doc_path.nfc().collect::<String>().to_lowercase()
+}
+
+/// The parts of a batch a format produces; `formats` adds the source and hashes.
+pub struct ParsedBatch {
+    pub id: BatchId,
+    pub key: Option<String>,
+    pub label: Option<String>,
+    pub files: Vec<FilePatch>,
+    /// The SHA-256 of the input bytes.
+    pub content_sha256: String,
+}
+
+impl ParsedBatch {
+    pub fn into_batch(self, source: &str) -> Batch {
+        Batch {
+            id: self.id,
+            key: self.key,
+            label: self.label,
+            format: NAME.to_owned(),
+            source: source.to_owned(),
+            content_sha256: self.content_sha256,
+            files: self.files,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// How a change is named in messages: `change #3 "key"` (1-based, as a person counts).
+fn change_name(index: usize, key: Option<&str>) -> String {
+    match key {
+        Some(key) => format!("change #{} \"{key}\"", index + 1),
+        None => format!("change #{}", index + 1),
+    }
+}
+
+/// Checks one change read from the stream, at `path`, the `index`-th of its file.
+fn change_from(
+    walker: &mut Walker,
+    mut fields: ChangeFields,
+    path: &str,
+    index: usize,
+) -> ChangeRead {
+    let before = walker.found();
+    let listed = walker.problems.len();
+    let mut text = |fields: &mut ChangeFields, name| {
+        walker
+            .lean_opt_str(fields.take(CHANGE_FIELDS, name).as_ref(), path, name)
+            .map(str::to_owned)
+    };
+    let key = text(&mut fields, "changeKey");
+    let description = text(&mut fields, "description");
+    let given_id = text(&mut fields, "changeId");
+    let mut read = ChangeRead::default();
+    let operation =
+        match walker.lean_req_str(fields.get(CHANGE_FIELDS, "operation"), path, "operation") {
+            Some("insert") => Some(Operation::Insert),
+            Some("replace") => Some(Operation::Replace),
+            Some("delete") => Some(Operation::Delete),
+            Some(other) => {
+                walker.problem(
+                    field_path(path, "operation"),
+                    format!("expected \"insert\", \"replace\" or \"delete\", found \"{other}\""),
+                );
+                None
+            }
+            None => None,
+        };
+    let Some(operation) = operation else {
+        let named = walker.problems.len();
+        name_in_change(&mut walker.problems[listed..named], index, key.as_deref());
+        return read;
+    };
+
+    let forbid = |walker: &mut Walker, fields: &ChangeFields, field: &str, why: &str| {
+        if fields.get(CHANGE_FIELDS, field).is_some() {
+            walker.problem(field_path(path, field), why);
+        }
+    };
+    let (range, expected) = match operation {
+        Operation::Insert => {
+            for field in ["startLine", "endLine", "expectedOriginalLines"] {
+                forbid(
+                    walker,
+                    &fields,
+                    field,
+                    "not used by an insert (it takes afterLine and newLines)",
+                );
+            }
+            let after = line_number(walker, &fields, path, "afterLine");
+            (after.map(LineRange::after), None)
+        }
+        Operation::Replace | Operation::Delete => {
+            forbid(
+                walker,
+                &fields,
+                "afterLine",
+                "not used by a replace or delete (it takes startLine and endLine)",
+            );
+            let start = line_number(walker, &fields, path, "startLine");
+            let end = line_number(walker, &fields, path, "endLine");
+            let expected = walker.lean_req_str_array(
+                fields.take(CHANGE_FIELDS, "expectedOriginalLines"),
+                path,
+                "expectedOriginalLines",
+            );
+            let range = match (start, end) {
+                (Some(0), _) => {
+                    walker.problem(
+                        field_path(path, "startLine"),
+                        "lines are numbered from 1, found startLine 0",
+                    );
+                    None
+                }
+                (Some(s), Some(e)) if e < s => {
+                    walker.problem(
+                        field_path(path, "endLine"),
+                        format!(
+                            "endLine {e} is before startLine {s}; expected startLine <= endLine"
+                        ),
+                    );
+                    None
+                }
+                (Some(s), Some(e)) => Some(LineRange::inclusive(s, e)),
+                _ => None,
+            };
+            if let (Some(range), Some(expected)) = (range, &expected) {
+                if expected.len() != range.count {
+                    walker.problem(
+                        field_path(path, "expectedOriginalLines"),
+                        format!(
+                            "lines {} are {} line(s), but expectedOriginalLines has {} entr{}",
+                            range.describe(),
+                            range.count,
+                            expected.len(),
+                            if expected.len() == 1 { "y" } else { "ies" }
+                        ),
+                    );
+                }
+            }
+            if let Some(expected) = &expected {
+                check_single_lines(walker, path, "expectedOriginalLines", expected);
+            }
+            (range, expected)
+        }
+    };
+    let new_lines = match operation {
+        Operation::Delete => {
+            forbid(
+                walker,
+                &fields,
+                "newLines",
+                "a delete must not have newLines",
+            );
+            Some(Vec::new())
+        }
+        Operation::Insert | Operation::Replace => {
+            let lines =
+                walker.lean_req_str_array(fields.take(CHANGE_FIELDS, "newLines"), path, "newLines");
+            if let Some(lines) = &lines {
+                if lines.is_empty() && operation == Operation::Insert {
+                    walker.problem(
+                        field_path(path, "newLines"),
+                        "an insert must have at least one new line",
+                    );
+                }
+                check_single_lines(walker, path, "newLines", lines);
+            }
+            lines
+        }
+    };
+    read.position = range.map(|range| Position {
+        index,
+        key: key.clone(),
+        range,
+    });
+    let named = walker.problems.len();
+    name_in_change(&mut walker.problems[listed..named], index, key.as_deref());
+    if walker.found() > before {
+        return read;
+    }
+    let (Some(range), Some(new_lines)) = (range, new_lines) else {
+        return read;
+    };
+    read.change = Some((
+        Change {
+            // Derived with the file's ID, once it is known (see `file_from`).
+            id: ChangeId(String::new()),
+            key,
+            description,
+            operation,
+            range,
+            expected,
+            new_lines,
+            match_tier: MatchTier::Exact,
+            eof_newline: None,
+            new_eols: None,
+            load_problems: Vec::new(),
+        },
+        given_id.map(ChangeId),
+    ));
+    read
+}
+
+/// Where a change sits, known even when other fields of it are invalid.
+struct Position {
+    index: usize,
+    key: Option<String>,
+    range: LineRange,
+}
+
+/// Each entry must be one line: a line break inside it would write (or expect) several.
+pub(crate) fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &[String]) {
+    for (i, line) in lines.iter().enumerate() {
+        if !crate::lines::is_one_line(line) {
+            walker.problem(
+                index_path(&field_path(path, field), i),
+                "each entry must be one line without its line ending, found a line break inside",
+            );
+        }
+    }
+}
+
+/// The highest line number a batch may name: a file patchdeck edits has at most one line per
+/// byte, so anything larger cannot be in range (and `afterLine + 1` cannot overflow).
+pub const MAX_LINE_NUMBER: u64 = crate::workspace::MAX_FILE_BYTES;
+
+/// A required line number, refused when no file patchdeck edits could have that line.
+fn line_number(walker: &mut Walker, fields: &ChangeFields, path: &str, key: &str) -> Option<usize> {
+    let n = walker.lean_req_uint(fields.get(CHANGE_FIELDS, key), path, key)?;
+    match usize::try_from(n) {
+        Ok(n) if n as u64 <= MAX_LINE_NUMBER => Some(n),
+        _ => {
+            walker.problem(
+                field_path(path, key),
+                format!(
+                    "{key} {n} is past the end of any file patchdeck edits (at most {MAX_LINE_NUMBER} lines)"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Changes must be ordered top to bottom and must not overlap (TUL-002 section 6).
+fn check_order(walker: &mut Walker, changes_path: &str, positions: &[Position]) {
+    for pair in positions.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let name_a = change_name(a.index, a.key.as_deref());
+        let at = index_path(changes_path, b.index);
+        let listed = walker.problems.len();
+        if a.range.overlaps(b.range) {
+            walker.problem(
+                at,
+                format!(
+                    "this change ({}) overlaps {name_a} ({}); changes must not overlap",
+                    b.range.describe_lines(),
+                    a.range.describe_lines()
+                ),
+            );
+        } else if position_key(b.range) < position_key(a.range) {
+            walker.problem(
+                at,
+                format!(
+                    "this change ({}) comes before {name_a} ({}) in the file; changes must be ordered top to bottom",
+                    b.range.describe_lines(),
+                    a.range.describe_lines()
+                ),
+            );
+        }
+        let named = walker.problems.len();
+        name_in_change(
+            &mut walker.problems[listed..named],
+            b.index,
+            b.key.as_deref(),
+        );
+    }
+}
+
+/// Position of a change in the file: an insertion sorts before a replacement at the same line.
+fn position_key(range: LineRange) -> (usize, bool) {
+    (range.start, range.count > 0)
+}

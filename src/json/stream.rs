@@ -1,0 +1,442 @@
+//! Reading JSON as a stream, holding only what a format needs.
+//!
+//! A `serde_json::Value` of a batch takes about seventeen times the input's size (a 56 MB batch
+//! of a million changes took 985 MiB); a batch read as a stream takes what its model takes.
+//! The pieces here let a format read an object field by field: [`KeySeed`] names a key
+//! without copying it, [`LeanSeed`] reads a field's value keeping strings, numbers and arrays
+//! of strings but never building anything else, and [`Ignore`] walks past a value. All of them
+//! refuse duplicate keys, as [`super::parse_strict`] does. [`skeleton`] is the bounded view of
+//! a JSON input that format detection looks at.
+
+use super::{duplicate_key, Trail, MAX_PROBLEMS};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::collections::HashSet;
+use std::fmt;
+
+/// A field's value as read from a stream: what a format reads fields as, and nothing bigger.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lean {
+    Null,
+    Bool,
+    Number(Number),
+    Str(String),
+    /// An array, with its strings kept and anything else only noted.
+    Strings(StringArray),
+    /// An object, walked past.
+    Object,
+}
+
+/// The strings of an array in order; elements that are not strings are noted by index and
+/// kind (at most [`MAX_PROBLEMS`], the rest counted), never built.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StringArray {
+    pub items: Vec<String>,
+    pub not_strings: Vec<(usize, &'static str)>,
+    pub more_not_strings: usize,
+}
+
+impl StringArray {
+    pub fn is_all_strings(&self) -> bool {
+        self.not_strings.is_empty() && self.more_not_strings == 0
+    }
+}
+
+impl Lean {
+    /// What the value is, for messages (as [`super::kind_of`] says it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Lean::Null => "null",
+            Lean::Bool => "a boolean",
+            Lean::Number(_) => "a number",
+            Lean::Str(_) => "a string",
+            Lean::Strings(_) => "an array",
+            Lean::Object => "an object",
+        }
+    }
+}
+
+/// Reads one value as a [`Lean`].
+#[derive(Clone, Copy)]
+pub struct LeanSeed<'t> {
+    pub trail: &'t Trail,
+}
+
+impl<'de> DeserializeSeed<'de> for LeanSeed<'_> {
+    type Value = Lean;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lean, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LeanSeed<'_> {
+    type Value = Lean;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Lean, E> {
+        Ok(Lean::Bool)
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Lean, E> {
+        Ok(Lean::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Lean, E> {
+        Ok(Lean::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Lean, E> {
+        Ok(Number::from_f64(v).map_or(Lean::Null, Lean::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Lean, E> {
+        Ok(Lean::Str(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Lean, E> {
+        Ok(Lean::Str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Lean, E> {
+        Ok(Lean::Null)
+    }
+    fn visit_none<E>(self) -> Result<Lean, E> {
+        Ok(Lean::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lean, A::Error> {
+        let mut array = StringArray::default();
+        let mut index = 0;
+        loop {
+            match seq.next_element_seed(Element { trail: self.trail }) {
+                Ok(Some(Ok(item))) => array.items.push(item),
+                Ok(Some(Err(kind))) if array.not_strings.len() < MAX_PROBLEMS => {
+                    array.not_strings.push((index, kind))
+                }
+                Ok(Some(Err(_))) => array.more_not_strings += 1,
+                Ok(None) => {
+                    // Pushed one by one, the strings may have room for more (four, for one):
+                    // a million one-line changes would hold that room a million times.
+                    array.items.shrink_to_fit();
+                    return Ok(Lean::Strings(array));
+                }
+                Err(e) => {
+                    self.trail.index(index);
+                    return Err(e);
+                }
+            }
+            index += 1;
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Lean, A::Error> {
+        Ignore { trail: self.trail }.visit_map(map)?;
+        Ok(Lean::Object)
+    }
+}
+
+/// An array element: a string, or the kind of what it is instead (walked past).
+#[derive(Clone, Copy)]
+struct Element<'t> {
+    trail: &'t Trail,
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_> {
+    type Value = Result<String, &'static str>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Element<'_> {
+    type Value = Result<String, &'static str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Ok(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Ok(v))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Err("a boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Err("null"))
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Err("null"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Ignore { trail: self.trail }.visit_seq(seq)?;
+        Ok(Err("an array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ignore { trail: self.trail }.visit_map(map)?;
+        Ok(Err("an object"))
+    }
+}
+
+/// Walks past a value, building nothing but refusing duplicate keys; gives back what kind of
+/// value it was.
+#[derive(Clone, Copy)]
+pub struct Ignore<'t> {
+    pub trail: &'t Trail,
+}
+
+impl<'de> DeserializeSeed<'de> for Ignore<'_> {
+    type Value = &'static str;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<&'static str, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Ignore<'_> {
+    type Value = &'static str;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<&'static str, E> {
+        Ok("a boolean")
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<&'static str, E> {
+        Ok("a number")
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<&'static str, E> {
+        Ok("a number")
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<&'static str, E> {
+        Ok("a number")
+    }
+    fn visit_str<E>(self, _: &str) -> Result<&'static str, E> {
+        Ok("a string")
+    }
+    fn visit_unit<E>(self) -> Result<&'static str, E> {
+        Ok("null")
+    }
+    fn visit_none<E>(self) -> Result<&'static str, E> {
+        Ok("null")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<&'static str, A::Error> {
+        let mut index = 0;
+        loop {
+            match seq.next_element_seed(self) {
+                Ok(Some(_)) => index += 1,
+                Ok(None) => return Ok("an array"),
+                Err(e) => {
+                    self.trail.index(index);
+                    return Err(e);
+                }
+            }
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<&'static str, A::Error> {
+        let mut keys = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(duplicate_key(&key));
+            }
+            if let Err(e) = map.next_value_seed(self) {
+                self.trail.key(&key);
+                return Err(e);
+            }
+        }
+        Ok("an object")
+    }
+}
+
+/// A key of an object, named by its place among `known` keys, or spelled out when unknown.
+#[derive(Clone, Copy)]
+pub struct KeySeed<'k> {
+    pub known: &'k [&'static str],
+}
+
+/// A key as [`KeySeed`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Known(usize),
+    Unknown(String),
+}
+
+impl Key {
+    /// The key as written.
+    pub fn name<'a>(&'a self, known: &[&'static str]) -> &'a str {
+        match self {
+            Key::Known(i) => known[*i],
+            Key::Unknown(name) => name,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+        Ok(match self.known.iter().position(|k| *k == v) {
+            Some(i) => Key::Known(i),
+            None => Key::Unknown(v.to_owned()),
+        })
+    }
+}
+
+/// The keys an object has had so far, to refuse one written twice.
+#[derive(Default)]
+pub struct SeenKeys {
+    known: u64,
+    unknown: HashSet<String>,
+}
+
+impl SeenKeys {
+    /// Notes `key`; an error when the object had it already.
+    pub fn note<E: de::Error>(&mut self, key: &Key, known: &[&'static str]) -> Result<(), E> {
+        let fresh = match key {
+            Key::Known(i) => {
+                let bit = 1u64 << i;
+                let fresh = self.known & bit == 0;
+                self.known |= bit;
+                fresh
+            }
+            Key::Unknown(name) => self.unknown.insert(name.clone()),
+        };
+        if fresh {
+            Ok(())
+        } else {
+            Err(duplicate_key(key.name(known)))
+        }
+    }
+}
+
+/// How deep [`skeleton`] keeps objects and arrays, and how many elements of each array.
+const SKELETON_DEPTH: usize = 3;
+const SKELETON_ELEMENTS: usize = 16;
+
+/// A bounded view of a JSON input for telling its format: objects and arrays down to three
+/// levels, the first sixteen elements of each array, every string empty. Whatever the input's
+/// size, it takes a few kilobytes. Duplicate keys are allowed here (the last one wins): the
+/// format's loader refuses them in its own terms. A syntax error is the JSON reader's.
+pub fn skeleton(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = Skeleton { depth: 0 }.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+#[derive(Clone, Copy)]
+struct Skeleton {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Skeleton {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skeleton {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok(Value::String(String::new()))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        let inner = Skeleton {
+            depth: self.depth + 1,
+        };
+        while items.len() < SKELETON_ELEMENTS && self.depth < SKELETON_DEPTH {
+            match seq.next_element_seed(inner)? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let inner = Skeleton {
+            depth: self.depth + 1,
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if self.depth < SKELETON_DEPTH {
+                map.next_value_seed(inner)?
+            } else {
+                map.next_value::<IgnoredAny>()?;
+                Value::Null
+            };
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skeleton_keeps_the_shape_near_the_top_and_drops_the_rest() {
+        let many = format!("[{}\"x\"]", "{\"a\": 1},".repeat(100));
+        let input = format!(
+            "{{\"files\": [{{\"docPath\": \"a.txt\", \"changes\": [{{\"deep\": [1]}}]}}], \"many\": {many}}}"
+        );
+        let value = skeleton(input.as_bytes()).unwrap();
+        assert_eq!(value["files"][0]["docPath"], "");
+        assert_eq!(value["files"][0]["changes"], Value::Array(Vec::new()));
+        assert_eq!(value["many"].as_array().unwrap().len(), SKELETON_ELEMENTS);
+        assert!(skeleton(b"{\"a\": [1,]}").is_err());
+    }
+
+    #[test]
+    fn lean_values_keep_strings_and_note_the_rest() {
+        let trail = Trail::default();
+        let mut de = serde_json::Deserializer::from_str(r#"["a", 1, {"k": [2]}, "b"]"#);
+        let lean = LeanSeed { trail: &trail }.deserialize(&mut de).unwrap();
+        let Lean::Strings(array) = lean else {
+            panic!("{lean:?}")
+        };
+        assert_eq!(array.items, vec!["a", "b"]);
+        assert_eq!(array.not_strings, vec![(1, "a number"), (2, "an object")]);
+        let mut de = serde_json::Deserializer::from_str(r#"{"k": 1, "k": 2}"#);
+        let err = LeanSeed { trail: &trail }.deserialize(&mut de).unwrap_err();
+        assert!(err.to_string().contains("duplicate key \"k\""), "{err}");
+    }
+}
