@@ -24,6 +24,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod plan;
 pub mod preview;
+pub mod problem;
 pub mod report;
 pub mod review;
 pub mod session;

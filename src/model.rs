@@ -7,6 +7,7 @@
 //! the deterministic ID scheme; it does not read files or parse input.
 
 use crate::lines::Eol;
+use crate::problem::ProblemKind;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -246,7 +247,7 @@ pub struct Change {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadProblem {
     /// The report's problem kind: `not_found`, `ambiguous`, ...
-    pub kind: &'static str,
+    pub kind: ProblemKind,
     pub message: String,
     /// False for notes that do not stop a commit.
     pub blocking: bool,
@@ -257,7 +258,7 @@ pub struct LoadProblem {
 }
 
 impl LoadProblem {
-    pub fn conflict(kind: &'static str, message: impl Into<String>) -> LoadProblem {
+    pub fn conflict(kind: ProblemKind, message: impl Into<String>) -> LoadProblem {
         LoadProblem {
             kind,
             message: message.into(),
@@ -266,7 +267,7 @@ impl LoadProblem {
         }
     }
 
-    pub fn note(kind: &'static str, message: impl Into<String>) -> LoadProblem {
+    pub fn note(kind: ProblemKind, message: impl Into<String>) -> LoadProblem {
         LoadProblem {
             blocking: false,
             ..LoadProblem::conflict(kind, message)

@@ -7,6 +7,7 @@
 
 use crate::lines::{splice_with_eol, Eol, Lines, Splice};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
+use crate::problem::ProblemKind;
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
@@ -45,6 +46,8 @@ pub struct FileWrite {
 /// A reason the plan cannot be committed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blocker {
+    /// What kind of problem it is (the file's or change's own, or one the plan found).
+    pub kind: ProblemKind,
     pub file: usize,
     pub change: Option<ChangeId>,
     /// `conflict` or `invalid`: which exit status the blocker leads to.
@@ -89,8 +92,9 @@ impl Remedy {
 impl Blocker {
     /// A conflict between two file patches of the batch, held on `file`: no flag lifts it,
     /// only rejecting the changes of one of them.
-    fn between_files(file: usize, message: String) -> Blocker {
+    fn between_files(kind: ProblemKind, file: usize, message: String) -> Blocker {
         Blocker {
+            kind,
             file,
             change: None,
             status: Status::Conflict,
@@ -149,10 +153,14 @@ impl Plan {
 }
 
 /// Whether the person explicitly allowed a file-level problem of this kind.
-pub fn overridden(kind: &str, file: &crate::model::FilePatch, decisions: &Decisions) -> bool {
+pub fn overridden(
+    kind: ProblemKind,
+    file: &crate::model::FilePatch,
+    decisions: &Decisions,
+) -> bool {
     match kind {
-        "sha_mismatch" => decisions.sha_overrides.contains(&file.id),
-        "hard_link" => decisions.hard_link_overrides.contains(&file.id),
+        ProblemKind::ShaMismatch => decisions.sha_overrides.contains(&file.id),
+        ProblemKind::HardLink => decisions.hard_link_overrides.contains(&file.id),
         _ => false,
     }
 }
@@ -162,7 +170,7 @@ fn unverified_position(check: &crate::verify::ChangeCheck) -> bool {
     check
         .problems
         .iter()
-        .any(|p| p.kind == "unverified_position")
+        .any(|p| p.kind == ProblemKind::UnverifiedPosition)
 }
 
 /// What a file blocked by file-level problems needs to be written: every override flag its
@@ -179,13 +187,13 @@ fn flags_hint(
     let mut cannot = Vec::new();
     for problem in blocking {
         match problem.kind {
-            "sha_mismatch" => flags.push("--allow-sha-mismatch"),
-            "hard_link" => flags.push("--allow-hard-links"),
+            ProblemKind::ShaMismatch => flags.push("--allow-sha-mismatch"),
+            ProblemKind::HardLink => flags.push("--allow-hard-links"),
             // No flag writes over this one.
             _ => return String::new(),
         }
     }
-    let sha_mismatch = blocking.iter().any(|p| p.kind == "sha_mismatch");
+    let sha_mismatch = blocking.iter().any(|p| p.kind == ProblemKind::ShaMismatch);
     for &ci in selected {
         let (change, change_check) = (&file.changes[ci], &check.changes[ci]);
         let name = format!(
@@ -260,11 +268,13 @@ pub fn plan_with(
             return plan;
         }
         let block = |plan: &mut Plan,
+                     kind: ProblemKind,
                      change: Option<ChangeId>,
                      status: Status,
                      message: String,
                      remedy: Option<Remedy>| {
             plan.blockers.push(Blocker {
+                kind,
                 file: index,
                 change,
                 status,
@@ -300,12 +310,13 @@ pub fn plan_with(
             for (i, problem) in file_blocking.into_iter().enumerate() {
                 let hint = if i == 0 { hint.as_str() } else { "" };
                 let remedy = match problem.kind {
-                    "sha_mismatch" => Some(Remedy::OverrideSha),
-                    "hard_link" => Some(Remedy::OverrideHardLink),
+                    ProblemKind::ShaMismatch => Some(Remedy::OverrideSha),
+                    ProblemKind::HardLink => Some(Remedy::OverrideHardLink),
                     _ => None,
                 };
                 block(
                     &mut plan,
+                    problem.kind,
                     None,
                     status,
                     format!("{name}: {}", problem.message),
@@ -321,7 +332,11 @@ pub fn plan_with(
         if sha_overridden {
             overrides.push(Override::ShaMismatch { file: index });
         }
-        if check.problems.iter().any(|p| p.kind == "hard_link") {
+        if check
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::HardLink)
+        {
             overrides.push(Override::HardLink { file: index });
         }
 
@@ -342,7 +357,7 @@ pub fn plan_with(
                         && change_check
                             .problems
                             .iter()
-                            .all(|p| !p.blocking || p.kind == "expected_mismatch")
+                            .all(|p| !p.blocking || p.kind == ProblemKind::ExpectedMismatch)
                         && Lines::split(check.base_bytes()).matches_at(range, seen)
                 });
                 match relocation {
@@ -375,8 +390,14 @@ pub fn plan_with(
                         } else {
                             ""
                         };
+                        let kind = change_check
+                            .problems
+                            .iter()
+                            .find(|p| p.blocking)
+                            .map_or(ProblemKind::ExpectedMismatch, |p| p.kind);
                         block(
                             &mut plan,
+                            kind,
                             Some(change.id.clone()),
                             change_check.status,
                             format!(
@@ -397,6 +418,7 @@ pub fn plan_with(
                 blocked = true;
                 block(
                     &mut plan,
+                    ProblemKind::UnverifiedPosition,
                     Some(change.id.clone()),
                     Status::Conflict,
                     format!(
@@ -430,6 +452,7 @@ pub fn plan_with(
             });
             block(
                 &mut plan,
+                ProblemKind::Overlap,
                 Some(b.id.clone()),
                 Status::Conflict,
                 format!(
@@ -457,6 +480,7 @@ pub fn plan_with(
             FileAction::Delete => {
                 block(
                     &mut plan,
+                    ProblemKind::PartialDelete,
                     None,
                     Status::Invalid,
                     format!("{name}: a file deletion is accepted or rejected as a whole"),
@@ -536,6 +560,7 @@ fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
     }
     for (file, as_file, under, rel) in found {
         plan.blockers.push(Blocker::between_files(
+            ProblemKind::PathConflict,
             file,
             format!(
                 "path conflict: file patch {} ({}) writes {} as a file, and file patch {} ({}) writes {} inside it, as if it were a folder; accept the changes of only one",
@@ -568,6 +593,7 @@ fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
     }
     for (first, second, rel) in twice {
         plan.blockers.push(Blocker::between_files(
+            ProblemKind::SameFileTwice,
             second,
             format!(
                 "{}: changed by file patches {} and {} of this batch ({}, {}); accept the changes of only one",

@@ -8,6 +8,7 @@ use crate::commit::Committed;
 use crate::lines::visible;
 use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
 use crate::plan::{overridden, Blocker, Override, Plan};
+use crate::problem::ProblemKind;
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Problem, Status, Verification};
 use serde::Serialize;
@@ -28,6 +29,8 @@ pub struct Report<'a> {
     /// Why an apply wrote nothing, when it did not; for `check`, why `apply` with every change
     /// selected would write nothing.
     pub blocked: Vec<String>,
+    /// The same blockers as data: each one's kind, file patch, change and message.
+    pub blocked_by: Vec<BlockerReport<'a>>,
     /// The blockers the text form shows, when not all of them: `check` leaves out those that
     /// only restate a conflict it shows above.
     #[serde(skip)]
@@ -42,6 +45,31 @@ pub struct Report<'a> {
     /// kept (this user may not give a file to another user, or to a group it is not in).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub owner_not_kept: Vec<String>,
+}
+
+/// One reason nothing (or not everything) can be written.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockerReport<'a> {
+    pub kind: ProblemKind,
+    pub status: &'static str,
+    pub file_patch_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<&'a str>,
+    /// What is wrong, with the command line's way to lift it when there is one.
+    pub message: String,
+}
+
+impl<'a> BlockerReport<'a> {
+    fn of(batch: &'a Batch, blocker: &'a Blocker) -> BlockerReport<'a> {
+        BlockerReport {
+            kind: blocker.kind,
+            status: blocker.status.as_str(),
+            file_patch_id: batch.files[blocker.file].id.as_str(),
+            change_id: blocker.change.as_ref().map(ChangeId::as_str),
+            message: blocker.cli_text(),
+        }
+    }
 }
 
 /// An interrupted commit a reading command found and left for `patchdeck recover`.
@@ -113,7 +141,7 @@ pub struct ChangeReport<'a> {
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct ProblemReport<'a> {
-    pub kind: &'static str,
+    pub kind: ProblemKind,
     pub message: &'a str,
     pub found_at: Option<usize>,
     /// False for notes that do not block a commit on their own.
@@ -280,6 +308,11 @@ impl<'a> Report<'a> {
     pub fn check(batch: &'a Batch, verification: &'a Verification, plan: &'a Plan) -> Report<'a> {
         let mut report = Report::build_with(batch, verification, None, Some(plan));
         report.blocked = plan.blockers.iter().map(|b| b.cli_text()).collect();
+        report.blocked_by = plan
+            .blockers
+            .iter()
+            .map(|b| BlockerReport::of(batch, b))
+            .collect();
         report.blocked_text = Some(
             plan.blockers
                 .iter()
@@ -426,6 +459,15 @@ impl<'a> Report<'a> {
             warnings: &batch.warnings,
             overrides,
             blocked,
+            blocked_by: applied
+                .map(|a| {
+                    a.plan
+                        .blockers
+                        .iter()
+                        .map(|b| BlockerReport::of(batch, b))
+                        .collect()
+                })
+                .unwrap_or_default(),
             blocked_text: None,
             staging: None,
             interrupted_commit: None,

@@ -10,6 +10,7 @@
 use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
+use crate::problem::ProblemKind;
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -48,7 +49,7 @@ pub struct LineMismatch {
 /// reported and shown, but do not stop a commit on their own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
-    pub kind: &'static str,
+    pub kind: ProblemKind,
     pub message: String,
     /// Where the expected lines were found instead, when they occur exactly once.
     pub found_at: Option<usize>,
@@ -57,7 +58,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn new(kind: &'static str, message: impl Into<String>) -> Problem {
+    pub fn new(kind: ProblemKind, message: impl Into<String>) -> Problem {
         Problem {
             kind,
             message: message.into(),
@@ -67,7 +68,7 @@ impl Problem {
         }
     }
 
-    pub fn note(kind: &'static str, message: impl Into<String>) -> Problem {
+    pub fn note(kind: ProblemKind, message: impl Into<String>) -> Problem {
         Problem {
             blocking: false,
             ..Problem::new(kind, message)
@@ -113,7 +114,9 @@ impl FileCheck {
 
     /// Whether the file's bytes differ from the ones the batch was written against.
     pub fn sha_mismatch(&self) -> bool {
-        self.problems.iter().any(|p| p.kind == "sha_mismatch")
+        self.problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::ShaMismatch)
     }
 
     /// The bytes the changes apply to: the file's, the copied file's, or nothing for a
@@ -205,7 +208,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                 || file.expected_sha256.as_deref() == Some(EMPTY_SHA256);
             if !creates {
                 check.problems.push(Problem::new(
-                    "missing_file",
+                    ProblemKind::MissingFile,
                     format!(
                         "{} does not exist; the batch expects to {} it{}",
                         rel.display(),
@@ -237,7 +240,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                 Ok(snapshot) => snapshot,
                 Err(e) => {
                     check.problems.push(Problem::new(
-                        "unreadable",
+                        ProblemKind::Unreadable,
                         format!("cannot read {}: {e}", rel.display()),
                     ));
                     return finish(check, file, Status::Conflict);
@@ -251,7 +254,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             if file.action == FileAction::Create || creates_over {
                 check.action = FileAction::Create;
                 check.problems.push(Problem::new(
-                    "file_exists",
+                    ProblemKind::FileExists,
                     format!(
                         "{} already exists ({} bytes); the batch expects to create it{}",
                         rel.display(),
@@ -267,7 +270,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
                 if *expected != snapshot.sha256 {
                     check.problems.push(Problem::new(
-                        "sha_mismatch",
+                        ProblemKind::ShaMismatch,
                         format!(
                             "{} has changed since the batch was written: expected SHA-256 {expected}, found {}",
                             rel.display(),
@@ -278,7 +281,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             }
             if snapshot.stamp.nlink > 1 {
                 check.problems.push(Problem::new(
-                    "hard_link",
+                    ProblemKind::HardLink,
                     format!(
                         "{} has {} hard links; replacing it would leave its other names with the old content",
                         rel.display(),
@@ -288,7 +291,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             }
             if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
                 check.problems.push(Problem::new(
-                    "not_utf8",
+                    ProblemKind::NotUtf8,
                     format!(
                         "{} is not valid UTF-8 (first bad byte at offset {offset}); patchdeck will not edit its lines",
                         rel.display()
@@ -301,7 +304,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
     let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes[..]);
     if let Some(why) = why_generated(&resolved.rel().to_string_lossy(), head) {
         check.problems.push(Problem::note(
-            "autogenerated",
+            ProblemKind::Autogenerated,
             format!(
                 "{} looks generated ({why}); an edit may be overwritten the next time it is generated",
                 resolved.rel().display()
@@ -347,11 +350,14 @@ fn renamed_by_case(file: &FilePatch, rel: &Path, workspace: &Workspace) -> bool 
 /// Reads the file a created file copies (the old side of a rename); it must exist.
 fn read_source(workspace: &Workspace, doc_path: &str) -> Result<Snapshot, Problem> {
     match workspace.resolve(doc_path) {
-        Ok(Resolved::File { rel, .. }) => workspace
-            .read(&rel)
-            .map_err(|e| Problem::new("unreadable", format!("cannot read {}: {e}", rel.display()))),
+        Ok(Resolved::File { rel, .. }) => workspace.read(&rel).map_err(|e| {
+            Problem::new(
+                ProblemKind::Unreadable,
+                format!("cannot read {}: {e}", rel.display()),
+            )
+        }),
         Ok(Resolved::Missing { rel }) => Err(Problem::new(
-            "missing_file",
+            ProblemKind::MissingFile,
             format!(
                 "{} does not exist; the batch creates this file as a copy of it",
                 rel.display()
@@ -409,7 +415,7 @@ pub fn verify_change(
     let stale = sha_mismatch || !has_sha;
     if !in_range {
         let mut problem = Problem::new(
-            "out_of_range",
+            ProblemKind::OutOfRange,
             match change.operation {
                 Operation::Insert => format!(
                     "insert after line {} but the file has {n} line{}",
@@ -447,7 +453,7 @@ pub fn verify_change(
                 .map(|l| l.text_str().into_owned())
                 .collect();
             let mut problem = Problem::new(
-                "expected_mismatch",
+                ProblemKind::ExpectedMismatch,
                 format!(
                     "the lines at {} are not the expected ones",
                     change.range.describe()
@@ -467,7 +473,7 @@ pub fn verify_change(
         }
     } else if sha_mismatch && change.operation == Operation::Insert {
         problems.push(Problem::note(
-            "unverified_position",
+            ProblemKind::UnverifiedPosition,
             format!(
                 "an insert has no expected lines, so its position (after line {}) cannot be checked in a changed file",
                 change.range.start - 1

@@ -7,6 +7,7 @@
 //! [`Snapshot`] (bytes, hash, size, mtime, mode) that the commit re-checks before writing.
 
 use crate::model::sha256_hex;
+use crate::problem::ProblemKind;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -52,12 +53,12 @@ impl Resolved {
 /// Why a docPath cannot be used. `kind` is the report's problem kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathProblem {
-    pub kind: &'static str,
+    pub kind: ProblemKind,
     pub message: String,
 }
 
 impl PathProblem {
-    fn new(kind: &'static str, message: impl Into<String>) -> PathProblem {
+    fn new(kind: ProblemKind, message: impl Into<String>) -> PathProblem {
         PathProblem {
             kind,
             message: message.into(),
@@ -156,7 +157,7 @@ impl Workspace {
             }
             Exact::NotFile(rel, what) => {
                 return Err(PathProblem::new(
-                    "not_a_file",
+                    ProblemKind::NotAFile,
                     format!("{} is {what}, not a regular file", rel.display()),
                 ))
             }
@@ -177,7 +178,7 @@ impl Workspace {
                 found.sort();
                 let names: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
                 Err(PathProblem::new(
-                    "ambiguous_path",
+                    ProblemKind::AmbiguousPath,
                     format!(
                         "docPath \"{doc_path}\" matches {} files that differ only in case or Unicode normalisation: {}",
                         names.len(),
@@ -204,7 +205,7 @@ impl Workspace {
             }
             if !last && !kind.is_dir() {
                 return Err(PathProblem::new(
-                    "not_a_file",
+                    ProblemKind::NotAFile,
                     format!("{} is a file where a folder is expected", rel.display()),
                 ));
             }
@@ -225,7 +226,7 @@ impl Workspace {
             .unwrap_or(true);
         if leads_out {
             PathProblem::new(
-                "path_outside_root",
+                ProblemKind::PathOutsideRoot,
                 format!(
                     "{} is a symbolic link that leads outside the workspace root",
                     rel.display()
@@ -233,7 +234,7 @@ impl Workspace {
             )
         } else {
             PathProblem::new(
-                "symlink",
+                ProblemKind::Symlink,
                 format!(
                     "{} is a symbolic link; patchdeck does not read or write through links",
                     rel.display()
@@ -306,7 +307,7 @@ impl Workspace {
                 1 => rel.push(&matches[0]),
                 _ => {
                     return Err(PathProblem::new(
-                        "ambiguous_path",
+                        ProblemKind::AmbiguousPath,
                         format!(
                         "folder \"{}\" matches several folders that differ only in case or Unicode normalisation under {}",
                         component,
@@ -401,7 +402,7 @@ fn same_name(name: &OsString, wanted: &str, folder: &Path) -> Result<bool, PathP
     if fold(&name.to_string_lossy()) == wanted {
         let bytes = name.as_encoded_bytes().escape_ascii().to_string();
         return Err(PathProblem::new(
-            "not_utf8_name",
+            ProblemKind::NotUtf8Name,
             format!(
                 "{} holds \"{bytes}\", whose name is not UTF-8; a docPath cannot name it exactly, and patchdeck does not guess",
                 if folder.as_os_str().is_empty() {
@@ -501,13 +502,13 @@ fn is_dotgit(component: &str) -> bool {
 pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     let outside = |why: &str| {
         PathProblem::new(
-            "path_outside_root",
+            ProblemKind::PathOutsideRoot,
             format!("docPath \"{doc_path}\" {why}; paths must stay under the workspace root"),
         )
     };
     let invalid = |why: &str| {
         PathProblem::new(
-            "invalid_path",
+            ProblemKind::InvalidPath,
             format!("docPath \"{}\" {why}", doc_path.escape_debug()),
         )
     };
@@ -528,7 +529,7 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     // otherwise read as a missing file.
     if bytes.len() >= 4096 {
         return Err(PathProblem::new(
-            "path_too_long",
+            ProblemKind::PathTooLong,
             format!(
                 "docPath of {} bytes is longer than a path may be (4,095 bytes): \"{}…\"",
                 bytes.len(),
@@ -539,7 +540,7 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     let components: Vec<&str> = doc_path.split('/').collect();
     if let Some(long) = components.iter().find(|c| c.len() > 255) {
         return Err(PathProblem::new(
-            "path_too_long",
+            ProblemKind::PathTooLong,
             format!(
                 "docPath \"{}…\" has a name of {} bytes, longer than a file name may be (255 bytes)",
                 doc_path.chars().take(60).collect::<String>().escape_debug(),
@@ -557,7 +558,7 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
             "." => return Err(invalid("has a \".\" component")),
             c if is_dotgit(c) => {
                 return Err(PathProblem::new(
-                    "protected_path",
+                    ProblemKind::ProtectedPath,
                     format!(
                         "docPath \"{}\" is inside .git (\"{}\" is .git to git, or on Windows or macOS); patchdeck never writes there",
                         doc_path.escape_debug(),
@@ -568,7 +569,7 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
             // At any depth: a batch could plant sub/.patchdeck/journal for a later --root sub.
             c if names_like(c, STATE_DIR) => {
                 return Err(PathProblem::new(
-                    "protected_path",
+                    ProblemKind::ProtectedPath,
                     format!(
                         "docPath \"{}\" is inside {STATE_DIR} (\"{}\"), patchdeck's own state",
                         doc_path.escape_debug(),

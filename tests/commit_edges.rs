@@ -88,6 +88,9 @@ fn a_file_and_a_file_inside_it_are_a_path_conflict_found_at_check_time() {
         blocked.contains("path conflict") && blocked.contains("x/y inside it"),
         "{report}"
     );
+    // A conflict of its own kind, for scripts to match on.
+    assert_eq!(report["blockedBy"][0]["kind"], "path_conflict", "{report}");
+    assert_eq!(report["blockedBy"][0]["status"], "conflict", "{report}");
     let diff = patchdeck(&["diff", "--root", root, batch]);
     assert_eq!(diff.status.code(), Some(1), "{}", stderr(&diff));
     let apply = patchdeck(&["apply", "--root", root, batch]);

@@ -8,6 +8,7 @@ use patchdeck::model::{
     MatchTier, Operation,
 };
 use patchdeck::plan::{plan, WriteKind};
+use patchdeck::problem::ProblemKind;
 use patchdeck::review::Decisions;
 use patchdeck::verify::{verify, Status};
 use patchdeck::workspace::Workspace;
@@ -67,11 +68,11 @@ fn a_blocking_load_problem_is_a_conflict_and_a_note_is_not() {
     let mut placed_nowhere = change("c1", LineRange::after(0), None, &[]);
     placed_nowhere
         .load_problems
-        .push(LoadProblem::conflict("ambiguous", "found twice"));
+        .push(LoadProblem::conflict(ProblemKind::Ambiguous, "found twice"));
     let mut noted = change("c2", LineRange::inclusive(2, 2), Some(&["two"]), &["TWO"]);
     noted
         .load_problems
-        .push(LoadProblem::note("offset", "moved by 1"));
+        .push(LoadProblem::note(ProblemKind::Offset, "moved by 1"));
     let b = batch(vec![file(
         "f",
         "a.txt",
@@ -80,7 +81,10 @@ fn a_blocking_load_problem_is_a_conflict_and_a_note_is_not() {
     )]);
     let v = verify(&b, &Workspace::open(dir.path()).unwrap());
     assert_eq!(v.files[0].changes[0].status, Status::Conflict);
-    assert_eq!(v.files[0].changes[0].problems[0].kind, "ambiguous");
+    assert_eq!(
+        v.files[0].changes[0].problems[0].kind,
+        ProblemKind::Ambiguous
+    );
     assert_eq!(v.files[0].changes[1].status, Status::Ok);
     assert!(!v.files[0].changes[1].problems[0].blocking);
     // Rejecting the unplaced change lets the other one through.
@@ -117,7 +121,7 @@ fn a_copy_reads_its_source_and_a_missing_source_is_a_conflict() {
     let b = batch(vec![copy, orphan]);
     let v = verify(&b, &Workspace::open(dir.path()).unwrap());
     assert_eq!(v.files[0].status, Status::Ok);
-    assert_eq!(v.files[1].problems[0].kind, "missing_file");
+    assert_eq!(v.files[1].problems[0].kind, ProblemKind::MissingFile);
     let mut d = Decisions::accept_all(&b);
     d.set(ChangeId("d".into()), patchdeck::review::Decision::Reject);
     let p = plan(&b, &v, &d);

@@ -27,6 +27,7 @@ mod hostile_input;
 mod kill_random;
 mod planted;
 mod properties;
+mod readme;
 mod tui_e2e;
 mod tui_render;
 mod tui_state;

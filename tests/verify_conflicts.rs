@@ -4,6 +4,7 @@
 use crate::common;
 use crate::common::{parse, sha, workspace_with};
 use patchdeck::model::{FileAction, EMPTY_SHA256};
+use patchdeck::problem::ProblemKind;
 use patchdeck::verify::{verify, Status, Verification};
 use patchdeck::workspace::{Resolved, Workspace};
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ fn kinds(v: &Verification) -> Vec<&'static str> {
                 .iter()
                 .chain(f.changes.iter().flat_map(|c| c.problems.iter()))
         })
-        .map(|p| p.kind)
+        .map(|p| p.kind.as_str())
         .collect()
 }
 
@@ -75,7 +76,7 @@ fn expected_lines_that_differ_are_a_conflict_with_both_sides() {
     let change = &v.files[0].changes[0];
     assert_eq!(change.status, Status::Conflict);
     let problem = &change.problems[0];
-    assert_eq!(problem.kind, "expected_mismatch");
+    assert_eq!(problem.kind, ProblemKind::ExpectedMismatch);
     let mismatch = problem.mismatch.as_ref().unwrap();
     assert_eq!(
         (
@@ -107,7 +108,7 @@ fn expected_lines_found_once_elsewhere_are_reported_with_found_at() {
         ),
     );
     let problem = &v.files[0].changes[0].problems[0];
-    assert_eq!(problem.kind, "expected_mismatch");
+    assert_eq!(problem.kind, ProblemKind::ExpectedMismatch);
     assert_eq!(problem.found_at, Some(3));
     assert!(
         problem.message.contains("found at line 3 (+2 lines)"),
@@ -184,7 +185,10 @@ fn an_insert_into_a_changed_file_carries_a_note() {
         ),
     );
     let note = &v.files[0].changes[0].problems[0];
-    assert_eq!((note.kind, note.blocking), ("unverified_position", false));
+    assert_eq!(
+        (note.kind, note.blocking),
+        (ProblemKind::UnverifiedPosition, false)
+    );
     assert_eq!(v.files[0].changes[0].status, Status::Ok);
 }
 

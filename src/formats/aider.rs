@@ -14,6 +14,7 @@ use super::matcher::{find_lines, Doc, TOLERANT};
 use super::structured::preview;
 use crate::error::InputProblem;
 use crate::model::{FileAction, LineRange, LoadProblem};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 
 pub const NAME: &str = "aider";
@@ -62,7 +63,7 @@ pub fn load(
                     format!("create {path} (block at line {})", b.at_line),
                 );
                 if !b.search.is_empty() || mine.len() > 1 {
-                    spec.problems.push(LoadProblem::conflict("overlap", "a file created by an empty SEARCH cannot take other blocks in the same answer"));
+                    spec.problems.push(LoadProblem::conflict(ProblemKind::Overlap, "a file created by an empty SEARCH cannot take other blocks in the same answer"));
                 }
                 builder.push(&mut file, spec);
             }
@@ -91,7 +92,7 @@ pub fn load(
                     ChangeSpec::unplaced(
                         description,
                         LoadProblem::conflict(
-                            "not_found",
+                            ProblemKind::NotFound,
                             format!("{path} cannot be read; only an empty SEARCH creates a file"),
                         ),
                     )
@@ -111,7 +112,7 @@ pub fn load(
                     };
                     if let Some(other) = placed.iter().find(|r| r.overlaps(found.range)) {
                         spec.problems.push(LoadProblem::conflict(
-                            "overlap",
+                            ProblemKind::Overlap,
                             format!(
                                 "its SEARCH lines {} overlap another block's (lines {})",
                                 found.range.describe(),

@@ -6,6 +6,7 @@ use crate::model::{
     Change, FileAction, FilePatch, IdDeriver, InputWarning, LineRange, LoadProblem, MatchTier,
     Operation,
 };
+use crate::problem::ProblemKind;
 use crate::workspace::{Resolved, Workspace};
 use similar::group_diff_ops;
 use std::sync::Arc;
@@ -121,7 +122,7 @@ impl Builder {
     pub fn push(&self, file: &mut FilePatch, mut spec: ChangeSpec) {
         if !matches!(spec.tier, MatchTier::Exact | MatchTier::Offset) {
             spec.problems.push(LoadProblem::note(
-                "tolerant_match",
+                ProblemKind::TolerantMatch,
                 format!(
                     "found only with tolerance \"{}\" ({}); the file's own text is kept for unchanged lines",
                     super::matcher::tier_name(spec.tier),

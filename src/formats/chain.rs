@@ -12,6 +12,7 @@
 use super::build::{read_doc, Builder, ChangeSpec, OnDisk};
 use crate::lines::{splice_with_eol, Eol, Line, Lines, Splice};
 use crate::model::{Change, FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 
 /// The file patch among `files` that a later section changing `doc_path` continues: the last
@@ -74,7 +75,7 @@ pub fn refuse(builder: &Builder, file: &mut FilePatch, later: Vec<ChangeSpec>, w
     for mut spec in later {
         spec.range = Some(LineRange::after(0));
         spec.problems.push(LoadProblem::conflict(
-            "earlier_failed",
+            ProblemKind::EarlierFailed,
             format!("placed after an earlier section of this file, but {why}; fix or drop that section first"),
         ));
         builder.push(file, spec);
@@ -103,7 +104,7 @@ fn spec_of(change: &Change) -> ChangeSpec {
         problems: change
             .load_problems
             .iter()
-            .filter(|p| p.kind != "tolerant_match")
+            .filter(|p| p.kind != ProblemKind::TolerantMatch)
             .cloned()
             .collect(),
     }
@@ -213,7 +214,7 @@ fn compose(
         if a.overlaps(b) {
             let mut spec = placed.remove(k);
             spec.problems.push(LoadProblem::conflict(
-                "overlap",
+                ProblemKind::Overlap,
                 format!(
                     "its lines {} overlap another change of the same section (lines {})",
                     b.describe(),

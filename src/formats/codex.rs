@@ -15,6 +15,7 @@ use super::chain::{self, Continuation};
 use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
 use crate::error::InputProblem;
 use crate::model::{FileAction, LineRange, LoadProblem};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
@@ -197,7 +198,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                 ChangeSpec::unplaced(
                     description,
                     LoadProblem::conflict(
-                        "not_found",
+                        ProblemKind::NotFound,
                         format!("{path} cannot be read, so there is nothing to update"),
                     ),
                 )
@@ -229,7 +230,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                         ChangeSpec::unplaced(
                             description,
                             LoadProblem::conflict(
-                                "not_found",
+                                ProblemKind::NotFound,
                                 format!(
                                     "anchor \"{anchor}\" (line {} of the patch) is not{}",
                                     section.at_line,
@@ -244,7 +245,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                 many => {
                     let list: Vec<String> = many.iter().map(|i| (i + 1).to_string()).collect();
                     let mut problem = LoadProblem::conflict(
-                        "ambiguous",
+                        ProblemKind::Ambiguous,
                         format!(
                             "anchor \"{anchor}\" found {} times, at lines {}; it must occur once",
                             many.len(),
@@ -300,7 +301,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                 );
                 let (kind, message) = match &miss {
                     Miss::NotFound if section.at_end => (
-                        "not_found",
+                        ProblemKind::NotFound,
                         format!("{what} are not at the end of the file (*** End of File)"),
                     ),
                     Miss::NotFound => {
@@ -308,7 +309,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                             find_lines(doc, &section.old, &[], CODEX, 0..doc.len(), false);
                         let earlier = window_start > 0 && !matches!(anywhere, Err(Miss::NotFound));
                         (
-                            "not_found",
+                            ProblemKind::NotFound,
                             format!("{what} are not{}", before(earlier, "they occur")),
                         )
                     }

@@ -21,6 +21,7 @@ use super::matcher::{find_text, split_text, tier_name, Doc, TOLERANT};
 use super::structured::preview;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, InputWarning, LineRange, LoadProblem, MatchTier};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -235,7 +236,7 @@ fn call_changes(
                 let name = format!("oldText \"{}\"", preview(&old));
                 let copies = to_clip.is_some() && to_clip == from_clip;
                 if !exists {
-                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict("not_found", format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite"))).writing(split_text(&text))
+                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict(ProblemKind::NotFound, format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite"))).writing(split_text(&text))
                 } else if let (true, Some(Ok(found))) = (copies, &located) {
                     // REQ-PATCH-003: the same clipboard for both is a copy and the text stays
                     // as it is. The clipboard holds the file's own text; placing it as new text
@@ -266,7 +267,7 @@ fn call_changes(
                         },
                         Err(miss) => {
                             let (kind, message) = miss.describe(&name);
-                            let message = if kind == "not_found" {
+                            let message = if kind == ProblemKind::NotFound {
                                 format!("old text not found: {message}")
                             } else {
                                 message
@@ -338,7 +339,7 @@ fn call_changes(
             let message = format!("it overlaps another patch of the same call (lines {} and {}); patches apply to the original content together", a.describe(), b.describe());
             specs[pair[1]]
                 .problems
-                .push(LoadProblem::conflict("overlap", message));
+                .push(LoadProblem::conflict(ProblemKind::Overlap, message));
         }
     }
     // REQ-PATCH-002: one failed patch fails the call.
@@ -350,7 +351,7 @@ fn call_changes(
         for (k, spec) in specs.iter_mut().enumerate() {
             if !failed.contains(&k) {
                 spec.problems.push(LoadProblem::conflict(
-                    "call_failed",
+                    ProblemKind::CallFailed,
                     format!("change {} of this call cannot be placed; the patches of one call apply together or not at all", names.join(", ")),
                 ));
             }

@@ -11,6 +11,7 @@
 
 use crate::lines::{Eol, Lines};
 use crate::model::{LineRange, MatchTier};
+use crate::problem::ProblemKind;
 
 /// The tolerant tiers of REQ-PATCH-005 (and Aider), in the order they are tried.
 pub const TOLERANT: &[MatchTier] = &[
@@ -167,9 +168,12 @@ pub enum Miss {
 
 impl Miss {
     /// The report's problem kind and a message naming what was looked for.
-    pub fn describe(&self, what: &str) -> (&'static str, String) {
+    pub fn describe(&self, what: &str) -> (ProblemKind, String) {
         match self {
-            Miss::NotFound => ("not_found", format!("{what} not found in the file")),
+            Miss::NotFound => (
+                ProblemKind::NotFound,
+                format!("{what} not found in the file"),
+            ),
             Miss::Ambiguous(lines, tier) => {
                 let list: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
                 let how = if *tier == MatchTier::Exact {
@@ -178,7 +182,7 @@ impl Miss {
                     format!(" (matching with tolerance \"{}\")", tier_name(*tier))
                 };
                 (
-                    "ambiguous",
+                    ProblemKind::Ambiguous,
                     format!(
                         "{what}: found {} times{how}, at lines {}; it must occur once",
                         lines.len(),

@@ -21,6 +21,7 @@ pub mod unified;
 use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
 use crate::model::Batch;
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 use build::{Builder, Loaded};
 pub use detect::detect;
@@ -298,17 +299,17 @@ fn flag_files_named_twice(files: &mut [crate::model::FilePatch], format: &str) {
             let exactly = others.iter().all(|&j| files[j].doc_path == *name);
             let problem = if exactly && format == markdown::NAME {
                 LoadProblem::note(
-                    "same_file_twice",
+                    ProblemKind::SameFileTwice,
                     format!("{name} is also changed by file patch {numbers} of this batch (another block of the answer); accept the changes of only one of them"),
                 )
             } else if exactly {
                 LoadProblem::conflict(
-                    "same_file_twice",
+                    ProblemKind::SameFileTwice,
                     format!("{name} is also changed by file patch {numbers} of this batch, and they cannot be applied one after the other (one of them creates, deletes or moves the file); split the batch"),
                 )
             } else {
                 LoadProblem::conflict(
-                    "same_file_twice",
+                    ProblemKind::SameFileTwice,
                     format!(
                         "\"{}\" and \"{}\" (file patch {numbers}) name the same file: paths that differ only in case or Unicode normalisation are one file, as in TUL-002; name each file once, spelled one way",
                         name.escape_debug(),

@@ -13,6 +13,7 @@ use super::build::{read_doc, Builder, ChangeSpec, Loaded, OnDisk};
 use super::matcher::{find_all_text, find_text, split_text, Doc, Miss};
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 use serde_json::Value;
 
@@ -160,7 +161,7 @@ pub fn patch_file(
             for (i, r) in replacements.iter().enumerate() {
                 builder.push(
                     &mut file,
-                    ChangeSpec::unplaced(Some(describe(i, r)), LoadProblem::conflict("not_found", format!("{doc_path} cannot be read, so replacement {} has nothing to apply to", i + 1))).writing(split_text(&r.replace)),
+                    ChangeSpec::unplaced(Some(describe(i, r)), LoadProblem::conflict(ProblemKind::NotFound, format!("{doc_path} cannot be read, so replacement {} has nothing to apply to", i + 1))).writing(split_text(&r.replace)),
                 );
             }
             return file;

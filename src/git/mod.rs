@@ -9,14 +9,12 @@
 
 pub mod index;
 
+use crate::problem::ProblemKind;
 use crate::verify::{Problem, Verification};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// The kind of the note on a target file with uncommitted changes.
-pub const UNCOMMITTED: &str = "uncommitted_changes";
 
 /// What git says about the files under a workspace root.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -117,7 +115,7 @@ pub fn parse_porcelain(bytes: &[u8], prefix: &str) -> GitStatus {
     GitStatus { dirty }
 }
 
-/// Adds an [`UNCOMMITTED`] note to every target file that git reports as changed, so the report
+/// Adds an `uncommitted_changes` note to every target file that git reports as changed, so the report
 /// and the reviewer show it. The note does not block: the batch was verified against the file
 /// as it is now, but writing it mixes the batch's changes with work git has not recorded.
 pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
@@ -128,7 +126,11 @@ pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
         let Some(how) = status.dirty.get(&rel) else {
             continue;
         };
-        if file.problems.iter().any(|p| p.kind == UNCOMMITTED) {
+        if file
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::UncommittedChanges)
+        {
             continue;
         }
         let message = match *how {
@@ -137,7 +139,8 @@ pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
                 "this file has uncommitted changes in git ({how}); a whole-file replacement or an override would overwrite them, so commit or stash them first"
             ),
         };
-        file.problems.push(Problem::note(UNCOMMITTED, message));
+        file.problems
+            .push(Problem::note(ProblemKind::UncommittedChanges, message));
     }
 }
 

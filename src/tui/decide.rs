@@ -9,6 +9,7 @@
 
 use super::app::{App, Tone};
 use crate::model::{ChangeId, FilePatchId};
+use crate::problem::ProblemKind;
 use crate::review::{Decision, Decisions};
 use crate::verify::Status;
 
@@ -228,7 +229,7 @@ impl App {
         if let Some(problem) = file_check
             .problems
             .iter()
-            .find(|p| p.blocking && p.kind != "sha_mismatch")
+            .find(|p| p.blocking && p.kind != ProblemKind::ShaMismatch)
         {
             return Some(format!("cannot accept: {}", problem.message));
         }

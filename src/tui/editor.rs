@@ -10,6 +10,7 @@
 use super::app::{App, Effect, FailedEdit, Tone};
 use super::keys::{Action, Mode};
 use crate::model::{FileAction, LineRange};
+use crate::problem::ProblemKind;
 use crate::review::Decision;
 use crate::verify::Status;
 use std::io::{self, Write};
@@ -154,11 +155,14 @@ impl App {
         } else if let Some(p) = file_check
             .problems
             .iter()
-            .find(|p| p.blocking && p.kind != "sha_mismatch")
+            .find(|p| p.blocking && p.kind != ProblemKind::ShaMismatch)
         {
             Some(format!("cannot edit: {}", p.message))
         } else if check.status == Status::Invalid
-            || (check.problems.iter().any(|p| p.kind == "out_of_range")
+            || (check
+                .problems
+                .iter()
+                .any(|p| p.kind == ProblemKind::OutOfRange)
                 && !self.decisions.relocate.contains(&change.id))
         {
             Some("cannot edit: the change's lines are not in the file; reject it".to_owned())

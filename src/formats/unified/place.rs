@@ -6,6 +6,7 @@ use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, O
 use crate::formats::chain::{self, continued, Continuation};
 use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
+use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
@@ -92,7 +93,7 @@ pub fn build(
                 if let Some(differs) = deletion_mismatch(&Lines::split(bytes), &old) {
                     spec = delete_all(bytes, format!("delete {old_path}"));
                     spec.problems.push(LoadProblem::conflict(
-                        "expected_mismatch",
+                        ProblemKind::ExpectedMismatch,
                         format!("{old_path} is not the content the deletion expects ({differs}); git apply refuses this too"),
                     ));
                 }
@@ -186,7 +187,7 @@ fn flag_overlapping_hunks(hunks: &[Hunk], specs: &mut [ChangeSpec]) {
         if let Some(i) = earlier {
             let a = specs[i].range.unwrap_or(b);
             specs[j].problems.push(LoadProblem::conflict(
-                "overlap",
+                ProblemKind::Overlap,
                 format!(
                     "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
                     hunks[j].header,
@@ -209,7 +210,7 @@ fn control_character(path: &str) -> Option<LoadProblem> {
         c => format!("the control character U+{:04X}", c as u32),
     };
     Some(LoadProblem::conflict(
-        "invalid_path",
+        ProblemKind::InvalidPath,
         format!("the path \"{}\" holds {what}: git apply accepts it, but patchdeck refuses control characters in every path (a report, a terminal or a TUL-002 docPath cannot carry them safely); rename the file, or apply this file with git apply", path.escape_debug()),
     ))
 }
@@ -246,7 +247,7 @@ fn continue_file(
         let mut spec = delete_all(&continuation.base, description);
         if let Some(differs) = deletion_mismatch(&current, &old) {
             spec.problems.push(LoadProblem::conflict(
-                "expected_mismatch",
+                ProblemKind::ExpectedMismatch,
                 format!("{path} is not the content the deletion expects once the earlier section is applied ({differs}); git apply refuses this too"),
             ));
         }
@@ -439,7 +440,7 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
                     ""
                 };
                 spec.problems.push(LoadProblem::conflict(
-                    "not_found",
+                    ProblemKind::NotFound,
                     format!(
                         "hunk {}: its context and removed lines are not at line {} nor anywhere else in the file{why}",
                         hunk.header,
@@ -451,7 +452,7 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
             many => {
                 let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
                 spec.problems.push(LoadProblem::conflict(
-                    "ambiguous",
+                    ProblemKind::Ambiguous,
                     format!(
                         "hunk {}: not at line {}; its lines occur {} times, at lines {} (git apply would take the nearest; patchdeck does not guess)",
                         hunk.header,
@@ -473,7 +474,7 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
         spec.tier = MatchTier::Offset;
         let offset = at as i64 - stated as i64;
         spec.problems.push(LoadProblem::note(
-            "offset",
+            ProblemKind::Offset,
             format!(
                 "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
                 hunk.header,

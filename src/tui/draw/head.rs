@@ -7,6 +7,7 @@ use super::glyphs::Glyph;
 use super::main_pane::styled_text;
 use super::text::{pad_spans, window_spans};
 use crate::preview::char_spans;
+use crate::problem::ProblemKind;
 use crate::review::Decision;
 use crate::tui::app::App;
 use ratatui::style::Style;
@@ -37,7 +38,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
         )));
     }
     for problem in &file_check.problems {
-        if problem.kind == "sha_mismatch" {
+        if problem.kind == ProblemKind::ShaMismatch {
             sha_lines(app, &mut out, width);
         } else {
             let glyph = if problem.blocking {

@@ -143,7 +143,7 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
         let dirty = check
             .problems
             .iter()
-            .any(|p| p.kind == crate::git::UNCOMMITTED);
+            .any(|p| p.kind == crate::problem::ProblemKind::UncommittedChanges);
         let (mark, mark_style) = if conflicted {
             (Glyph::Conflict.symbol(), p.get("conflict"))
         } else if dirty {

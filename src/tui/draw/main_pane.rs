@@ -10,6 +10,7 @@ use super::glyphs::{change_glyphs, Glyph};
 use super::head::{head_lines, mismatch_overflow};
 use super::text::{highlight_matches, window_spans};
 use crate::preview::{change_rows, FileLayout, Placed, Row, RowKind, CONTEXT};
+use crate::problem::ProblemKind;
 use crate::review::Decision;
 use crate::tui::app::App;
 use crate::tui::highlight::{Piece, Source};
@@ -128,7 +129,12 @@ fn content(app: &App, width: u16) -> Option<Content> {
             anchor: 0,
         });
     }
-    if check.status == Status::Invalid && check.problems.iter().any(|p| p.kind == "out_of_range") {
+    if check.status == Status::Invalid
+        && check
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::OutOfRange)
+    {
         head.push(Line::from(Span::styled(
             "  (the change's lines are past the end of the file: there is no diff to show)",
             app.palette.get("dim"),
