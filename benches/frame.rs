@@ -19,10 +19,10 @@
 use patchdeck::formats::Input;
 use patchdeck::model::sha256_hex;
 use patchdeck::pipeline::{self, Checked};
-use patchdeck::tui::app::{App, Config};
+use patchdeck::tui::app::{App, Config, ReviewerSetup};
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::env::Env;
-use patchdeck::tui::keys::Key;
+use patchdeck::tui::keys::{Key, KeyMap};
 use patchdeck::tui::theme::Palette;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -87,17 +87,23 @@ fn load(root: &Path, batch: &Value) -> (pipeline::Opened, Checked) {
 
 fn app(root: &Path, batch: &Value) -> App {
     let (opened, checked) = load(root, batch);
+    App::new(setup(opened, checked))
+}
+
+/// A reviewer's setup with no session, in true colour and the dark theme.
+fn setup(opened: pipeline::Opened, checked: Checked) -> ReviewerSetup {
     let env = Env::from_vars(None, Some("truecolor".into()), None, None);
     let palette = Palette::load("dark", env.colors).unwrap();
-    App::new(
-        opened.workspace,
+    ReviewerSetup {
+        workspace: opened.workspace,
         checked,
         env,
         palette,
-        Config::default(),
-        None,
-        false,
-    )
+        keymap: KeyMap::default(),
+        config: Config::default(),
+        session: None,
+        fresh: false,
+    }
 }
 
 fn frame(terminal: &mut Terminal<TestBackend>, app: &App) {
@@ -246,18 +252,9 @@ fn main() {
 fn start(root: &Path, text: &str) {
     let batch = json!({"batchKey": "start", "files": [file_patch("small.rs", text, &[50, 60])]});
     let (opened, checked) = load(root, &batch);
-    let env = Env::from_vars(None, Some("truecolor".into()), None, None);
-    let palette = Palette::load("dark", env.colors).unwrap();
+    let setup = setup(opened, checked);
     let begin = Instant::now();
-    let mut app = App::new(
-        opened.workspace,
-        checked,
-        env,
-        palette,
-        Config::default(),
-        None,
-        false,
-    );
+    let mut app = App::new(setup);
     let loading = begin.elapsed();
     app.size = (120, 40);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();

@@ -6,13 +6,16 @@
 //! `show`, `diff`, `--read-only`, `--dry-run`) writes nothing, and only says that an
 //! interrupted commit is waiting.
 
+use crate::commit::history::keep_index_note;
 pub use crate::commit::journal::Progress;
 use crate::commit::journal::Recovery;
 use crate::commit::{self, CommitOptions, Committed};
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
+use crate::git::Staging;
 use crate::model::Batch;
 use crate::plan::{self, Plan};
+use crate::report::{Decided, Report};
 use crate::review::Decisions;
 use crate::verify::{self, Verification};
 use crate::workspace::Workspace;
@@ -87,23 +90,34 @@ pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Resul
     load_with(workspace, input, &LoadOptions::format(format))
 }
 
-/// [`load`] with every loading option (`-p`, the size limit).
+/// [`load`] with every loading option (`-p`, the size limit). Files git reports as changed
+/// carry an `uncommitted_changes` note.
 pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) -> Result<Checked> {
     let batch = formats::load_with(input, workspace, options)?;
-    let verification = verify::verify(&batch, workspace);
+    let mut verification = verify::verify(&batch, workspace);
+    mark_uncommitted(&mut verification, workspace);
     Ok(Checked {
         batch,
         verification,
     })
 }
 
-impl Checked {
-    /// Verifies again against the files as they are now (after a reload).
-    pub fn reverify(&mut self, workspace: &Workspace) {
-        workspace.forget_reads();
-        self.verification = verify::verify(&self.batch, workspace);
-    }
+/// Verifies a batch again against the files as they are now (after a reload), as
+/// [`load_with`] verified it.
+pub fn reverify(checked: &mut Checked, workspace: &Workspace) {
+    workspace.forget_reads();
+    checked.verification = verify::verify(&checked.batch, workspace);
+    mark_uncommitted(&mut checked.verification, workspace);
+}
 
+/// Notes every target file git reports as changed (nothing outside a git work tree).
+fn mark_uncommitted(verification: &mut Verification, workspace: &Workspace) {
+    if let Some(status) = crate::git::status(workspace.root()) {
+        crate::git::mark_uncommitted(verification, &status);
+    }
+}
+
+impl Checked {
     /// Plans the writes the decisions select.
     pub fn plan(&self, decisions: &Decisions) -> Plan {
         plan::plan(&self.batch, &self.verification, decisions)
@@ -123,6 +137,79 @@ impl Checked {
 /// Commits a plan atomically; see [`commit::commit`].
 pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Result<Committed> {
     commit::commit(workspace, plan, options)
+}
+
+/// What an apply did besides writing: the commit, what staging the written files in git did,
+/// and what the person should hear of it (files written but not staged, an index note that
+/// could not be kept for `undo`).
+pub struct Applied {
+    pub committed: Committed,
+    pub staging: Option<Staging>,
+    pub warnings: Vec<String>,
+}
+
+impl Applied {
+    /// The report of this apply, as `apply --json` prints it and the reviewer writes it.
+    pub fn report<'a>(&'a self, checked: &'a Checked, decided: &'a Decided<'a>) -> Report<'a> {
+        let mut report = Report::build(&checked.batch, &checked.verification, Some(decided));
+        report.staging = self.staging.clone();
+        report
+    }
+}
+
+/// Applies a plan without blockers: commits it atomically, then, when `stage` asks, stages
+/// the written files in git and keeps what that did to the index with the commit's history,
+/// so that `undo` puts the index back too. Both clients apply through here.
+pub fn apply(
+    workspace: &Workspace,
+    plan: &Plan,
+    options: &CommitOptions,
+    stage: bool,
+) -> Result<Applied> {
+    let committed = commit::commit(workspace, plan, options)?;
+    let mut warnings = Vec::new();
+    let staging = (stage && !committed.written.is_empty()).then(|| {
+        let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
+        crate::git::stage(workspace.root(), &paths)
+    });
+    if let (Some(staging), Some(id)) = (&staging, &committed.history_id) {
+        let kept = match &staging.index {
+            Some(note) if note.changes.is_empty() => Ok(()),
+            Some(note) => keep_index_note(workspace, id, note).map_err(|e| e.to_string()),
+            None if staging.staged.is_empty() => Ok(()),
+            None => Err("git could not list the index entries".to_owned()),
+        };
+        if let Err(e) = kept {
+            warnings.push(format!(
+                "cannot keep what was staged for undo ({e}): `patchdeck undo` will restore the files but not git's index"
+            ));
+        }
+    }
+    // The files are written either way: a file left unstaged is worth a warning naming it, not
+    // an error that would say the apply failed.
+    if let Some(staging) = &staging {
+        for file in &staging.not_staged {
+            warnings.push(format!(
+                "{} was written but not staged: {}",
+                file.path.display(),
+                file.reason
+            ));
+        }
+        if let (Some(error), false) = (&staging.error, staging.not_staged.is_empty()) {
+            warnings.push(format!("git said: {error}"));
+        }
+    }
+    for path in &committed.owner_not_kept {
+        warnings.push(format!(
+            "{} was written as yours: its owner and group could not be kept (only root may give a file to another user)",
+            path.display()
+        ));
+    }
+    Ok(Applied {
+        committed,
+        staging,
+        warnings,
+    })
 }
 
 /// The name a person knows a batch by: its label, key or ID.

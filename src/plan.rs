@@ -5,9 +5,10 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
-use crate::lines::{splice_with_eol, Eol, Lines, Splice};
+use crate::lines::{splice_with_eol, Eol, Splice};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
+use crate::review::rules::{self, Placement, Stuck};
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
@@ -159,18 +160,10 @@ pub fn overridden(
     decisions: &Decisions,
 ) -> bool {
     match kind {
-        ProblemKind::ShaMismatch => decisions.sha_overrides.contains(&file.id),
-        ProblemKind::HardLink => decisions.hard_link_overrides.contains(&file.id),
+        ProblemKind::ShaMismatch => decisions.sha_overridden(&file.id),
+        ProblemKind::HardLink => decisions.hard_link_overridden(&file.id),
         _ => false,
     }
-}
-
-/// Whether a change is an insertion whose position a changed file cannot confirm.
-fn unverified_position(check: &crate::verify::ChangeCheck) -> bool {
-    check
-        .problems
-        .iter()
-        .any(|p| p.kind == ProblemKind::UnverifiedPosition)
 }
 
 /// What a file blocked by file-level problems needs to be written: every override flag its
@@ -202,11 +195,11 @@ fn flags_hint(
             change.key.as_deref().unwrap_or(change.id.as_str())
         );
         if change_check.status == Status::Ok {
-            if sha_mismatch && unverified_position(change_check) {
+            if sha_mismatch && rules::unverified_position(change_check) {
                 cannot.push(format!("{name} (an insertion, its position unverified)"));
             }
         } else if change_check.found_at().is_some() && change_check.status == Status::Conflict {
-            if !decisions.relocate.contains(&change.id) && !flags.contains(&"--relocate") {
+            if !decisions.relocated(&change.id) && !flags.contains(&"--relocate") {
                 flags.push("--relocate");
             }
         } else {
@@ -346,90 +339,75 @@ pub fn plan_with(
             let change = &file.changes[ci];
             let change_check = &check.changes[ci];
             let mut range = change.range;
-            if change_check.status != Status::Ok {
-                let relocation = change_check.found_at().filter(|_| {
-                    decisions.relocate.contains(&change.id)
-                        && change_check.status == Status::Conflict
-                });
-                let edited_over = decisions.replaces.get(&change.id).filter(|seen| {
-                    matches!(decisions.get(&change.id), Decision::Edit(_))
-                        && change_check.status == Status::Conflict
-                        && change_check
-                            .problems
-                            .iter()
-                            .all(|p| !p.blocking || p.kind == ProblemKind::ExpectedMismatch)
-                        && Lines::split(check.base_bytes()).matches_at(range, seen)
-                });
-                match relocation {
-                    None if edited_over.is_some() => {
-                        overrides.push(Override::EditedOver {
-                            file: index,
-                            change: change.id.clone(),
-                            at: range.start,
-                        });
-                    }
-                    Some(to) => {
-                        overrides.push(Override::Relocated {
-                            file: index,
-                            change: change.id.clone(),
-                            from: range.start,
-                            to,
-                        });
-                        range.start = to;
-                    }
-                    None => {
-                        blocked = true;
-                        let why = change_check
-                            .problems
-                            .iter()
-                            .map(|p| p.message.as_str())
-                            .collect::<Vec<_>>()
-                            .join("; ");
-                        let hint = if change_check.found_at().is_some() {
-                            " (--relocate applies it there)"
-                        } else {
-                            ""
-                        };
-                        let kind = change_check
-                            .problems
-                            .iter()
-                            .find(|p| p.blocking)
-                            .map_or(ProblemKind::ExpectedMismatch, |p| p.kind);
-                        block(
-                            &mut plan,
-                            kind,
-                            Some(change.id.clone()),
-                            change_check.status,
-                            format!(
-                                "{name}: change #{} {}: {why}",
-                                ci + 1,
-                                change.key.as_deref().unwrap_or(change.id.as_str())
-                            ),
-                            change_check.found_at().map(|_| Remedy::Relocate),
-                        );
-                        restated(&mut plan, hint);
-                        continue;
-                    }
+            match rules::placement(file, check, ci, decisions, sha_overridden) {
+                Ok(Placement::AsIs) => {}
+                Ok(Placement::EditedOver { at }) => overrides.push(Override::EditedOver {
+                    file: index,
+                    change: change.id.clone(),
+                    at,
+                }),
+                Ok(Placement::Relocated { to }) => {
+                    overrides.push(Override::Relocated {
+                        file: index,
+                        change: change.id.clone(),
+                        from: range.start,
+                        to,
+                    });
+                    range.start = to;
                 }
-            }
-            if sha_overridden && unverified_position(change_check) {
-                // The override writes a changed file only where each change still finds its
-                // expected lines; an insertion has none, so nothing says it lands where meant.
-                blocked = true;
-                block(
-                    &mut plan,
-                    ProblemKind::UnverifiedPosition,
-                    Some(change.id.clone()),
-                    Status::Conflict,
-                    format!(
-                        "{name}: change #{} {}: an insertion ({}) in a file whose SHA-256 differs: it has no expected lines, so its position cannot be verified and --allow-sha-mismatch does not write it (reject it to write the file's other changes)",
-                        ci + 1,
-                        change.key.as_deref().unwrap_or(change.id.as_str()),
-                        change.range.describe_lines()
-                    ),
-                    None,
-                );
-                continue;
+                Err(Stuck::Unresolved { status, found_at }) => {
+                    blocked = true;
+                    let why = change_check
+                        .problems
+                        .iter()
+                        .map(|p| p.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    let hint = if found_at.is_some() {
+                        " (--relocate applies it there)"
+                    } else {
+                        ""
+                    };
+                    let kind = change_check
+                        .problems
+                        .iter()
+                        .find(|p| p.blocking)
+                        .map_or(ProblemKind::ExpectedMismatch, |p| p.kind);
+                    block(
+                        &mut plan,
+                        kind,
+                        Some(change.id.clone()),
+                        status,
+                        format!(
+                            "{name}: change #{} {}: {why}",
+                            ci + 1,
+                            change.key.as_deref().unwrap_or(change.id.as_str())
+                        ),
+                        found_at.map(|_| Remedy::Relocate),
+                    );
+                    restated(&mut plan, hint);
+                    continue;
+                }
+                Err(Stuck::UnverifiedUnderOverride) => {
+                    // The override writes a changed file only where each change still finds
+                    // its expected lines; an insertion has none, so nothing says it lands
+                    // where meant.
+                    blocked = true;
+                    block(
+                        &mut plan,
+                        ProblemKind::UnverifiedPosition,
+                        Some(change.id.clone()),
+                        Status::Conflict,
+                        format!(
+                            "{name}: change #{} {}: an insertion ({}) in a file whose SHA-256 differs: it has no expected lines, so its position cannot be verified and --allow-sha-mismatch does not write it (reject it to write the file's other changes)",
+                            ci + 1,
+                            change.key.as_deref().unwrap_or(change.id.as_str()),
+                            change.range.describe_lines()
+                        ),
+                        None,
+                    );
+                    continue;
+                }
             }
             let new_lines: &[String] = match decisions.get(&change.id) {
                 Decision::Edit(lines) => lines,

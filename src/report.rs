@@ -170,7 +170,7 @@ pub struct Summary {
 }
 
 /// What an apply decided and did, for the report.
-pub struct Applied<'a> {
+pub struct Decided<'a> {
     pub decisions: &'a Decisions,
     pub plan: &'a Plan,
     /// Present when the commit happened.
@@ -298,7 +298,7 @@ impl<'a> Report<'a> {
     pub fn build(
         batch: &'a Batch,
         verification: &'a Verification,
-        applied: Option<&'a Applied<'a>>,
+        applied: Option<&'a Decided<'a>>,
     ) -> Report<'a> {
         Report::build_with(batch, verification, applied, applied.map(|a| a.plan))
     }
@@ -326,7 +326,7 @@ impl<'a> Report<'a> {
     fn build_with(
         batch: &'a Batch,
         verification: &'a Verification,
-        applied: Option<&'a Applied<'a>>,
+        applied: Option<&'a Decided<'a>>,
         plan: Option<&'a Plan>,
     ) -> Report<'a> {
         let mut summary = Summary {
@@ -559,12 +559,6 @@ impl<'a> Report<'a> {
         }
         for line in &self.overrides {
             let _ = writeln!(out, "override: {line}");
-        }
-        for path in &self.owner_not_kept {
-            let _ = writeln!(
-                out,
-                "{path}: warning: written as yours: its owner and group could not be kept (only root may give a file to another user)"
-            );
         }
         for line in self.blocked_text.as_ref().unwrap_or(&self.blocked) {
             let _ = writeln!(out, "blocked: {line}");

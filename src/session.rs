@@ -67,9 +67,9 @@ impl Session {
         }
         let path = self.path.display().to_string();
         match Decisions::load(&path, batch) {
-            Ok((mut decisions, _)) => {
-                decisions.batch = batch.content_sha256.clone();
-                let restored = decisions.decisions.len();
+            Ok((decisions, _)) => {
+                let decisions = decisions.made_on(batch);
+                let restored = decisions.decided().len();
                 Resumed {
                     decisions,
                     restored,
@@ -126,7 +126,6 @@ mod tests {
     use super::*;
     use crate::formats::{self, Input};
     use crate::model::ChangeId;
-    use crate::review::Decision;
 
     fn batch(dir: &Path) -> (Workspace, Batch) {
         let workspace = Workspace::open(dir).unwrap();
@@ -147,8 +146,12 @@ mod tests {
             .path()
             .ends_with(format!("sessions/{}.json", batch.content_sha256)));
         let id: ChangeId = batch.files[0].changes[0].id.clone();
-        let mut decisions = Decisions::undecided(&batch);
-        decisions.set(id.clone(), Decision::Edit(vec!["y".into()]));
+        // As a file a person could write: one edited change.
+        let decisions: Decisions = serde_json::from_value(serde_json::json!({
+            "batch": batch.content_sha256,
+            "decisions": {id.as_str(): {"edit": ["y"]}}
+        }))
+        .unwrap();
         session.save(&decisions).unwrap();
         assert!(workspace.state_dir().join(".gitignore").exists());
 
@@ -166,8 +169,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (workspace, batch) = batch(dir.path());
         let session = Session::for_batch(&workspace, &batch);
-        let mut decisions = Decisions::undecided(&batch);
-        decisions.set(ChangeId("chg-nowhere".into()), Decision::Accept);
+        let decisions = Decisions::accepting(&batch, [ChangeId("chg-nowhere".into())]);
         session.save(&decisions).unwrap();
         let resumed = session.resume(&batch, false);
         assert_eq!(resumed.restored, 0);

@@ -88,8 +88,8 @@ fn a_blocking_load_problem_is_a_conflict_and_a_note_is_not() {
     assert_eq!(v.files[0].changes[1].status, Status::Ok);
     assert!(!v.files[0].changes[1].problems[0].blocking);
     // Rejecting the unplaced change lets the other one through.
-    let mut d = Decisions::accept_all(&b);
-    d.set(ChangeId("c1".into()), patchdeck::review::Decision::Reject);
+    let others = b.changes().map(|(_, c)| c.id.clone());
+    let d = Decisions::accepting(&b, others.filter(|id| id.as_str() != "c1"));
     let p = plan(&b, &v, &d);
     assert!(!p.is_blocked(), "{:?}", p.blockers);
     assert_eq!(p.writes[0].after, b"one\nTWO\n");
@@ -122,8 +122,8 @@ fn a_copy_reads_its_source_and_a_missing_source_is_a_conflict() {
     let v = verify(&b, &Workspace::open(dir.path()).unwrap());
     assert_eq!(v.files[0].status, Status::Ok);
     assert_eq!(v.files[1].problems[0].kind, ProblemKind::MissingFile);
-    let mut d = Decisions::accept_all(&b);
-    d.set(ChangeId("d".into()), patchdeck::review::Decision::Reject);
+    let others = b.changes().map(|(_, c)| c.id.clone());
+    let d = Decisions::accepting(&b, others.filter(|id| id.as_str() != "d"));
     let p = plan(&b, &v, &d);
     assert_eq!(p.writes[0].kind, WriteKind::Create);
     assert!(

@@ -28,6 +28,7 @@ mod kill_random;
 mod planted;
 mod properties;
 mod readme;
+mod review_rules;
 mod tui_e2e;
 mod tui_render;
 mod tui_state;

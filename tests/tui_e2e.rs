@@ -145,7 +145,7 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     );
     term.wait_for("READ-ONLY");
     term.keys(&["a", "c", "y"]);
-    term.wait_for("disabled in Restricted mode");
+    term.wait_for("read-only review (--read-only): nothing can be written");
     term.keys(&["n", "q"]);
     term.wait_for("Quit and lose 1 decision(s)? (read-only: no session is saved)");
     term.keys(&["y"]);

@@ -295,8 +295,16 @@ fn read_only_says_so_once_and_offers_no_commit() {
     );
     press(&mut app, "acy");
     let (text, _) = render(&mut app, 120, 40);
-    assert_eq!(text.matches("Restricted mode").count(), 1, "{text}");
+    assert_eq!(text.matches("nothing can be written").count(), 1, "{text}");
+    assert!(
+        !text.contains("Restricted mode"),
+        "words from elsewhere: {text}"
+    );
     assert!(!text.contains("y commit"), "{text}");
+    assert!(
+        !text.contains("c commit"),
+        "the footer offers no commit: {text}"
+    );
 }
 
 #[test]
@@ -502,7 +510,7 @@ fn a_tolerant_match_is_named_once() {
         },
     );
     let pos = (0..app.flat.len())
-        .find(|&p| app.change(p).1.match_tier != patchdeck::model::MatchTier::Exact)
+        .find(|&p| app.change(p).change.match_tier != patchdeck::model::MatchTier::Exact)
         .expect("a tolerant match in the sample");
     app.go(pos);
     let (text, _) = render(&mut app, 160, 40);

@@ -4,7 +4,7 @@
 use crate::common::reviewer::{editor_script, open, press, select, selected_key, Open};
 use crate::common::sample_workspace;
 use patchdeck::review::Decision;
-use patchdeck::tui::app::{Effect, Outcome, Tone};
+use patchdeck::tui::app::{App, Effect, Outcome, Overlay, Tone};
 use patchdeck::tui::editor;
 use patchdeck::tui::keys::{Key, Mode};
 use std::fs;
@@ -12,9 +12,9 @@ use std::path::Path;
 
 fn decision(app: &patchdeck::tui::app::App, key: &str) -> Decision {
     let pos = (0..app.flat.len())
-        .find(|&p| app.change(p).1.key.as_deref() == Some(key))
+        .find(|&p| app.change(p).change.key.as_deref() == Some(key))
         .unwrap();
-    app.decisions.get(&app.change(pos).1.id).clone()
+    app.decisions().get(&app.change(pos).change.id).clone()
 }
 
 /// Runs the editor the way the event loop does, and hands the result back.
@@ -84,7 +84,7 @@ fn a_conflicting_change_cannot_simply_be_accepted_but_can_be_moved() {
 
     press(&mut app, "m");
     assert_eq!(decision(&app, "clearer-error"), Decision::Accept);
-    let plan = app.checked.plan(&app.decisions);
+    let plan = app.review().checked().plan(app.decisions());
     assert!(!plan.is_blocked(), "{:?}", plan.blockers);
     assert!(plan.overrides.iter().any(|o| matches!(
         o,
@@ -96,7 +96,7 @@ fn a_conflicting_change_cannot_simply_be_accepted_but_can_be_moved() {
     )));
     press(&mut app, "u");
     assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
-    assert!(app.decisions.relocate.is_empty());
+    assert!(app.decisions().relocations().is_empty());
 }
 
 #[test]
@@ -105,9 +105,9 @@ fn undo_and_redo_walk_back_and_forth_several_steps() {
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "arj"); // accept log-load, reject validate-name, skip the conflict
     press(&mut app, "a"); // accept drop-demo-add
-    let all = app.decisions.clone();
+    let all = app.decisions().clone();
     press(&mut app, "uuu");
-    assert!(app.decisions.decisions.is_empty());
+    assert!(app.decisions().decided().is_empty());
     assert_eq!(
         selected_key(&app),
         "log-load",
@@ -119,7 +119,7 @@ fn undo_and_redo_walk_back_and_forth_several_steps() {
     assert_eq!(decision(&app, "validate-name"), Decision::Reject);
     assert_eq!(decision(&app, "drop-demo-add"), Decision::Undecided);
     press(&mut app, "U");
-    assert_eq!(app.decisions, all);
+    assert_eq!(*app.decisions(), all);
     // A new decision forgets what could be redone.
     press(&mut app, "u");
     select(&mut app, "quiet-pip");
@@ -161,7 +161,7 @@ fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() 
     assert_eq!(decision(&app, "debug-logs"), Decision::Accept);
     assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
     press(&mut app, "c");
-    assert_eq!(app.mode, Mode::CommitSummary);
+    assert_eq!(app.mode(), Mode::CommitSummary);
     let lines = app.summary_lines();
     assert!(
         lines
@@ -171,7 +171,7 @@ fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() 
     );
     press(&mut app, "y");
     assert_eq!(
-        app.mode,
+        app.mode(),
         Mode::CommitSummary,
         "a blocked plan is not committed"
     );
@@ -191,7 +191,7 @@ fn a_sha_mismatch_blocks_until_explicitly_overridden_and_the_summary_lists_it() 
         "{lines:?}"
     );
     press(&mut app, "y");
-    assert_eq!(app.mode, Mode::Committed);
+    assert_eq!(app.mode(), Mode::Committed);
     let toml = fs::read_to_string(ws.path().join("src/inventory.toml")).unwrap();
     assert!(toml.contains("log_level = \"debug\""));
 }
@@ -255,7 +255,9 @@ fn read_only_refuses_to_commit_and_saves_no_session() {
     press(&mut app, "acy");
     let message = app.message.clone().unwrap();
     assert!(
-        message.text.contains("disabled in Restricted mode"),
+        message
+            .text
+            .contains("read-only review (--read-only): nothing can be written"),
         "{}",
         message.text
     );
@@ -269,7 +271,7 @@ fn read_only_refuses_to_commit_and_saves_no_session() {
     // Quitting with decisions and no session asks first.
     press(&mut app, "n");
     assert_eq!(app.key(Key::Char('q')), Effect::None);
-    assert_eq!(app.mode, Mode::ConfirmQuit);
+    assert_eq!(app.mode(), Mode::ConfirmQuit);
     assert_eq!(app.key(Key::Char('y')), Effect::Quit);
 }
 
@@ -339,13 +341,10 @@ fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
     );
     let effect = app.key(Key::Char('e'));
     run_edit(&mut app, effect, tools.path());
-    assert_eq!(app.mode, Mode::EditFailed);
-    assert!(app
-        .failed_edit
-        .as_ref()
-        .unwrap()
-        .reason
-        .contains("'-' lines"));
+    assert_eq!(app.mode(), Mode::EditFailed);
+    assert!(
+        matches!(&app.overlay, Some(Overlay::EditFailed(failed)) if failed.reason.contains("'-' lines"))
+    );
     // Edit again reopens what was written; fixing the '-' line makes it apply.
     let effect = app.key(Key::Char('e'));
     let Effect::RunEditor { buffer, .. } = &effect else {
@@ -355,10 +354,10 @@ fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
     app.env.editor = editor_script(
         tools.path(),
         "fix.sh",
-        "sed -i 's/^-something else$/-        print(\"loaded\", len(self.items), \"items\")/' \"$1\"",
+        "sed -i 's/^-something else$/-        print(\"loaded\", len(self.items), \"items\")/; s/^+\\(.*\\)$/+\\1  # checked/' \"$1\"",
     );
     run_edit(&mut app, effect, tools.path());
-    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(app.mode(), Mode::Browse);
     assert!(matches!(decision(&app, "log-load"), Decision::Edit(_)));
 
     // Discard leaves the change as it was.
@@ -366,9 +365,9 @@ fn an_empty_edit_cancels_and_a_broken_one_offers_edit_again_or_discard() {
     app.env.editor = editor_script(tools.path(), "stray.sh", "echo 'no prefix' >> \"$1\"");
     let effect = app.key(Key::Char('e'));
     run_edit(&mut app, effect, tools.path());
-    assert_eq!(app.mode, Mode::EditFailed);
+    assert_eq!(app.mode(), Mode::EditFailed);
     press(&mut app, "d");
-    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(app.mode(), Mode::Browse);
     assert_eq!(decision(&app, "validate-name"), Decision::Undecided);
 }
 
@@ -399,7 +398,7 @@ fn editing_a_conflict_over_the_lines_on_disk_resolves_it() {
     }
     run_edit(&mut app, effect, tools.path());
     assert!(matches!(decision(&app, "clearer-error"), Decision::Edit(_)));
-    let plan = app.checked.plan(&app.decisions);
+    let plan = app.review().checked().plan(app.decisions());
     assert!(!plan.is_blocked(), "{:?}", plan.blockers);
     press(&mut app, "cy");
     let app_py = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
@@ -416,11 +415,11 @@ fn decisions_resume_from_the_session_and_fresh_starts_over() {
     press(&mut app, "ar");
     app.flush_session();
     let session = app.session().unwrap().path().to_path_buf();
-    let saved = app.decisions.clone();
+    let saved = app.decisions().clone();
     drop(app);
 
     let app = open(ws.path(), Open::default());
-    assert_eq!(app.decisions, saved);
+    assert_eq!(*app.decisions(), saved);
     assert_eq!(app.restored, 2);
     assert_eq!(
         selected_key(&app),
@@ -457,7 +456,7 @@ fn decisions_resume_from_the_session_and_fresh_starts_over() {
             ..Open::default()
         },
     );
-    assert!(fresh.decisions.decisions.is_empty());
+    assert!(fresh.decisions().decided().is_empty());
 }
 
 #[test]
@@ -478,15 +477,15 @@ fn a_file_changed_on_disk_stops_the_commit_and_reload_keeps_what_still_verifies(
     fs::write(&path, &changed).unwrap();
     let utils_before = fs::read(ws.path().join("src/Utils.py")).unwrap();
     press(&mut app, "y");
-    assert_eq!(app.mode, Mode::Reload);
-    assert!(app.changed_on_disk.as_ref().unwrap().contains("src/app.py"));
+    assert_eq!(app.mode(), Mode::Reload);
+    assert!(matches!(&app.overlay, Some(Overlay::Reload { what }) if what.contains("src/app.py")));
     assert_eq!(
         fs::read(ws.path().join("src/Utils.py")).unwrap(),
         utils_before,
         "nothing was written"
     );
     press(&mut app, "y");
-    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(app.mode(), Mode::Browse);
     assert_eq!(
         decision(&app, "log-load"),
         Decision::Undecided,
@@ -506,9 +505,9 @@ fn search_finds_keys_paths_and_lines_and_steps_with_n() {
     let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "/ValueError");
-    assert_eq!(app.mode, Mode::Search);
+    assert_eq!(app.mode(), Mode::Search);
     app.key(Key::Enter);
-    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(app.mode(), Mode::Browse);
     assert_eq!(selected_key(&app), "validate-name");
     press(&mut app, "n");
     assert_eq!(selected_key(&app), "clearer-error");
@@ -525,7 +524,7 @@ fn search_finds_keys_paths_and_lines_and_steps_with_n() {
     );
     press(&mut app, "/nowhere-at-all");
     app.key(Key::Esc);
-    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(app.mode(), Mode::Browse);
     assert_eq!(
         selected_key(&app),
         "quiet-pip",
@@ -544,31 +543,33 @@ fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
         },
     );
     let pos = (0..app.flat.len())
-        .find(|&p| app.change(p).1.key.as_deref() == Some("clearer-error"))
+        .find(|&p| app.change(p).change.key.as_deref() == Some("clearer-error"))
         .unwrap();
-    let id = app.change(pos).1.id.clone();
-    let mut decisions = app.decisions.clone();
-    decisions.set(id.clone(), Decision::Edit(vec!["        pass".into()]));
+    let id = app.change(pos).change.id.clone();
+    // Decisions as a file could hold them: the change edited, with the lines seen under it.
+    let decisions = |replaces: Option<&str>, decision: serde_json::Value| {
+        let mut value = serde_json::json!({"decisions": {id.as_str(): decision}});
+        if let Some(line) = replaces {
+            value["replaces"] = serde_json::json!({id.as_str(): [line]});
+        }
+        serde_json::from_value::<patchdeck::review::Decisions>(value).unwrap()
+    };
+    let edit = serde_json::json!({"edit": ["        pass"]});
     // Without the lines the person saw, the conflict still blocks.
-    assert!(app.checked.plan(&decisions).is_blocked());
+    let plan = |d| app.review().checked().plan(&d);
+    assert!(plan(decisions(None, edit.clone())).is_blocked());
     // With lines that are not what is at line 32, it blocks too.
-    decisions
-        .replaces
-        .insert(id.clone(), vec!["        something else".into()]);
-    assert!(app.checked.plan(&decisions).is_blocked());
+    assert!(plan(decisions(Some("        something else"), edit.clone())).is_blocked());
     // With exactly the lines there, it applies and is listed as an override.
-    decisions
-        .replaces
-        .insert(id.clone(), vec!["        return self.items[name]".into()]);
-    let plan = app.checked.plan(&decisions);
-    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    let applies = plan(decisions(Some("        return self.items[name]"), edit));
+    assert!(!applies.is_blocked(), "{:?}", applies.blockers);
     assert!(matches!(
-        plan.overrides.as_slice(),
+        applies.overrides.as_slice(),
         [patchdeck::plan::Override::EditedOver { at: 32, .. }]
     ));
     // A plain accept never uses the recorded lines.
-    decisions.set(id, Decision::Accept);
-    assert!(app.checked.plan(&decisions).is_blocked());
+    let accept = serde_json::json!("accept");
+    assert!(plan(decisions(Some("        return self.items[name]"), accept)).is_blocked());
 }
 
 #[cfg(unix)]
@@ -611,7 +612,7 @@ fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
     assert!(status.contains("session not saved"), "{status}");
     // Quitting would lose the decision: it asks, and says why.
     assert_eq!(app.key(Key::Char('q')), Effect::None);
-    assert_eq!(app.mode, Mode::ConfirmQuit);
+    assert_eq!(app.mode(), Mode::ConfirmQuit);
     assert!(app.quit_question().contains("session not saved"));
     assert!(
         !app.quit_question().contains("y quit"),
@@ -644,12 +645,14 @@ fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
     run_edit(&mut app, effect, tools.path());
     assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
     assert!(
-        app.decisions.replaces.is_empty(),
+        app.decisions().edits_over().is_empty(),
         "no lines were taken over"
     );
     let message = app.message.clone().unwrap();
     assert!(
-        message.text.contains("nothing changed; still a conflict"),
+        message
+            .text
+            .contains("nothing changed, so nothing was decided: the change is still a conflict"),
         "{}",
         message.text
     );
@@ -669,7 +672,7 @@ fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
     let mut app = open(ws.path(), Open::default());
     let conflicting: Vec<String> = (0..app.flat.len())
         .filter(|&p| app.conflicting(p))
-        .map(|p| app.change(p).1.key.clone().unwrap())
+        .map(|p| app.change(p).change.key.clone().unwrap())
         .collect();
     assert_eq!(conflicting, ["clearer-error", "debug-logs"]);
     press(&mut app, "!");
@@ -695,10 +698,10 @@ fn one_definition_of_a_conflict_for_the_count_and_the_next_conflict_key() {
     let count = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
     assert_eq!(count, 2);
     press(&mut app, "!");
-    assert_eq!(app.change(app.pos).0.doc_path, "src/app.py");
+    assert_eq!(app.change(app.pos).file.doc_path, "src/app.py");
     press(&mut app, "!");
     assert_eq!(
-        app.change(app.pos).0.doc_path,
+        app.change(app.pos).file.doc_path,
         "src/Utils.py",
         "! visits the change of the file that already exists"
     );
@@ -760,12 +763,12 @@ fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_commi
     press(&mut app, "n");
     press(&mut app, "o");
     assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
-    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    assert_eq!(app.decisions().sha_overrides().len(), 1);
     press(&mut app, "c");
     let text: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
     assert!(
         text.iter().any(|l| l
-            == "override: src/app.py: log-load moved from line 21 to line 19, where its expected lines are (m takes it back)"),
+            == "override: src/app.py#1 \"log-load\" moved from line 21 to line 19, where its expected lines are (m takes it back)"),
         "the override names the change by its key: {text:?}"
     );
     assert!(!text.iter().any(|l| l.starts_with("blocked")), "{text:?}");
@@ -798,14 +801,14 @@ fn moving_a_change_back_takes_back_the_override_it_allowed() {
         },
     );
     press(&mut app, "mao");
-    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    assert_eq!(app.decisions().sha_overrides().len(), 1);
     select(&mut app, "log-load");
     press(&mut app, "m");
-    assert!(app.decisions.relocate.is_empty());
-    assert!(app.decisions.sha_overrides.is_empty());
+    assert!(app.decisions().relocations().is_empty());
+    assert!(app.decisions().sha_overrides().is_empty());
     press(&mut app, "u");
-    assert_eq!(app.decisions.relocate.len(), 1);
-    assert_eq!(app.decisions.sha_overrides.len(), 1);
+    assert_eq!(app.decisions().relocations().len(), 1);
+    assert_eq!(app.decisions().sha_overrides().len(), 1);
 }
 
 #[test]
@@ -813,10 +816,10 @@ fn after_a_commit_decisions_are_refused() {
     let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     press(&mut app, "acy");
-    assert_eq!(app.mode, Mode::Committed);
+    assert_eq!(app.mode(), Mode::Committed);
     app.key(Key::Esc);
-    assert_eq!(app.mode, Mode::Browse);
-    let before = app.decisions.clone();
+    assert_eq!(app.mode(), Mode::Browse);
+    let before = app.decisions().clone();
     for key in ['a', 'r', 'e', 'u', 'A', 'R'] {
         assert_eq!(app.key(Key::Char(key)), Effect::None, "{key}");
         let message = app.message.clone().unwrap();
@@ -826,7 +829,7 @@ fn after_a_commit_decisions_are_refused() {
             message.text
         );
     }
-    assert_eq!(app.decisions, before);
+    assert_eq!(*app.decisions(), before);
 }
 
 #[test]
@@ -841,7 +844,7 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
     );
     // The author's order: replacement 1 (ambiguous), 2 (not found), 3 (placed).
     let descriptions: Vec<String> = (0..app.flat.len())
-        .map(|p| app.change(p).1.description.clone().unwrap())
+        .map(|p| app.change(p).change.description.clone().unwrap())
         .collect();
     assert!(
         descriptions[0].starts_with("replacement 1:"),
@@ -856,13 +859,13 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
         "{descriptions:?}"
     );
     let label = |app: &patchdeck::tui::app::App, pos| {
-        patchdeck::tui::draw::operation_label(app.change(pos).1)
+        patchdeck::tui::draw::operation_label(app.change(pos).change)
     };
     assert_eq!(label(&app, 0), "replace (ambiguous: lines 22, 27)");
     assert_eq!(label(&app, 1), "replace (not found)");
     assert_eq!(label(&app, 2), "replace 36");
     assert_eq!(
-        app.change(1).1.new_lines,
+        app.change(1).change.new_lines,
         vec!["def reset(self):".to_owned()],
         "the replacement is kept to be shown"
     );
@@ -890,7 +893,7 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
         .unwrap()
         .text
         .contains("at lines 22, 27"));
-    assert!(app.decisions.decisions.is_empty());
+    assert!(app.decisions().decided().is_empty());
 }
 
 #[test]
@@ -904,13 +907,13 @@ fn the_help_and_the_summary_scroll_no_further_than_their_end() {
     for _ in 0..most + 20 {
         press(&mut app, "j");
     }
-    assert_eq!(app.help_scroll, most);
+    let scroll = |app: &App| match &app.overlay {
+        Some(Overlay::Help { scroll }) => *scroll,
+        other => panic!("the help is not shown: {other:?}"),
+    };
+    assert_eq!(scroll(&app), most);
     press(&mut app, "k");
-    assert_eq!(
-        app.help_scroll,
-        most - 1,
-        "one key back scrolls back at once"
-    );
+    assert_eq!(scroll(&app), most - 1, "one key back scrolls back at once");
 }
 
 #[test]

@@ -359,16 +359,16 @@ fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
     // The remapped key decides; the old one no longer does.
     let first = app.pos;
     app.key(Key::Char('a'));
-    assert!(app.decisions.decisions.is_empty());
+    assert!(app.decisions().decided().is_empty());
     app.key(Key::Char('y'));
     assert_eq!(
-        app.decisions.decisions.len(),
+        app.decisions().decided().len(),
         1,
         "y accepted change {first}"
     );
 
     app.key(Key::Char('F'));
-    assert_eq!(app.mode, Mode::Help);
+    assert_eq!(app.mode(), Mode::Help);
     let mut terminal = Terminal::new(TestBackend::new(100, 60)).unwrap();
     app.size = (100, 60);
     terminal.draw(|frame| draw(frame, &app)).unwrap();
@@ -910,7 +910,7 @@ fn the_reviewer_marks_files_with_uncommitted_changes() {
         status.dirty.contains_key(Path::new("notes.txt")),
         "{status:?}"
     );
-    patchdeck::git::mark_uncommitted(&mut app.checked.verification, &status);
+    // Loading marked it: the reviewer asks git as `check` does.
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     app.size = (120, 40);
     terminal.draw(|frame| draw(frame, &app)).unwrap();
@@ -935,16 +935,168 @@ fn the_reviewer_marks_files_with_uncommitted_changes() {
         row("notes.txt")
     );
     let file = app
-        .checked
-        .batch
+        .review()
+        .batch()
         .files
         .iter()
         .position(|f| f.doc_path == "notes.txt")
         .unwrap();
     assert_eq!(
-        app.checked.verification.files[file].status,
+        app.review().verification().files[file].status,
         patchdeck::verify::Status::Ok,
         "the note does not block"
     );
     assert!(!row("src/Utils.py").contains("M src/Utils.py"));
+}
+
+/// With every reviewing action on another key, no message, hint, summary line or screen
+/// names a default key: each sentence is made from the key map in effect.
+#[test]
+fn with_every_key_remapped_no_message_names_a_default_key() {
+    use patchdeck::review::{At, Refusal, StillBlocking, Way};
+    use patchdeck::tui::words::{Asked, Words};
+    let keymap = remap(&[
+        ("accept", &["Y"]),
+        ("reject", &["X"]),
+        ("edit", &["E"]),
+        ("move", &["M"]),
+        ("override_sha", &["O"]),
+        ("commit", &["C"]),
+        ("quit", &["Q"]),
+        ("undo", &["Z"]),
+        ("help", &["H"]),
+    ])
+    .unwrap();
+    let mut said: Vec<String> = Vec::new();
+    for batch in ["demo.json", "moved-line.json", "clean.json"] {
+        let ws = sample_workspace();
+        let mut app = reviewer::open(
+            ws.path(),
+            reviewer::Open {
+                batch,
+                session: false,
+                keymap: keymap.clone(),
+                ..reviewer::Open::default()
+            },
+        );
+        app.size = (200, 60);
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+        let mut screen = |app: &patchdeck::tui::app::App| {
+            terminal.draw(|frame| draw(frame, app)).unwrap();
+            let buffer = terminal.backend().buffer().clone();
+            (0..60)
+                .map(|y| {
+                    (0..200)
+                        .map(|x| buffer[(x, y)].symbol().to_owned())
+                        .collect::<String>()
+                        + "\n"
+                })
+                .collect::<String>()
+        };
+        for pos in 0..app.flat.len() {
+            for key in ["Y", "Z", "M", "O", "X", "Z", "E"] {
+                app.go(pos);
+                said.push(screen(&app));
+                let effect = app.key(Key::Char(key.chars().next().unwrap()));
+                if let patchdeck::tui::app::Effect::RunEditor { .. } = effect {
+                    continue;
+                }
+                said.extend(app.message.as_ref().map(|m| m.text.clone()));
+            }
+        }
+        // Move and override where that works, accept the rest, then the summary.
+        for pos in 0..app.flat.len() {
+            app.go(pos);
+            app.key(Key::Char('M'));
+            app.key(Key::Char('O'));
+            app.key(Key::Char('Y'));
+            said.extend(app.message.as_ref().map(|m| m.text.clone()));
+            said.push(screen(&app));
+        }
+        app.key(Key::Char('C'));
+        said.extend(app.summary_lines().into_iter().map(|l| l.text));
+        said.push(screen(&app));
+        // Every refusal the core can give, in this key map's words.
+        let words = Words::new(&keymap);
+        let at = At::default();
+        let refusals = [
+            Refusal::Unplaced { places: vec![] },
+            Refusal::Unplaced { places: vec![3, 9] },
+            Refusal::Invalid { why: "x".into() },
+            Refusal::Conflict {
+                ways: vec![Way::Edit, Way::Relocate { to: 4 }, Way::Reject],
+            },
+            Refusal::Deletion,
+            Refusal::NotInFile,
+            Refusal::NoPlace,
+            Refusal::ShaMatches,
+            Refusal::Unresolved {
+                changes: vec![StillBlocking {
+                    at,
+                    stuck: patchdeck::review::rules::Stuck::UnverifiedUnderOverride,
+                    ways: vec![Way::Edit, Way::Relocate { to: 2 }, Way::Reject],
+                }],
+            },
+        ];
+        for refusal in &refusals {
+            for asked in [Asked::Accept, Asked::Edit, Asked::Relocate, Asked::Override] {
+                said.push(words.refusal(asked, refusal, app.review()));
+            }
+        }
+        said.extend([
+            words.committed(),
+            words.all_decided(),
+            words.accepted_over_mismatch(),
+            words.edit_unchanged(true),
+            words.edit_unchanged(false),
+        ]);
+    }
+    let defaults = [
+        "a accept",
+        "r reject",
+        "e edit",
+        "m move",
+        "o override",
+        "c shows",
+        "q quits",
+        "u undo",
+        "(m undoes)",
+        "(o undoes)",
+        "(m takes",
+        "(o takes",
+        "o on a change",
+        "m on the change",
+        "then o ",
+        "r rejects",
+        "e edits",
+        "m moves",
+    ];
+    // `phrase` as words of their own: "or rejected" does not name the key r.
+    let names = |text: &str, phrase: &str| {
+        text.match_indices(phrase).any(|(at, _)| {
+            !text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        })
+    };
+    for text in &said {
+        for default in defaults {
+            assert!(
+                !names(text, default),
+                "names the default key ({default:?}):\n{text}"
+            );
+        }
+    }
+    let all = said.join("\n");
+    for remapped in [
+        "M moves",
+        "X rejects",
+        "E edits",
+        "O overrides",
+        "Q quits",
+        "C shows",
+    ] {
+        assert!(all.contains(remapped), "no message says {remapped:?}");
+    }
 }

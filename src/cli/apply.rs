@@ -3,16 +3,12 @@
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
-use patchdeck::commit::history::keep_index_note;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
-use patchdeck::git::Staging;
-use patchdeck::model::ChangeId;
 use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::WriteKind;
-use patchdeck::report::{Applied, Interrupted, Report};
-use patchdeck::review::{self, Decision, Decisions};
-use std::collections::BTreeSet;
+use patchdeck::report::{Decided, Interrupted, Report};
+use patchdeck::review::{Decisions, Selection};
 
 #[derive(Args, Debug)]
 pub struct ApplyArgs {
@@ -58,95 +54,20 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The decisions these flags describe for a verified batch.
-    ///
-    /// `--only` narrows: a change it does not name is rejected, and a change it names keeps
-    /// the decision it has (accepted without `--decisions`; as the file says with it).
-    /// `--reject` rejects what it names, over anything else. A `--only` selector that ends up
-    /// applying nothing contradicts the rest and is an error naming what rejected its changes.
+    /// The decisions these flags describe for a verified batch (see [`Selection`]); warnings
+    /// from reading a decisions file are printed.
     pub fn decisions(&self, checked: &Checked) -> Result<Decisions, Error> {
-        let batch = &checked.batch;
-        let select = |selector: &str| review::select(batch, &checked.verification, selector);
-        let mut decisions = match &self.decisions {
-            Some(path) => {
-                let (decisions, warnings) = Decisions::load(path, batch)?;
-                for warning in warnings {
-                    output::eprintln(format!("patchdeck: warning: {warning}"));
-                }
-                decisions
-            }
-            None => Decisions::accept_all(batch),
+        let selection = Selection {
+            reject: self.reject.clone(),
+            only: self.only.clone(),
+            decisions: self.decisions.clone(),
+            relocate: self.relocate,
+            allow_sha_mismatch: self.allow_sha_mismatch,
+            allow_hard_links: self.allow_hard_links,
         };
-        let only: Vec<(&str, Vec<ChangeId>)> = self
-            .only
-            .iter()
-            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
-            .collect::<Result<_, _>>()?;
-        let reject: Vec<(&str, Vec<ChangeId>)> = self
-            .reject
-            .iter()
-            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
-            .collect::<Result<_, _>>()?;
-        if !only.is_empty() {
-            let keep: BTreeSet<&ChangeId> = only.iter().flat_map(|(_, ids)| ids).collect();
-            for (_, change) in batch.changes() {
-                if !keep.contains(&change.id) {
-                    decisions.set(change.id.clone(), Decision::Reject);
-                }
-            }
-        }
-        let from_file = decisions.clone();
-        for (_, ids) in &reject {
-            for id in ids {
-                decisions.set(id.clone(), Decision::Reject);
-            }
-        }
-        for (selector, ids) in &only {
-            if ids.iter().any(|id| decisions.get(id).is_selected()) {
-                continue;
-            }
-            let mut why = Vec::new();
-            let rejecting: Vec<String> = reject
-                .iter()
-                .filter(|(_, r)| r.iter().any(|id| ids.contains(id)))
-                .map(|(sel, _)| format!("--reject \"{sel}\""))
-                .collect();
-            if !rejecting.is_empty() {
-                why.push(format!("{} rejects it", rejecting.join(" and ")));
-            }
-            if let Some(path) = &self.decisions {
-                let undecided = ids
-                    .iter()
-                    .any(|id| *from_file.get(id) == Decision::Undecided);
-                let rejected = ids.iter().any(|id| *from_file.get(id) == Decision::Reject);
-                let said = match (undecided, rejected) {
-                    (true, true) => "rejects or leaves undecided",
-                    (true, false) => "leaves undecided",
-                    _ => "rejects",
-                };
-                if undecided || rejected {
-                    why.push(format!("{path} {said} every change it names"));
-                }
-            }
-            return Err(Error::Usage {
-                message: format!(
-                    "--only \"{selector}\" selects nothing to apply: {}",
-                    why.join(", and ")
-                ),
-                hint: Some(
-                    "with --decisions, --only applies only what the file accepts; accept the changes there, or drop the selector that rejects them"
-                        .into(),
-                ),
-            });
-        }
-        if self.relocate {
-            decisions.relocate_all(batch);
-        }
-        if self.allow_sha_mismatch {
-            decisions.override_all_shas(batch);
-        }
-        if self.allow_hard_links {
-            decisions.override_all_hard_links(batch);
+        let (decisions, warnings) = selection.decisions(checked)?;
+        for warning in warnings {
+            output::eprintln(format!("patchdeck: warning: {warning}"));
         }
         Ok(decisions)
     }
@@ -179,14 +100,8 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
-    let emit = |committed, before: String, staging: Option<Staging>| -> Result<(), Error> {
-        let applied = Applied {
-            decisions: &decisions,
-            plan: &plan,
-            committed,
-        };
-        let mut report = Report::build(&checked.batch, &checked.verification, Some(&applied));
-        report.staging = staging;
+    let emit = |report: Report, before: String| -> Result<(), Error> {
+        let mut report = report;
         report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
         if ctx.quiet {
             Ok(())
@@ -198,8 +113,14 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
             output::print(before + &report.to_text())
         }
     };
+    let decided = Decided {
+        decisions: &decisions,
+        plan: &plan,
+        committed: None,
+    };
+    let unwritten = || Report::build(&checked.batch, &checked.verification, Some(&decided));
     if plan.is_blocked() {
-        emit(None, String::new(), None)?;
+        emit(unwritten(), String::new())?;
         if !ctx.quiet {
             output::eprintln("patchdeck: nothing was written");
         }
@@ -216,50 +137,23 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
                 ));
             }
         }
-        emit(None, lines, None)?;
+        emit(unwritten(), lines)?;
         return Ok(exit::OK);
     }
     if options.read_only {
         // Review worked: show it, then refuse the write.
-        emit(None, String::new(), None)?;
+        emit(unwritten(), String::new())?;
         return Err(Error::ReadOnly);
     }
-    let committed = pipeline::commit(&opened.workspace, &plan, &options)?;
-    let staging = (stage.value && !committed.written.is_empty()).then(|| {
-        let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
-        patchdeck::git::stage(opened.workspace.root(), &paths)
-    });
-    // What the staging did to the index is kept with the commit, so that `undo` unstages it.
-    if let (Some(staging), Some(id)) = (&staging, &committed.history_id) {
-        let kept = match &staging.index {
-            Some(note) if note.changes.is_empty() => Ok(()),
-            Some(note) => keep_index_note(&opened.workspace, id, note).map_err(|e| e.to_string()),
-            None if staging.staged.is_empty() => Ok(()),
-            None => Err("git could not list the index entries".to_owned()),
-        };
-        if let Err(e) = kept {
-            output::eprintln(format!(
-                "patchdeck: warning: cannot keep what was staged for undo ({e}): `patchdeck undo` will restore the files but not git's index"
-            ));
-        }
-    }
-    // The files are written either way: a file left unstaged is worth a warning naming it, not
-    // a status that would say the apply failed.
-    if let (Some(staging), false) = (&staging, ctx.quiet) {
-        for file in &staging.not_staged {
-            output::eprintln(format!(
-                "patchdeck: warning: {} was written but not staged: {}",
-                file.path.display(),
-                file.reason
-            ));
-        }
-        if let (Some(error), false) = (&staging.error, staging.not_staged.is_empty()) {
-            output::eprintln(format!("patchdeck: git said: {error}"));
+    let applied = pipeline::apply(&opened.workspace, &plan, &options, stage.value)?;
+    if !ctx.quiet {
+        for warning in &applied.warnings {
+            output::eprintln(format!("patchdeck: warning: {warning}"));
         }
     }
     let mut lines = String::new();
     if !args.json && !ctx.quiet {
-        for written in &committed.written {
+        for written in &applied.committed.written {
             let sha = written
                 .sha256
                 .as_deref()
@@ -271,14 +165,19 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
                 written.rel.display()
             ));
         }
-        if committed.written.is_empty() {
+        if applied.committed.written.is_empty() {
             lines.push_str("nothing to write: no change was selected, or every selected change leaves its file as it is\n");
         }
     }
+    let decided = Decided {
+        committed: Some(&applied.committed),
+        ..decided
+    };
     // The files are written: failing to say so must not turn into a status that says otherwise.
-    if let Err(e) = emit(Some(&committed), lines, staging) {
-        output::eprintln(format!("patchdeck: warning: {e}"));
-    }
+    output::said(
+        "the files are written",
+        emit(applied.report(&checked, &decided), lines),
+    );
     // The process ends here: the operating system takes back a large batch and plan at once,
     // faster than freeing them piece by piece.
     std::mem::forget(plan);

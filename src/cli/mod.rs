@@ -176,8 +176,7 @@ impl Ctx {
     }
 }
 
-/// Loads and verifies a batch, showing progress when it takes a while, and marks target files
-/// that git reports as changed.
+/// Loads and verifies a batch, showing progress when it takes a while.
 fn load(
     ctx: &Ctx,
     workspace: &patchdeck::workspace::Workspace,
@@ -187,11 +186,7 @@ fn load(
     let progress = progress::Progress::start(ctx.progress, "loading and verifying the batch");
     let checked = pipeline::load_with(workspace, &input, &args.load_options(ctx));
     drop(progress);
-    let mut checked = checked?;
-    if let Some(status) = patchdeck::git::status(workspace.root()) {
-        patchdeck::git::mark_uncommitted(&mut checked.verification, &status);
-    }
-    Ok(checked)
+    checked
 }
 
 /// How long a command waits for another patchdeck's lock on the same workspace.

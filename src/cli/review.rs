@@ -6,7 +6,7 @@ use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
 use patchdeck::pipeline;
 use patchdeck::session::Session;
-use patchdeck::tui::app::{App, Config, Outcome, Tone};
+use patchdeck::tui::app::{App, Config, Outcome, ReviewerSetup, Tone};
 use patchdeck::tui::env::{ColorDepth, Env};
 use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
@@ -61,20 +61,20 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, access)?;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     let session = (!args.read_only).then(|| Session::for_batch(&opened.workspace, &checked.batch));
-    let config = Config {
-        read_only: args.read_only,
-        report: args.report.clone(),
-    };
-    let mut app = App::new(
-        opened.workspace,
+    let mut app = App::new(ReviewerSetup {
+        workspace: opened.workspace,
         checked,
         env,
         palette,
-        config,
+        keymap,
+        config: Config {
+            read_only: args.read_only,
+            report: args.report.clone(),
+            stage: ctx.config.stage.value,
+        },
         session,
-        args.fresh,
-    );
-    app.keymap = keymap;
+        fresh: args.fresh,
+    });
     if let Some(journal) = &opened.interrupted {
         app.say(Tone::Warning, pipeline::describe_interrupted(journal));
     }
@@ -96,7 +96,7 @@ fn farewell(app: &App) {
             }
         }
         _ => {
-            let decided = app.decisions.decisions.len();
+            let decided = app.decided();
             if decided == 0 {
                 return;
             }

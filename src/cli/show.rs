@@ -9,7 +9,7 @@ use patchdeck::error::{exit, Error};
 use patchdeck::lines::visible;
 use patchdeck::pipeline::Checked;
 use patchdeck::report::{FileReport, Report};
-use patchdeck::review::{self, Decision, Decisions, Target};
+use patchdeck::review::{self, Decisions, Target};
 use patchdeck::unified_diff;
 use std::fmt::Write as _;
 
@@ -190,8 +190,7 @@ fn file_text(file: &FileReport) -> String {
 /// when it cannot apply. Lines are shown with their control characters visible: this is for
 /// reading, not for `git apply` (`patchdeck diff` is).
 fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::ChangeId) -> String {
-    let mut decisions = Decisions::undecided(&checked.batch);
-    decisions.set(change.clone(), Decision::Accept);
+    let decisions = Decisions::accepting(&checked.batch, [change.clone()]);
     let plan = checked.plan(&decisions);
     let mut out = Vec::new();
     match plan.writes.first() {

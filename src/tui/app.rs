@@ -1,9 +1,10 @@
 //! The reviewer's state and its `update`: what each [`Action`] does to it.
 //!
-//! [`App`] holds the verified batch, the decisions, the cursor and the mode; `update` is the
-//! only place state changes in answer to a person. Work that needs the terminal (running the
-//! editor) comes back as an [`Effect`] for the event loop. Deciding lives in `decide`, the
-//! commit in `commit_flow`, search in `search`; drawing reads this state and never changes it.
+//! [`App`] holds a [`Review`] (the batch, its decisions and their history, all in the core),
+//! the cursor, and the overlay in front, if any; `update` is the only place state changes in
+//! answer to a person. Work that needs the terminal (running the editor) comes back as an
+//! [`Effect`] for the event loop. Deciding lives in `decide`, the commit in `commit_flow`,
+//! search in `search`; drawing reads this state and never changes it.
 
 use super::env::Env;
 use super::highlight::Highlighter;
@@ -11,14 +12,15 @@ use super::keys::{self, Action, Key, Mode};
 use super::saver::Saver;
 use super::search::Search;
 use super::theme::Palette;
+use super::words::Words;
 use crate::commit::Committed;
-use crate::model::{Change, FilePatch};
+use crate::model::FilePatch;
 use crate::pipeline::Checked;
 use crate::plan::Plan;
 use crate::preview::LineIndex;
-use crate::review::Decisions;
+use crate::review::{At, ChangeView, Decision, Decisions, Review};
 use crate::session::Session;
-use crate::verify::{ChangeCheck, FileCheck};
+use crate::verify::FileCheck;
 use crate::workspace::Workspace;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,6 +34,23 @@ pub struct Config {
     pub read_only: bool,
     /// Where to write the JSON report after a commit.
     pub report: Option<PathBuf>,
+    /// Stage the written files in git after a commit (the configuration's `stage`).
+    pub stage: bool,
+}
+
+/// Everything a reviewer is opened with, built once by whoever opens it (`review`, `demo`,
+/// the tests, the benchmarks).
+pub struct ReviewerSetup {
+    pub workspace: Workspace,
+    pub checked: Checked,
+    pub env: Env,
+    pub palette: Palette,
+    pub keymap: keys::KeyMap,
+    pub config: Config,
+    /// Where decisions are saved (none in read-only mode).
+    pub session: Option<Session>,
+    /// Start over instead of resuming the saved session.
+    pub fresh: bool,
 }
 
 /// Something only the event loop can do.
@@ -78,25 +97,44 @@ pub struct FailedEdit {
     pub reason: String,
 }
 
+/// What is in front of the review and takes the keys, when something is.
+#[derive(Debug)]
+pub enum Overlay {
+    Help {
+        scroll: usize,
+    },
+    /// A search being typed (in the status line).
+    Search,
+    /// What a commit would write, before it does.
+    CommitSummary {
+        plan: Plan,
+        scroll: usize,
+    },
+    /// What the last commit did ([`App::outcome`]).
+    Committed,
+    ConfirmQuit,
+    EditFailed(FailedEdit),
+    /// A commit stopped because this file changed on disk.
+    Reload {
+        what: String,
+    },
+}
+
 /// The whole state of the reviewer.
 pub struct App {
     pub workspace: Workspace,
-    pub checked: Checked,
-    pub decisions: Decisions,
-    pub(super) history: super::decide::History,
-    /// Every change as (file index, change index), in batch order.
-    pub flat: Vec<(usize, usize)>,
+    pub(super) review: Review,
+    /// Every change's place, in batch order.
+    pub flat: Vec<At>,
     /// Index into `flat` of the selected change.
     pub pos: usize,
-    pub mode: Mode,
+    pub overlay: Option<Overlay>,
     pub whole_file: bool,
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
     /// Columns long lines are scrolled to the left; `None` until the person scrolls, which
     /// shows the selected change's first changed word (see `draw::main_hscroll`).
     pub hscroll: Option<usize>,
-    pub summary_scroll: usize,
-    pub help_scroll: usize,
     pub search: Search,
     pub message: Option<Message>,
     pub env: Env,
@@ -108,11 +146,7 @@ pub struct App {
     pub(super) saver: Option<Saver>,
     /// Why the session could not be saved, while the last save failed.
     pub session_error: Option<String>,
-    pub summary: Option<Plan>,
     pub outcome: Option<Outcome>,
-    pub failed_edit: Option<FailedEdit>,
-    /// The file named by a commit that stopped because it changed on disk.
-    pub changed_on_disk: Option<String>,
     /// Terminal size (columns, rows), for paging and mouse hits.
     pub size: (u16, u16),
     /// Decisions restored from a saved session at start.
@@ -121,25 +155,20 @@ pub struct App {
 }
 
 impl App {
-    /// A reviewer over a verified batch. `session` is where decisions are saved (none in
-    /// read-only mode); `fresh` ignores a saved session.
-    pub fn new(
-        workspace: Workspace,
-        checked: Checked,
-        env: Env,
-        palette: Palette,
-        config: Config,
-        session: Option<Session>,
-        fresh: bool,
-    ) -> App {
+    /// A reviewer over a verified batch, resuming its saved session unless asked to start
+    /// over.
+    pub fn new(setup: ReviewerSetup) -> App {
+        let ReviewerSetup {
+            workspace,
+            checked,
+            env,
+            palette,
+            keymap,
+            config,
+            session,
+            fresh,
+        } = setup;
         let highlighter = Highlighter::new(&palette);
-        let flat: Vec<(usize, usize)> = checked
-            .batch
-            .files
-            .iter()
-            .enumerate()
-            .flat_map(|(fi, f)| (0..f.changes.len()).map(move |ci| (fi, ci)))
-            .collect();
         let (decisions, restored, warning) = match &session {
             Some(session) => {
                 let resumed = session.resume(&checked.batch, fresh);
@@ -147,32 +176,27 @@ impl App {
             }
             None => (Decisions::undecided(&checked.batch), 0, None),
         };
+        let review = Review::new(checked, decisions);
+        let flat = review.places().collect();
         let mut app = App {
             workspace,
-            checked,
-            decisions,
-            history: Default::default(),
+            review,
             flat,
             pos: 0,
-            mode: Mode::Browse,
+            overlay: None,
             whole_file: false,
             scroll: 0,
             hscroll: None,
-            summary_scroll: 0,
-            help_scroll: 0,
             search: Search::default(),
             message: None,
             env,
             palette,
-            keymap: keys::KeyMap::default(),
+            keymap,
             highlighter,
             config,
             saver: session.map(Saver::start),
             session_error: None,
-            summary: None,
             outcome: None,
-            failed_edit: None,
-            changed_on_disk: None,
             size: (120, 40),
             restored,
             indexes: RefCell::new(HashMap::new()),
@@ -194,6 +218,38 @@ impl App {
         app
     }
 
+    /// The review: the batch, its verification, the decisions and their history.
+    pub fn review(&self) -> &Review {
+        &self.review
+    }
+
+    pub(super) fn review_mut(&mut self) -> &mut Review {
+        &mut self.review
+    }
+
+    pub fn decisions(&self) -> &Decisions {
+        self.review.decisions()
+    }
+
+    /// The words of this reviewer, with its keys.
+    pub fn words(&self) -> Words<'_> {
+        Words::new(&self.keymap)
+    }
+
+    /// Which keys are live: the overlay's, or the review's.
+    pub fn mode(&self) -> Mode {
+        match &self.overlay {
+            None => Mode::Browse,
+            Some(Overlay::Help { .. }) => Mode::Help,
+            Some(Overlay::Search) => Mode::Search,
+            Some(Overlay::CommitSummary { .. }) => Mode::CommitSummary,
+            Some(Overlay::Committed) => Mode::Committed,
+            Some(Overlay::ConfirmQuit) => Mode::ConfirmQuit,
+            Some(Overlay::EditFailed(_)) => Mode::EditFailed,
+            Some(Overlay::Reload { .. }) => Mode::Reload,
+        }
+    }
+
     pub fn say(&mut self, tone: Tone, text: impl Into<String>) {
         self.message = Some(Message {
             tone,
@@ -201,32 +257,42 @@ impl App {
         });
     }
 
-    /// The selected (file index, change index), if the batch has any change.
-    pub fn selected(&self) -> Option<(usize, usize)> {
+    /// The selected change's place, if the batch has any change.
+    pub fn selected(&self) -> Option<At> {
         self.flat.get(self.pos).copied()
     }
 
     /// The file of the selected change (the first file when there is none).
     pub fn file_index(&self) -> usize {
-        self.selected().map_or(0, |(f, _)| f)
+        self.selected().map_or(0, |at| at.file)
     }
 
     pub fn file(&self, index: usize) -> (&FilePatch, &FileCheck) {
         (
-            &self.checked.batch.files[index],
-            &self.checked.verification.files[index],
+            &self.review.batch().files[index],
+            &self.review.verification().files[index],
         )
     }
 
-    pub fn change(&self, pos: usize) -> (&FilePatch, &Change, &FileCheck, &ChangeCheck) {
-        let (fi, ci) = self.flat[pos];
-        let (file, check) = self.file(fi);
-        (file, &file.changes[ci], check, &check.changes[ci])
+    /// The change at `pos` with its file patch and verdicts.
+    pub fn change(&self, pos: usize) -> ChangeView<'_> {
+        self.review.change(self.flat[pos])
+    }
+
+    /// A file's path under the root (its docPath when it could not be resolved).
+    pub fn file_path(&self, file: usize) -> String {
+        self.review.change(At { file, change: 0 }).path()
     }
 
     /// The position in `flat` of a file's first change.
     pub fn first_of_file(&self, file: usize) -> Option<usize> {
-        self.flat.iter().position(|&(f, _)| f == file)
+        self.flat.iter().position(|at| at.file == file)
+    }
+
+    /// The position in `flat` of a change.
+    pub fn pos_of(&self, at: At) -> usize {
+        self.first_of_file(at.file)
+            .map_or(0, |first| first + at.change)
     }
 
     /// The line index of a file's bytes on disk, built once (shared with the background
@@ -235,7 +301,7 @@ impl App {
         let mut indexes = self.indexes.borrow_mut();
         Arc::clone(indexes.entry(file).or_insert_with(|| {
             Arc::new(LineIndex::new(
-                self.checked.verification.files[file].base_bytes(),
+                self.review.verification().files[file].base_bytes(),
             ))
         }))
     }
@@ -253,7 +319,7 @@ impl App {
 
     pub(super) fn save_session(&mut self) {
         if let Some(saver) = &self.saver {
-            saver.save(&self.decisions);
+            saver.save(self.review.decisions());
         }
     }
 
@@ -294,15 +360,14 @@ impl App {
     /// a problem that blocks writing it (a SHA-256 mismatch, a file that already exists...).
     /// The header's count, `!` and the files pane all use this one definition.
     pub fn conflicting(&self, pos: usize) -> bool {
-        let (_, _, file_check, check) = self.change(pos);
-        check.status != crate::verify::Status::Ok || file_check.problems.iter().any(|p| p.blocking)
+        let view = self.change(pos);
+        view.check.status != crate::verify::Status::Ok
+            || view.file_check.problems.iter().any(|p| p.blocking)
     }
 
-    /// Why the batch can no longer be decided on, once it is committed.
-    pub fn committed_refusal(&self) -> Option<&'static str> {
-        matches!(self.outcome, Some(Outcome::Written { .. })).then_some(
-            "this batch is committed: decisions no longer change anything; q quits (open the batch again to review the files as they are now)",
-        )
+    /// Whether the batch is committed: decisions no longer change anything.
+    pub fn committed(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Written { .. }))
     }
 
     /// Where each part of the screen is, at the current terminal size.
@@ -316,7 +381,7 @@ impl App {
         use ratatui::widgets::{Paragraph, Wrap};
         let rows = match self.status_text() {
             // As the status line wraps it: a glyph, then the text.
-            Some((_, text)) if self.mode != Mode::CommitSummary => {
+            Some((_, text)) if self.mode() != Mode::CommitSummary => {
                 Paragraph::new(format!(" ✖ {text}"))
                     .wrap(Wrap { trim: false })
                     .line_count(screen.width)
@@ -324,7 +389,7 @@ impl App {
             }
             _ => 1,
         };
-        super::draw::areas(screen, self.checked.batch.files.len(), rows as u16)
+        super::draw::areas(screen, self.review.batch().files.len(), rows as u16)
     }
 
     /// Rows of content the main pane shows at once.
@@ -334,12 +399,12 @@ impl App {
 
     /// Handles a key: looks it up in the key map for the current mode and updates.
     pub fn key(&mut self, key: Key) -> Effect {
-        if self.mode == Mode::Search {
+        if self.mode() == Mode::Search {
             if let Some(effect) = self.search_typing(key) {
                 return effect;
             }
         }
-        match self.keymap.lookup(self.mode, key) {
+        match self.keymap.lookup(self.mode(), key) {
             Some(action) => self.update(action),
             None => Effect::None,
         }
@@ -347,34 +412,38 @@ impl App {
 
     /// Does what an action asks in the current mode.
     pub fn update(&mut self, action: Action) -> Effect {
-        if self.mode == Mode::Browse {
+        if self.overlay.is_none() {
             self.message = None;
         }
-        let effect = match self.mode {
-            Mode::Browse => self.browse(action),
-            Mode::Help => {
-                match action {
-                    Action::NextChange => {
-                        let most = super::draw::help_max_scroll(self);
-                        self.help_scroll = (self.help_scroll + 1).min(most);
-                    }
-                    Action::PrevChange => self.help_scroll = self.help_scroll.saturating_sub(1),
-                    _ => self.mode = Mode::Browse,
-                }
+        let effect = match self.overlay.take() {
+            None => self.browse(action),
+            Some(Overlay::Help { scroll }) => {
+                let most = super::draw::help_max_scroll(self);
+                self.overlay = match action {
+                    Action::NextChange => Some(Overlay::Help {
+                        scroll: (scroll + 1).min(most),
+                    }),
+                    Action::PrevChange => Some(Overlay::Help {
+                        scroll: scroll.saturating_sub(1),
+                    }),
+                    _ => None,
+                };
                 Effect::None
             }
-            Mode::Search => self.search_action(action),
-            Mode::CommitSummary => self.summary_action(action),
-            Mode::Committed => self.committed_action(action),
-            Mode::ConfirmQuit => match action {
-                Action::Confirm => Effect::Quit,
-                _ => {
-                    self.mode = Mode::Browse;
-                    Effect::None
-                }
+            Some(Overlay::Search) => self.search_action(action),
+            Some(Overlay::CommitSummary { plan, scroll }) => {
+                self.summary_action(action, plan, scroll)
+            }
+            Some(Overlay::Committed) => match action {
+                Action::Quit => Effect::Quit,
+                _ => Effect::None,
             },
-            Mode::EditFailed => self.edit_failed_action(action),
-            Mode::Reload => self.reload_action(action),
+            Some(Overlay::ConfirmQuit) => match action {
+                Action::Confirm => Effect::Quit,
+                _ => Effect::None,
+            },
+            Some(Overlay::EditFailed(failed)) => self.edit_failed_action(action, failed),
+            Some(Overlay::Reload { what }) => self.reload_action(action, what),
         };
         self.note_session_error();
         effect
@@ -393,8 +462,9 @@ impl App {
                 | Action::Undo
                 | Action::Redo
         );
-        if let Some(refusal) = self.committed_refusal().filter(|_| decides) {
-            self.say(Tone::Info, refusal);
+        if self.committed() && decides {
+            let text = self.words().committed();
+            self.say(Tone::Info, text);
             return Effect::None;
         }
         match action {
@@ -402,7 +472,7 @@ impl App {
             Action::PrevChange => self.go(self.pos.saturating_sub(1)),
             Action::NextFile => {
                 let file = self.file_index();
-                let next = self.flat.iter().position(|&(f, _)| f > file);
+                let next = self.flat.iter().position(|at| at.file > file);
                 match next {
                     Some(pos) => self.go(pos),
                     None => self.say(Tone::Info, "this is the last file"),
@@ -410,8 +480,8 @@ impl App {
             }
             Action::PrevFile => {
                 let file = self.file_index();
-                let prev = self.flat[..self.pos].iter().rev().find(|&&(f, _)| f < file);
-                match prev.and_then(|&(f, _)| self.first_of_file(f)) {
+                let prev = self.flat[..self.pos].iter().rev().find(|at| at.file < file);
+                match prev.and_then(|at| self.first_of_file(at.file)) {
                     Some(pos) => self.go(pos),
                     None => self.go(self.first_of_file(file).unwrap_or(0)),
                 }
@@ -440,10 +510,7 @@ impl App {
             Action::Search => self.start_search(),
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
-            Action::Help => {
-                self.help_scroll = 0;
-                self.mode = Mode::Help;
-            }
+            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::CommitSummary => self.open_summary(),
             Action::Quit => return self.quit(),
             Action::Confirm | Action::Cancel | Action::EditAgain | Action::Discard => {}
@@ -497,43 +564,34 @@ impl App {
     /// The first undecided change at or after `from`, wrapping around.
     pub fn next_undecided_from(&self, from: usize) -> Option<usize> {
         let n = self.flat.len();
-        (0..n).map(|step| (from + step) % n).find(|&p| {
-            let (_, change, _, _) = self.change(p);
-            *self.decisions.get(&change.id) == crate::review::Decision::Undecided
-        })
+        (0..n)
+            .map(|step| (from + step) % n)
+            .find(|&p| *self.decisions().get(&self.change(p).change.id) == Decision::Undecided)
+    }
+
+    /// How many changes have a decision.
+    pub fn decided(&self) -> usize {
+        self.decisions().decided().len()
     }
 
     /// Quits at once when nothing would be lost: no decision, a commit done, or every
     /// decision safely in the session file. Otherwise asks first.
     fn quit(&mut self) -> Effect {
-        let decided = self.decisions.decisions.len();
-        let committed = matches!(self.outcome, Some(Outcome::Written { .. }));
         self.flush_session();
-        if decided == 0 || committed || self.session_saved() {
+        if self.decided() == 0 || self.committed() || self.session_saved() {
             return Effect::Quit;
         }
-        self.mode = Mode::ConfirmQuit;
+        self.overlay = Some(Overlay::ConfirmQuit);
         Effect::None
     }
 
     /// What the quit prompt says (its keys come from the key map, under it).
     pub fn quit_question(&self) -> String {
-        let decided = self.decisions.decisions.len();
         let why = match &self.session_error {
             _ if self.config.read_only => "read-only: no session is saved".to_owned(),
             Some(error) => error.clone(),
             None => "no session is saved".to_owned(),
         };
-        format!("Quit and lose {decided} decision(s)? ({why})")
-    }
-
-    fn committed_action(&mut self, action: Action) -> Effect {
-        match action {
-            Action::Quit => Effect::Quit,
-            _ => {
-                self.mode = Mode::Browse;
-                Effect::None
-            }
-        }
+        format!("Quit and lose {} decision(s)? ({why})", self.decided())
     }
 }

@@ -18,7 +18,9 @@ pub mod highlight;
 pub mod keys;
 pub mod saver;
 pub mod search;
+pub mod summary;
 pub mod theme;
+pub mod words;
 
 use app::{App, Effect};
 use draw::list_window;
@@ -105,7 +107,7 @@ fn next_event(terminal: &mut DefaultTerminal, app: &App) -> io::Result<Event> {
 /// Mouse: the wheel scrolls the diff (or moves between changes over the lists), sideways too;
 /// a click selects the file or change under it.
 pub fn mouse(app: &mut App, event: MouseEvent) {
-    if app.mode != Mode::Browse {
+    if app.mode() != Mode::Browse {
         return;
     }
     let areas = app.areas();
@@ -137,7 +139,7 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
                 .then(|| row_in(areas.files))
                 .flatten()
             {
-                let files = app.checked.batch.files.len();
+                let files = app.review().batch().files.len();
                 let height = areas.files.height.saturating_sub(2) as usize;
                 let file = list_window(files, app.file_index(), height) + row;
                 if let Some(pos) = app.first_of_file(file) {
@@ -152,7 +154,7 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
                 let Some(first) = app.first_of_file(app.file_index()) else {
                     return;
                 };
-                let count = app.checked.batch.files[app.file_index()].changes.len();
+                let count = app.review().batch().files[app.file_index()].changes.len();
                 let height = areas.changes.height.saturating_sub(2) as usize;
                 let index = list_window(count, app.pos - first, height) + row;
                 if index < count {

@@ -1,8 +1,9 @@
 //! Search: `/` over paths, keys, labels, descriptions and lines of every change, `n`/`N` to
 //! step through the matches, as in vim and less. Matching ignores case.
 
-use super::app::{App, Effect, Tone};
-use super::keys::{Action, Key, Mode};
+use super::app::{App, Effect, Overlay, Tone};
+use super::keys::{Action, Key};
+use crate::review::ChangeView;
 
 /// What the status line adds when a search goes past the last match, as vim says it.
 const WRAPPED_TO_TOP: &str = "search hit BOTTOM, continuing at TOP";
@@ -22,7 +23,7 @@ pub struct Search {
 impl App {
     pub(super) fn start_search(&mut self) {
         self.search.input.clear();
-        self.mode = Mode::Search;
+        self.overlay = Some(Overlay::Search);
     }
 
     /// Typing in search mode: text keys edit the query; `None` leaves the key to the key map.
@@ -38,7 +39,6 @@ impl App {
     }
 
     pub(super) fn search_action(&mut self, action: Action) -> Effect {
-        self.mode = Mode::Browse;
         if action == Action::Confirm && !self.search.input.is_empty() {
             self.search.query = std::mem::take(&mut self.search.input);
             self.search.matches = self.find_all(&self.search.query.to_lowercase());
@@ -107,7 +107,12 @@ impl App {
         let has_opt = |text: &Option<String>| text.as_deref().is_some_and(has);
         (0..self.flat.len())
             .filter(|&pos| {
-                let (file, change, check, _) = self.change(pos);
+                let ChangeView {
+                    file,
+                    change,
+                    file_check: check,
+                    ..
+                } = self.change(pos);
                 has(&file.doc_path)
                     || check
                         .resolved

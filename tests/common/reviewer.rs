@@ -4,10 +4,11 @@
 use super::samples;
 use patchdeck::formats::Input;
 use patchdeck::pipeline;
+use patchdeck::review::ChangeView;
 use patchdeck::session::Session;
-use patchdeck::tui::app::{App, Config};
+use patchdeck::tui::app::{App, Config, ReviewerSetup};
 use patchdeck::tui::env::{ColorDepth, Env};
-use patchdeck::tui::keys::Key;
+use patchdeck::tui::keys::{Key, KeyMap};
 use patchdeck::tui::theme::Palette;
 use std::fs;
 use std::path::Path;
@@ -22,6 +23,7 @@ pub struct Open<'a> {
     pub fresh: bool,
     pub read_only: bool,
     pub theme: &'a str,
+    pub keymap: KeyMap,
 }
 
 impl Default for Open<'_> {
@@ -34,6 +36,7 @@ impl Default for Open<'_> {
             fresh: false,
             read_only: false,
             theme: "dark",
+            keymap: KeyMap::default(),
         }
     }
 }
@@ -52,19 +55,20 @@ pub fn open(root: &Path, how: Open) -> App {
     let session = how
         .session
         .then(|| Session::for_batch(&opened.workspace, &checked.batch));
-    let config = Config {
-        read_only: how.read_only,
-        report: None,
-    };
-    App::new(
-        opened.workspace,
+    App::new(ReviewerSetup {
+        workspace: opened.workspace,
         checked,
         env,
         palette,
-        config,
+        keymap: how.keymap,
+        config: Config {
+            read_only: how.read_only,
+            report: None,
+            stage: false,
+        },
         session,
-        how.fresh,
-    )
+        fresh: how.fresh,
+    })
 }
 
 /// Presses keys given as a string: each character is a key.
@@ -81,14 +85,14 @@ pub fn press(app: &mut App, keys: &str) {
 
 /// The key (or "#N") of the selected change.
 pub fn selected_key(app: &App) -> String {
-    let (_, change, _, _) = app.change(app.pos);
+    let ChangeView { change, .. } = app.change(app.pos);
     change.key.clone().unwrap_or_default()
 }
 
 /// Moves to the change with this key.
 pub fn select(app: &mut App, key: &str) {
     let pos = (0..app.flat.len())
-        .find(|&p| app.change(p).1.key.as_deref() == Some(key))
+        .find(|&p| app.change(p).change.key.as_deref() == Some(key))
         .unwrap_or_else(|| panic!("no change {key}"));
     app.go(pos);
 }

@@ -80,7 +80,7 @@ pub fn change_glyphs(
 ) -> (Glyph, Glyph) {
     let decision = decision_glyph(decisions.get(id));
     let status = match check.status {
-        Status::Conflict if decisions.relocate.contains(id) => Glyph::Relocated,
+        Status::Conflict if decisions.relocated(id) => Glyph::Relocated,
         Status::Conflict => Glyph::Conflict,
         Status::Invalid => Glyph::Invalid,
         Status::Ok if tier != MatchTier::Exact => Glyph::Tolerant,

@@ -8,8 +8,12 @@ use super::main_pane::styled_text;
 use super::text::{pad_spans, window_spans};
 use crate::preview::char_spans;
 use crate::problem::ProblemKind;
+use crate::review::ChangeView;
 use crate::review::Decision;
+use crate::review::Way;
 use crate::tui::app::App;
+use crate::tui::keys::Action;
+use crate::tui::words::Asked;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -17,7 +21,12 @@ use ratatui::text::{Line, Span};
 /// actual lines are shown from column `hscroll` on, as the diff is.
 pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     let p = &app.palette;
-    let (file, change, file_check, check) = app.change(app.pos);
+    let ChangeView {
+        file,
+        change,
+        file_check,
+        check,
+    } = app.change(app.pos);
     let mut out = Vec::new();
     if let Some(description) = &change.description {
         out.push(Line::from(Span::styled(description.clone(), p.get("text"))));
@@ -81,21 +90,25 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             mismatch_lines(app, &mut out, mismatch, width, hscroll);
         }
         if let Some(at) = problem.found_at {
-            let text = if app.decisions.relocate.contains(&change.id) {
+            let words = app.words();
+            let text = if app.decisions().relocated(&change.id) {
                 format!(
-                    "{} moved to line {at}, where the expected lines are (m undoes)",
-                    Glyph::Relocated.symbol()
+                    "{} moved to line {at}, where the expected lines are ({} undoes)",
+                    Glyph::Relocated.symbol(),
+                    words.key(Action::Relocate)
                 )
             } else {
                 format!(
-                    "  m moves the change to line {at}; e edits it over the lines at {}",
+                    "  {}; {} edits it over the lines at {}",
+                    words.way(Way::Relocate { to: at }),
+                    words.key(Action::Edit),
                     change.range.start
                 )
             };
             out.push(Line::from(Span::styled(text, p.get("warning"))));
         }
     }
-    if app.decisions.replaces.contains_key(&change.id) {
+    if app.decisions().edited_over(&change.id).is_some() {
         out.push(Line::from(Span::styled(
             format!(
                 "{} edited over the lines on disk: the conflict is resolved by your edit",
@@ -103,7 +116,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             ),
             p.get("edited"),
         )));
-    } else if matches!(app.decisions.get(&change.id), Decision::Edit(_)) {
+    } else if matches!(app.decisions().get(&change.id), Decision::Edit(_)) {
         out.push(Line::from(Span::styled(
             format!(
                 "{} edited: the diff shows the lines you wrote",
@@ -192,24 +205,30 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
             }
         }
     }
-    let all_verify = app.override_refusal(app.file_index()).is_none();
-    let (text, style) = if app.decisions.sha_overrides.contains(&file.id) {
+    let words = app.words();
+    let key = words.key(Action::OverrideSha);
+    let refusal = app.review().override_refusal(app.file_index());
+    let (text, style) = if app.decisions().sha_overridden(&file.id) {
         (
             format!(
-                "  {} overridden: it will be written anyway (o undoes)",
+                "  {} overridden: it will be written anyway ({key} undoes)",
                 Glyph::Accepted.symbol()
             ),
             p.get("warning"),
         )
-    } else if all_verify {
+    } else if let Some(refusal) = refusal {
+        // Every change that would still block the file, with the key that resolves it.
         (
-            "  every change verifies or is resolved: o overrides the mismatch".to_owned(),
-            p.get("warning"),
+            format!(
+                "  {}; then {key} overrides the mismatch",
+                words.refusal(Asked::Override, &refusal, app.review())
+            ),
+            p.get("dim"),
         )
     } else {
         (
-            "  not every change verifies yet: resolve them, then o overrides".to_owned(),
-            p.get("dim"),
+            format!("  every change verifies or is resolved: {key} overrides the mismatch"),
+            p.get("warning"),
         )
     };
     out.push(Line::from(Span::styled(text, style)));
@@ -272,7 +291,7 @@ fn mismatch_layout(m: &crate::verify::LineMismatch, width: u16) -> MismatchLayou
 
 /// How many columns the selected change's expected or actual lines go past what they show.
 pub fn mismatch_overflow(app: &App, width: u16) -> usize {
-    let (_, _, _, check) = app.change(app.pos);
+    let ChangeView { check, .. } = app.change(app.pos);
     check
         .problems
         .iter()

@@ -42,7 +42,7 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
     let mut counts = [0usize; 5]; // accepted, edited, rejected, undecided, conflicts
     let first = app.first_of_file(file).unwrap_or(0);
     for (ci, change) in patch.changes.iter().enumerate() {
-        match app.decisions.get(&change.id) {
+        match app.decisions().get(&change.id) {
             Decision::Accept => counts[0] += 1,
             Decision::Edit(_) => counts[1] += 1,
             Decision::Reject => counts[2] += 1,
@@ -69,7 +69,7 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
         }
     }
     if check.sha_mismatch() {
-        let text = if app.decisions.sha_overrides.contains(&patch.id) {
+        let text = if app.decisions().sha_overridden(&patch.id) {
             " sha≠ overridden"
         } else {
             " sha≠"
@@ -123,7 +123,7 @@ fn row(
 
 pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
-    let files = &app.checked.batch.files;
+    let files = &app.review().batch().files;
     let selected = app.file_index();
     let height = area.height.saturating_sub(2) as usize;
     let inner_width = area.width.saturating_sub(2) as usize;
@@ -200,7 +200,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
     for ci in first..(first + height).min(patch.changes.len()) {
         let change = &patch.changes[ci];
         let (decision, status) = change_glyphs(
-            &app.decisions,
+            app.decisions(),
             &change.id,
             change.match_tier,
             &check.changes[ci],

@@ -11,6 +11,8 @@ use super::head::{head_lines, mismatch_overflow};
 use super::text::{highlight_matches, window_spans};
 use crate::preview::{change_rows, FileLayout, Placed, Row, RowKind, CONTEXT};
 use crate::problem::ProblemKind;
+use crate::review::At;
+use crate::review::ChangeView;
 use crate::review::Decision;
 use crate::tui::app::App;
 use crate::tui::highlight::{Piece, Source};
@@ -56,7 +58,7 @@ pub fn main_extent(app: &App, width: u16) -> (usize, usize) {
 
 /// The new lines of the change at `ci` of the selected file: an edit's, or its own.
 fn new_lines_of(app: &App, c: &crate::model::Change) -> Vec<String> {
-    match app.decisions.get(&c.id) {
+    match app.decisions().get(&c.id) {
         Decision::Edit(lines) => lines.clone(),
         _ => c.new_lines.clone(),
     }
@@ -67,7 +69,7 @@ fn placed_range(app: &App, fi: usize, ci: usize) -> crate::model::LineRange {
     let (file, file_check) = app.file(fi);
     let c = &file.changes[ci];
     let mut range = c.range;
-    if app.decisions.relocate.contains(&c.id) {
+    if app.decisions().relocated(&c.id) {
         if let Some(at) = file_check.changes[ci].found_at() {
             range.start = at;
         }
@@ -78,8 +80,16 @@ fn placed_range(app: &App, fi: usize, ci: usize) -> crate::model::LineRange {
 /// What the main pane shows, with expected and actual lines from their first column (the
 /// number of head lines does not depend on horizontal scrolling).
 fn content(app: &App, width: u16) -> Option<Content> {
-    let (fi, ci) = app.selected()?;
-    let (file, change, file_check, check) = app.change(app.pos);
+    let At {
+        file: fi,
+        change: ci,
+    } = app.selected()?;
+    let ChangeView {
+        file,
+        change,
+        file_check,
+        check,
+    } = app.change(app.pos);
     let bytes = file_check.base_bytes();
     let index = app.line_index(fi);
     let mut head = head_lines(app, width, 0);
@@ -161,8 +171,8 @@ fn row_prefix_width(number_width: usize) -> usize {
 }
 
 fn number_width(app: &App) -> usize {
-    let (fi, _) = app.selected().unwrap_or_default();
-    let (_, change, _, _) = app.change(app.pos);
+    let At { file: fi, .. } = app.selected().unwrap_or_default();
+    let ChangeView { change, .. } = app.change(app.pos);
     (app.line_index(fi).len() + change.new_lines.len() + 1)
         .to_string()
         .len()
@@ -186,7 +196,7 @@ fn window(app: &App, content: &Content, height: usize) -> (usize, usize, usize) 
 }
 
 fn visible_rows(app: &App, content: &Content, row_first: usize, row_count: usize) -> Vec<Row> {
-    let (fi, _) = app.selected().unwrap_or_default();
+    let At { file: fi, .. } = app.selected().unwrap_or_default();
     let index = app.line_index(fi);
     let bytes = app.file(fi).1.base_bytes();
     match &content.rows {
@@ -230,10 +240,16 @@ fn hscroll_of(app: &App, content: &Content, width: u16) -> (usize, usize, usize)
 
 /// Where to start showing the selected change so its first changed word is in view.
 fn first_change_column(app: &App, content: &Content, text_width: usize) -> usize {
-    let Some((fi, ci)) = app.selected() else {
+    let Some(At {
+        file: fi,
+        change: ci,
+    }) = app.selected()
+    else {
         return 0;
     };
-    let (_, change, file_check, _) = app.change(app.pos);
+    let ChangeView {
+        change, file_check, ..
+    } = app.change(app.pos);
     if change.unplaced().is_some() {
         return 0;
     }
@@ -299,8 +315,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         content.head = head_lines(app, inner_width, hscroll);
         content.head.extend(notes);
     }
-    let (fi, ci) = app.selected().expect("content exists");
-    let (file, change, file_check, check) = app.change(app.pos);
+    let At {
+        file: fi,
+        change: ci,
+    } = app.selected().expect("content exists");
+    let ChangeView {
+        file,
+        change,
+        file_check,
+        check,
+    } = app.change(app.pos);
     let (first, row_first, row_count) = window(app, &content, height);
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     lines.extend(content.head.iter().skip(first).take(height).cloned());
@@ -323,7 +347,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     for (row, pieces) in rows.iter().zip(pieces) {
         lines.push(row_line(app, row, &pieces, &view));
     }
-    let (decision, status) = change_glyphs(&app.decisions, &change.id, change.match_tier, check);
+    let (decision, status) = change_glyphs(app.decisions(), &change.id, change.match_tier, check);
     let mut title = Vec::new();
     if status != Glyph::Ok {
         title.push(Span::styled(
@@ -379,8 +403,8 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'sta
     let number = |n: Option<usize>| n.map_or_else(|| " ".repeat(width), |n| format!("{n:>width$}"));
     let file = app.file_index();
     let rejected = row.change.is_some_and(|c| {
-        let id = &app.checked.batch.files[file].changes[c].id;
-        *app.decisions.get(id) == Decision::Reject
+        let id = &app.review().batch().files[file].changes[c].id;
+        *app.decisions().get(id) == Decision::Reject
     });
     let (sign, base, emphasis) = match row.kind {
         RowKind::Context => (" ", Style::default(), Style::default()),
@@ -396,7 +420,7 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'sta
         let (patch, check) = app.file(file);
         let change = &patch.changes[c];
         change_glyphs(
-            &app.decisions,
+            app.decisions(),
             &change.id,
             change.match_tier,
             &check.changes[c],

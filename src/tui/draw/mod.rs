@@ -19,7 +19,7 @@ pub use main_pane::{main_extent, main_hscroll};
 pub use overlays::{help_max_scroll, summary_max_scroll};
 pub use text::{highlight_matches, window_spans};
 
-use super::app::{App, Tone};
+use super::app::{App, Overlay, Tone};
 use super::keys::{Action, Mode};
 use crate::model::Change;
 use ratatui::layout::Rect;
@@ -103,7 +103,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 fn header(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
-    let batch = &app.checked.batch;
+    let batch = &app.review().batch();
     let title = batch.label.as_deref().unwrap_or(batch.id.as_str());
     let mut first = vec![
         Span::styled(" patchdeck ", p.get("title")),
@@ -193,7 +193,7 @@ impl Counts {
     fn of(app: &App) -> Counts {
         use crate::review::Decision;
         let mut counts = Counts::default();
-        for decision in app.decisions.decisions.values() {
+        for decision in app.decisions().decided().values() {
             counts.decided += 1;
             match decision {
                 Decision::Accept => counts.accepted += 1,
@@ -209,14 +209,14 @@ impl Counts {
 
 fn status(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
-    let line = if app.mode == Mode::Search {
+    let line = if app.mode() == Mode::Search {
         Line::from(vec![
             Span::styled("/", p.get("key")),
             Span::styled(app.search.input.clone(), p.get("text")),
             Span::styled("▏", p.get("key")),
             Span::styled("   Enter find · Esc cancel", p.get("dim")),
         ])
-    } else if app.mode == Mode::CommitSummary {
+    } else if app.mode() == Mode::CommitSummary {
         // The summary shows its own messages (a refusal, why it cannot commit).
         Line::default()
     } else if let Some((tone, text)) = app.status_text() {
@@ -259,41 +259,44 @@ impl<'a> Availability<'a> {
 
     fn allows(&self, action: Action) -> bool {
         let app = self.app;
-        let pos = app.selected().map(|_| app.pos);
-        let at = |test: &dyn Fn(usize) -> bool| pos.is_some_and(test);
-        match app.mode {
-            Mode::CommitSummary => match action {
-                Action::Confirm => {
-                    !app.config.read_only && app.summary.as_ref().is_some_and(|p| !p.is_blocked())
-                }
+        let review = app.review();
+        let at = app.selected();
+        let can = |test: &dyn Fn(crate::review::At) -> bool| at.is_some_and(test);
+        match &app.overlay {
+            Some(Overlay::CommitSummary { plan, .. }) => match action {
+                Action::Confirm => !app.config.read_only && !plan.is_blocked(),
                 Action::NextChange | Action::PrevChange => summary_max_scroll(app) > 0,
                 _ => true,
             },
-            Mode::Help => match action {
+            Some(Overlay::Help { .. }) => match action {
                 Action::NextChange | Action::PrevChange => help_max_scroll(app) > 0,
                 _ => true,
             },
-            Mode::Browse => {
-                let committed = app.committed_refusal().is_some();
+            None => {
+                let committed = app.committed();
+                let decides = !committed;
                 match action {
-                    Action::Undo => !committed && app.history.can_undo(),
-                    Action::Redo => !committed && app.history.can_redo(),
+                    Action::Undo => decides && review.history().can_undo(),
+                    Action::Redo => decides && review.history().can_redo(),
                     Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-                    Action::Accept => at(&|p| app.accept_refusal(p).is_none()),
-                    Action::Reject => at(&|p| app.reject_refusal(p).is_none()),
-                    Action::Edit => at(&|p| app.edit_refusal(p).is_none()),
-                    Action::Relocate => at(&|p| app.relocate_refusal(p).is_none()),
+                    Action::Accept => decides && can(&|a| review.accept_refusal(a).is_none()),
+                    Action::Reject => decides && at.is_some(),
+                    Action::Edit => decides && can(&|a| review.edit_refusal(a).is_none()),
+                    Action::Relocate => decides && can(&|a| review.relocate_refusal(a).is_none()),
                     Action::OverrideSha => {
-                        pos.is_some() && app.override_refusal(app.file_index()).is_none()
+                        decides && can(&|a| review.override_refusal(a.file).is_none())
                     }
                     Action::AcceptFile => {
                         let file = app.file_index();
-                        (0..app.flat.len())
-                            .any(|p| app.flat[p].0 == file && app.accept_refusal(p).is_none())
+                        decides
+                            && app
+                                .flat
+                                .iter()
+                                .any(|&a| a.file == file && review.accept_refusal(a).is_none())
                     }
-                    Action::RejectFile => pos.is_some() && !committed,
+                    Action::RejectFile => decides && at.is_some(),
                     Action::NextConflict => (0..app.flat.len()).any(|p| app.conflicting(p)),
-                    Action::CommitSummary => !committed,
+                    Action::CommitSummary => !committed && !app.config.read_only,
                     Action::ScrollLeft | Action::ScrollRight => {
                         let (now, most) = *self.hscroll.get_or_init(|| {
                             let width = app.areas().main.width.saturating_sub(2);
@@ -321,7 +324,7 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
     let p = &app.palette;
     let mut spans = Vec::new();
     let mut used = 0usize;
-    let help = app.mode == Mode::Browse;
+    let help = app.mode() == Mode::Browse;
     let help_key = app
         .keymap
         .key_for(Mode::Browse, Action::Help)
@@ -332,7 +335,7 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
         0
     };
     let availability = Availability::new(app);
-    for binding in app.keymap.bindings(app.mode) {
+    for binding in app.keymap.bindings(app.mode()) {
         if !availability.allows(binding.action) || (help && binding.action == Action::Help) {
             continue;
         }

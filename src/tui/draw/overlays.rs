@@ -4,7 +4,7 @@
 
 use super::glyphs::Glyph;
 use crate::plan::WriteKind;
-use crate::tui::app::{App, Outcome};
+use crate::tui::app::{App, Outcome, Overlay};
 use crate::tui::keys::{self, Mode};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -14,33 +14,34 @@ use ratatui::Frame;
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    match app.mode {
-        Mode::Help => help(frame, app, area),
-        Mode::CommitSummary => summary(frame, app, area),
-        Mode::Committed => committed(frame, app, area),
-        Mode::ConfirmQuit => prompt(frame, app, area, "Quit?", vec![app.quit_question()]),
-        Mode::EditFailed => {
-            let reason = app
-                .failed_edit
-                .as_ref()
-                .map_or(String::new(), |f| f.reason.clone());
-            prompt(frame, app, area, "The edit cannot apply", vec![reason])
+    match &app.overlay {
+        Some(Overlay::Help { scroll }) => help_overlay(app).draw(frame, app, area, *scroll),
+        Some(Overlay::CommitSummary { scroll, .. }) => {
+            summary_overlay(app).draw(frame, app, area, *scroll)
         }
-        Mode::Reload => {
-            let what = app.changed_on_disk.clone().unwrap_or_default();
-            prompt(
-                frame,
-                app,
-                area,
-                "A file changed on disk: nothing was written",
-                vec![
-                    what,
-                    "Reload verifies the batch again and keeps every decision whose change still verifies."
-                        .into(),
-                ],
-            )
+        Some(Overlay::Committed) => committed(frame, app, area),
+        Some(Overlay::ConfirmQuit) => {
+            prompt(frame, app, area, "Quit?", vec![app.quit_question()])
         }
-        Mode::Browse | Mode::Search => {}
+        Some(Overlay::EditFailed(failed)) => prompt(
+            frame,
+            app,
+            area,
+            "The edit cannot apply",
+            vec![failed.reason.clone()],
+        ),
+        Some(Overlay::Reload { what }) => prompt(
+            frame,
+            app,
+            area,
+            "A file changed on disk: nothing was written",
+            vec![
+                what.clone(),
+                "Reload verifies the batch again and keeps every decision whose change can still be written as decided."
+                    .into(),
+            ],
+        ),
+        None | Some(Overlay::Search) => {}
     }
 }
 
@@ -76,7 +77,7 @@ fn keys_line(app: &App, mode: Mode) -> Line<'static> {
 
 /// An overlay's box: its text, wrapped, and the keys of its mode on the bottom border, where
 /// scrolling cannot hide them.
-struct Overlay {
+struct Panel {
     title: String,
     lines: Vec<Line<'static>>,
     /// Widest the box may be.
@@ -84,7 +85,7 @@ struct Overlay {
     mode: Mode,
 }
 
-impl Overlay {
+impl Panel {
     fn paragraph(&self, app: &App, keys: bool) -> Paragraph<'static> {
         let p = &app.palette;
         let mut block = Block::bordered()
@@ -120,7 +121,7 @@ fn screen(app: &App) -> Rect {
     Rect::new(0, 0, app.size.0, app.size.1)
 }
 
-fn help_overlay(app: &App) -> Overlay {
+fn help_overlay(app: &App) -> Panel {
     let p = &app.palette;
     let mut lines = Vec::new();
     let modes = [
@@ -168,7 +169,7 @@ fn help_overlay(app: &App) -> Overlay {
         "  mouse: wheel scrolls, a click selects a file or change",
         p.get("dim"),
     )));
-    Overlay {
+    Panel {
         title: "Keys".into(),
         lines,
         max_width: 100,
@@ -181,11 +182,7 @@ pub fn help_max_scroll(app: &App) -> usize {
     help_overlay(app).place(app, screen(app)).1
 }
 
-fn help(frame: &mut Frame, app: &App, area: Rect) {
-    help_overlay(app).draw(frame, app, area, app.help_scroll);
-}
-
-fn summary_overlay(app: &App) -> Overlay {
+fn summary_overlay(app: &App) -> Panel {
     let p = &app.palette;
     let mut lines: Vec<Line<'static>> = app
         .summary_lines()
@@ -216,7 +213,7 @@ fn summary_overlay(app: &App) -> Overlay {
             p.get("conflict"),
         )));
     }
-    Overlay {
+    Panel {
         title: "Commit: all of these, or nothing".into(),
         lines,
         max_width: app.size.0.saturating_sub(4).min(110),
@@ -227,10 +224,6 @@ fn summary_overlay(app: &App) -> Overlay {
 /// How far the commit summary can scroll on the current screen.
 pub fn summary_max_scroll(app: &App) -> usize {
     summary_overlay(app).place(app, screen(app)).1
-}
-
-fn summary(frame: &mut Frame, app: &App, area: Rect) {
-    summary_overlay(app).draw(frame, app, area, app.summary_scroll);
 }
 
 fn committed(frame: &mut Frame, app: &App, area: Rect) {
@@ -279,7 +272,7 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
         }
         None => "",
     };
-    Overlay {
+    Panel {
         title: title.into(),
         lines,
         max_width: area.width.saturating_sub(4).min(120),
@@ -293,11 +286,11 @@ fn prompt(frame: &mut Frame, app: &App, area: Rect, title: &str, text: Vec<Strin
         .into_iter()
         .map(|t| Line::from(Span::styled(t, Style::default())))
         .collect();
-    Overlay {
+    Panel {
         title: title.into(),
         lines,
         max_width: area.width.saturating_sub(4).min(90),
-        mode: app.mode,
+        mode: app.mode(),
     }
     .draw(frame, app, area, 0);
 }

@@ -1,218 +1,114 @@
-//! Review decisions: what the person (or the command line) decided for each change.
-//!
-//! A [`Decisions`] maps change IDs to accept, reject or an edited replacement, and records the
-//! explicit overrides a person allowed (writing a file whose SHA-256 differs, moving a change to
-//! where its expected lines were found). The same structure is saved as a session by the
-//! reviewer and read by `apply --decisions`. Selectors (`--only`, `--reject`) are resolved here.
+//! Selecting changes by name, as the command line does: the selectors `--only` and `--reject`
+//! take (a changeId, changeKey, `FILEKEY/CHANGEKEY`, `PATH#N`, fileKey, filePatchId or path),
+//! and the decisions a [`Selection`] of flags describes for a batch.
 
+use super::decisions::{Decision, Decisions};
 use crate::error::{Error, Result};
-use crate::model::{Batch, ChangeId, FilePatchId};
+use crate::model::{Batch, ChangeId};
+use crate::pipeline::Checked;
 use crate::verify::Verification;
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-/// What was decided for one change.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Decision {
-    #[default]
-    Undecided,
-    Accept,
-    Reject,
-    /// Accepted with these lines written instead of the change's own new lines.
-    Edit(Vec<String>),
+/// Which changes to write and which overrides to allow, as the command line's flags say it.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Selectors whose changes are not applied.
+    pub reject: Vec<String>,
+    /// Selectors of the only changes applied (with a decisions file: only those it accepts).
+    pub only: Vec<String>,
+    /// A decisions file to apply (undecided changes in it are not applied); without one,
+    /// every change is accepted.
+    pub decisions: Option<String>,
+    pub relocate: bool,
+    pub allow_sha_mismatch: bool,
+    pub allow_hard_links: bool,
 }
 
-impl Decision {
-    /// Whether the change will be written.
-    pub fn is_selected(&self) -> bool {
-        matches!(self, Decision::Accept | Decision::Edit(_))
-    }
-}
-
-/// Every decision about a batch.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Decisions {
-    /// Format version of a saved decisions file.
-    #[serde(default = "current_version")]
-    pub version: u32,
-    /// SHA-256 of the batch input these decisions were made on.
-    #[serde(default)]
-    pub batch: String,
-    #[serde(default)]
-    pub decisions: BTreeMap<ChangeId, Decision>,
-    /// Files whose SHA-256 mismatch the person chose to override.
-    #[serde(default)]
-    pub sha_overrides: BTreeSet<FilePatchId>,
-    /// Changes to apply where their expected lines were found instead of where they say.
-    #[serde(default)]
-    pub relocate: BTreeSet<ChangeId>,
-    /// Files with several hard links the person chose to write anyway (only this name gets the
-    /// new content).
-    #[serde(default)]
-    pub hard_link_overrides: BTreeSet<FilePatchId>,
-    /// For an edited change whose expected lines conflict: the lines at its range that the
-    /// person saw and chose to replace. The plan checks these instead of the batch's expected
-    /// lines, so the edit applies only while the file still holds exactly them.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub replaces: BTreeMap<ChangeId, Vec<String>>,
-    /// The decision of every change `decisions` does not name: undecided, except for the
-    /// decisions of a whole batch (`apply` accepts every change), which list no change, so a
-    /// batch of a million changes does not hold a million more IDs. Never saved: a session and
-    /// a decisions file name each change they decide.
-    #[serde(skip)]
-    otherwise: Decision,
-}
-
-fn current_version() -> u32 {
-    1
-}
-
-impl Decisions {
-    /// Nothing decided yet, for a batch.
-    pub fn undecided(batch: &Batch) -> Decisions {
-        Decisions {
-            version: 1,
-            batch: batch.content_sha256.clone(),
-            ..Decisions::default()
-        }
-    }
-
-    /// Every change accepted: what `apply` does without options.
-    pub fn accept_all(batch: &Batch) -> Decisions {
-        Decisions::all(batch, Decision::Accept)
-    }
-
-    /// Every change rejected: a commit of it writes nothing.
-    pub fn reject_all(batch: &Batch) -> Decisions {
-        Decisions::all(batch, Decision::Reject)
-    }
-
-    fn all(batch: &Batch, decision: Decision) -> Decisions {
-        Decisions {
-            otherwise: decision,
-            ..Decisions::undecided(batch)
-        }
-    }
-
-    pub fn get(&self, id: &ChangeId) -> &Decision {
-        self.decisions.get(id).unwrap_or(&self.otherwise)
-    }
-
-    pub fn set(&mut self, id: ChangeId, decision: Decision) {
-        if decision == self.otherwise {
-            self.decisions.remove(&id);
-        } else {
-            self.decisions.insert(id, decision);
-        }
-    }
-
-    /// Allows every file's SHA mismatch (`--allow-sha-mismatch`).
-    pub fn override_all_shas(&mut self, batch: &Batch) {
-        self.sha_overrides
-            .extend(batch.files.iter().map(|f| f.id.clone()));
-    }
-
-    /// Writes files with several hard links (`--allow-hard-links`).
-    pub fn override_all_hard_links(&mut self, batch: &Batch) {
-        self.hard_link_overrides
-            .extend(batch.files.iter().map(|f| f.id.clone()));
-    }
-
-    /// Moves every change whose expected lines were found elsewhere (`--relocate`).
-    pub fn relocate_all(&mut self, batch: &Batch) {
-        self.relocate
-            .extend(batch.changes().map(|(_, c)| c.id.clone()));
-    }
-
-    /// Reads a saved decisions file and checks that it speaks of this batch's changes.
-    pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
-        // As large as a batch may be, no larger: a decisions file names at most every change.
-        let limit = crate::formats::MAX_INPUT_BYTES as u64;
-        let bytes = crate::bounded::read(std::path::Path::new(path), limit)
-            .map_err(|e| Error::usage(format!("cannot read decisions file {path}: {e}")))?;
-        let hint = || {
-            Some(
-                "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"
-                    .to_owned(),
-            )
+impl Selection {
+    /// The decisions these flags describe for a verified batch, and the warnings reading a
+    /// decisions file gave.
+    ///
+    /// `--only` narrows: a change it does not name is rejected, and a change it names keeps
+    /// the decision it has (accepted without `--decisions`; as the file says with it).
+    /// `--reject` rejects what it names, over anything else. A `--only` selector that ends up
+    /// applying nothing contradicts the rest and is an error naming what rejected its changes.
+    pub fn decisions(&self, checked: &Checked) -> Result<(Decisions, Vec<String>)> {
+        let batch = &checked.batch;
+        let select = |selector: &str| select(batch, &checked.verification, selector);
+        let (mut decisions, warnings) = match &self.decisions {
+            Some(path) => Decisions::load(path, batch)?,
+            None => (Decisions::accept_all(batch), Vec::new()),
         };
-        // Strictly first: a key written twice is an error, not "the last one wins".
-        crate::json::parse_strict(&bytes).map_err(|problem| Error::Usage {
-            message: format!(
-                "{path}: {}: not a decisions file: {}",
-                problem.location, problem.message
-            ),
-            hint: hint(),
-        })?;
-        let decisions: Decisions = serde_json::from_slice(&bytes).map_err(|e| Error::Usage {
-            message: format!(
-                "{path}:{}:{}: not a decisions file: {e}",
-                e.line(),
-                e.column()
-            ),
-            hint: hint(),
-        })?;
-        let broken: Vec<String> = decisions
-            .decisions
+        let only: Vec<(&str, Vec<ChangeId>)> = self
+            .only
             .iter()
-            .filter_map(|(id, d)| match d {
-                Decision::Edit(lines) => Some((id, lines)),
-                _ => None,
-            })
-            .flat_map(|(id, lines)| {
-                lines
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_>>()?;
+        let reject: Vec<(&str, Vec<ChangeId>)> = self
+            .reject
+            .iter()
+            .map(|sel| select(sel).map(|ids| (sel.as_str(), ids)))
+            .collect::<Result<_>>()?;
+        if !only.is_empty() {
+            let keep: BTreeSet<&ChangeId> = only.iter().flat_map(|(_, ids)| ids).collect();
+            for (_, change) in batch.changes() {
+                if !keep.contains(&change.id) {
+                    decisions.set(change.id.clone(), Decision::Reject);
+                }
+            }
+        }
+        let from_file = decisions.clone();
+        for (_, ids) in &reject {
+            for id in ids {
+                decisions.set(id.clone(), Decision::Reject);
+            }
+        }
+        for (selector, ids) in &only {
+            if ids.iter().any(|id| decisions.get(id).is_selected()) {
+                continue;
+            }
+            let mut why = Vec::new();
+            let rejecting: Vec<String> = reject
+                .iter()
+                .filter(|(_, r)| r.iter().any(|id| ids.contains(id)))
+                .map(|(sel, _)| format!("--reject \"{sel}\""))
+                .collect();
+            if !rejecting.is_empty() {
+                why.push(format!("{} rejects it", rejecting.join(" and ")));
+            }
+            if let Some(path) = &self.decisions {
+                let undecided = ids
                     .iter()
-                    .enumerate()
-                    .filter(|(_, line)| !crate::lines::is_one_line(line))
-                    .map(move |(i, _)| {
-                        let at = crate::json::field_path("decisions", id.as_str());
-                        crate::json::index_path(&crate::json::field_path(&at, "edit"), i)
-                    })
-            })
-            .collect();
-        if !broken.is_empty() {
+                    .any(|id| *from_file.get(id) == Decision::Undecided);
+                let rejected = ids.iter().any(|id| *from_file.get(id) == Decision::Reject);
+                let said = match (undecided, rejected) {
+                    (true, true) => "rejects or leaves undecided",
+                    (true, false) => "leaves undecided",
+                    _ => "rejects",
+                };
+                if undecided || rejected {
+                    why.push(format!("{path} {said} every change it names"));
+                }
+            }
             return Err(Error::Usage {
                 message: format!(
-                    "{path}: {}: each edited line must be one line without its line ending, found a line break inside",
-                    broken.join(", ")
+                    "--only \"{selector}\" selects nothing to apply: {}",
+                    why.join(", and ")
                 ),
-                hint: Some("split the text into one array entry per line".into()),
+                hint: Some(
+                    "with --decisions, --only applies only what the file accepts; accept the changes there, or drop the selector that rejects them"
+                        .into(),
+                ),
             });
         }
-        let mut warnings = Vec::new();
-        if !decisions.batch.is_empty() && decisions.batch != batch.content_sha256 {
-            warnings.push(format!(
-                "{path} was saved for a different version of this batch; its change IDs still match"
-            ));
+        if self.relocate {
+            decisions.relocate_all(batch);
         }
-        let unknown: Vec<&str> = decisions
-            .decisions
-            .keys()
-            .chain(decisions.relocate.iter())
-            .chain(decisions.replaces.keys())
-            .filter(|id| batch.find_change(id).is_none())
-            .map(ChangeId::as_str)
-            .collect();
-        if !unknown.is_empty() {
-            return Err(Error::Usage {
-                message: format!(
-                    "{path} names change IDs that are not in this batch: {}",
-                    unknown.join(", ")
-                ),
-                hint: Some("`patchdeck check --json INPUT` lists the batch's change IDs".into()),
-            });
+        if self.allow_sha_mismatch {
+            decisions.override_all_shas(batch);
         }
-        if let Some(id) = decisions
-            .sha_overrides
-            .iter()
-            .chain(&decisions.hard_link_overrides)
-            .find(|id| !batch.files.iter().any(|f| &f.id == *id))
-        {
-            return Err(Error::usage(format!(
-                "{path} overrides a check of file patch {id}, which is not in this batch"
-            )));
+        if self.allow_hard_links {
+            decisions.override_all_hard_links(batch);
         }
         Ok((decisions, warnings))
     }

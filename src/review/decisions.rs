@@ -1,0 +1,282 @@
+//! Review decisions: what the person (or the command line) decided for each change, as data.
+//!
+//! A [`Decisions`] maps change IDs to accept, reject or an edited replacement, and records the
+//! explicit overrides a person allowed (writing a file whose SHA-256 differs, moving a change to
+//! where its expected lines were found). The same structure is saved as a session by the
+//! reviewer and read by `apply --decisions`. Anyone may read it; only the `review` module
+//! changes it (a [`super::Review`], the command line's selection, a loaded file), so the rules
+//! of what may be decided hold for every client.
+
+use crate::error::{Error, Result};
+use crate::model::{Batch, ChangeId, FilePatchId};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What was decided for one change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    #[default]
+    Undecided,
+    Accept,
+    Reject,
+    /// Accepted with these lines written instead of the change's own new lines.
+    Edit(Vec<String>),
+}
+
+impl Decision {
+    /// Whether the change will be written.
+    pub fn is_selected(&self) -> bool {
+        matches!(self, Decision::Accept | Decision::Edit(_))
+    }
+}
+
+/// Every decision about a batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Decisions {
+    /// Format version of a saved decisions file.
+    #[serde(default = "current_version")]
+    pub(super) version: u32,
+    /// SHA-256 of the batch input these decisions were made on.
+    #[serde(default)]
+    pub(super) batch: String,
+    #[serde(default)]
+    pub(super) decisions: BTreeMap<ChangeId, Decision>,
+    /// Files whose SHA-256 mismatch the person chose to override.
+    #[serde(default)]
+    pub(super) sha_overrides: BTreeSet<FilePatchId>,
+    /// Changes to apply where their expected lines were found instead of where they say.
+    #[serde(default)]
+    pub(super) relocate: BTreeSet<ChangeId>,
+    /// Files with several hard links the person chose to write anyway (only this name gets the
+    /// new content).
+    #[serde(default)]
+    pub(super) hard_link_overrides: BTreeSet<FilePatchId>,
+    /// For an edited change whose expected lines conflict: the lines at its range that the
+    /// person saw and chose to replace. The plan checks these instead of the batch's expected
+    /// lines, so the edit applies only while the file still holds exactly them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) replaces: BTreeMap<ChangeId, Vec<String>>,
+    /// The decision of every change `decisions` does not name: undecided, except for the
+    /// decisions of a whole batch (`apply` accepts every change), which list no change, so a
+    /// batch of a million changes does not hold a million more IDs. Never saved: a session and
+    /// a decisions file name each change they decide.
+    #[serde(skip)]
+    otherwise: Decision,
+}
+
+fn current_version() -> u32 {
+    1
+}
+
+impl Decisions {
+    /// Nothing decided yet, for a batch.
+    pub fn undecided(batch: &Batch) -> Decisions {
+        Decisions {
+            version: 1,
+            batch: batch.content_sha256.clone(),
+            ..Decisions::default()
+        }
+    }
+
+    /// Every change accepted: what `apply` does without options.
+    pub fn accept_all(batch: &Batch) -> Decisions {
+        Decisions::all(batch, Decision::Accept)
+    }
+
+    /// Every change rejected: a commit of it writes nothing.
+    pub fn reject_all(batch: &Batch) -> Decisions {
+        Decisions::all(batch, Decision::Reject)
+    }
+
+    /// Only the changes `ids` accepted, every other undecided (`show` shows one change alone).
+    pub fn accepting(batch: &Batch, ids: impl IntoIterator<Item = ChangeId>) -> Decisions {
+        let mut decisions = Decisions::undecided(batch);
+        for id in ids {
+            decisions.set(id, Decision::Accept);
+        }
+        decisions
+    }
+
+    fn all(batch: &Batch, decision: Decision) -> Decisions {
+        Decisions {
+            otherwise: decision,
+            ..Decisions::undecided(batch)
+        }
+    }
+
+    /// These decisions, as made on `batch` (a session saved for an earlier version of it
+    /// whose change IDs all still match).
+    pub fn made_on(mut self, batch: &Batch) -> Decisions {
+        self.batch = batch.content_sha256.clone();
+        self
+    }
+
+    /// SHA-256 of the batch input these decisions were made on.
+    pub fn batch_sha256(&self) -> &str {
+        &self.batch
+    }
+
+    /// The changes decided one by one (a whole-batch decision lists none).
+    pub fn decided(&self) -> &BTreeMap<ChangeId, Decision> {
+        &self.decisions
+    }
+
+    /// The file patches written although their SHA-256 differs.
+    pub fn sha_overrides(&self) -> &BTreeSet<FilePatchId> {
+        &self.sha_overrides
+    }
+
+    /// The changes applied where their expected lines were found.
+    pub fn relocations(&self) -> &BTreeSet<ChangeId> {
+        &self.relocate
+    }
+
+    /// The edited changes that replace lines on disk other than their expected lines, with
+    /// those lines.
+    pub fn edits_over(&self) -> &BTreeMap<ChangeId, Vec<String>> {
+        &self.replaces
+    }
+
+    /// Whether the person allowed writing file patch `id` although its SHA-256 differs.
+    pub fn sha_overridden(&self, id: &FilePatchId) -> bool {
+        self.sha_overrides.contains(id)
+    }
+
+    /// Whether the person allowed writing file patch `id` although it has other hard links.
+    pub fn hard_link_overridden(&self, id: &FilePatchId) -> bool {
+        self.hard_link_overrides.contains(id)
+    }
+
+    /// Whether change `id` is to be applied where its expected lines were found.
+    pub fn relocated(&self, id: &ChangeId) -> bool {
+        self.relocate.contains(id)
+    }
+
+    /// For an edited change whose expected lines conflict, the lines on disk it replaces.
+    pub fn edited_over(&self, id: &ChangeId) -> Option<&[String]> {
+        self.replaces.get(id).map(Vec::as_slice)
+    }
+
+    pub fn get(&self, id: &ChangeId) -> &Decision {
+        self.decisions.get(id).unwrap_or(&self.otherwise)
+    }
+
+    pub(super) fn set(&mut self, id: ChangeId, decision: Decision) {
+        if decision == self.otherwise {
+            self.decisions.remove(&id);
+        } else {
+            self.decisions.insert(id, decision);
+        }
+    }
+
+    /// Allows every file's SHA mismatch (`--allow-sha-mismatch`).
+    pub(super) fn override_all_shas(&mut self, batch: &Batch) {
+        self.sha_overrides
+            .extend(batch.files.iter().map(|f| f.id.clone()));
+    }
+
+    /// Writes files with several hard links (`--allow-hard-links`).
+    pub(super) fn override_all_hard_links(&mut self, batch: &Batch) {
+        self.hard_link_overrides
+            .extend(batch.files.iter().map(|f| f.id.clone()));
+    }
+
+    /// Moves every change whose expected lines were found elsewhere (`--relocate`).
+    pub(super) fn relocate_all(&mut self, batch: &Batch) {
+        self.relocate
+            .extend(batch.changes().map(|(_, c)| c.id.clone()));
+    }
+
+    /// Reads a saved decisions file and checks that it speaks of this batch's changes.
+    pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
+        // As large as a batch may be, no larger: a decisions file names at most every change.
+        let limit = crate::formats::MAX_INPUT_BYTES as u64;
+        let bytes = crate::bounded::read(std::path::Path::new(path), limit)
+            .map_err(|e| Error::usage(format!("cannot read decisions file {path}: {e}")))?;
+        let hint = || {
+            Some(
+                "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"
+                    .to_owned(),
+            )
+        };
+        // Strictly first: a key written twice is an error, not "the last one wins".
+        crate::json::parse_strict(&bytes).map_err(|problem| Error::Usage {
+            message: format!(
+                "{path}: {}: not a decisions file: {}",
+                problem.location, problem.message
+            ),
+            hint: hint(),
+        })?;
+        let decisions: Decisions = serde_json::from_slice(&bytes).map_err(|e| Error::Usage {
+            message: format!(
+                "{path}:{}:{}: not a decisions file: {e}",
+                e.line(),
+                e.column()
+            ),
+            hint: hint(),
+        })?;
+        let broken: Vec<String> = decisions
+            .decisions
+            .iter()
+            .filter_map(|(id, d)| match d {
+                Decision::Edit(lines) => Some((id, lines)),
+                _ => None,
+            })
+            .flat_map(|(id, lines)| {
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, line)| !crate::lines::is_one_line(line))
+                    .map(move |(i, _)| {
+                        let at = crate::json::field_path("decisions", id.as_str());
+                        crate::json::index_path(&crate::json::field_path(&at, "edit"), i)
+                    })
+            })
+            .collect();
+        if !broken.is_empty() {
+            return Err(Error::Usage {
+                message: format!(
+                    "{path}: {}: each edited line must be one line without its line ending, found a line break inside",
+                    broken.join(", ")
+                ),
+                hint: Some("split the text into one array entry per line".into()),
+            });
+        }
+        let mut warnings = Vec::new();
+        if !decisions.batch.is_empty() && decisions.batch != batch.content_sha256 {
+            warnings.push(format!(
+                "{path} was saved for a different version of this batch; its change IDs still match"
+            ));
+        }
+        let unknown: Vec<&str> = decisions
+            .decisions
+            .keys()
+            .chain(decisions.relocate.iter())
+            .chain(decisions.replaces.keys())
+            .filter(|id| batch.find_change(id).is_none())
+            .map(ChangeId::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(Error::Usage {
+                message: format!(
+                    "{path} names change IDs that are not in this batch: {}",
+                    unknown.join(", ")
+                ),
+                hint: Some("`patchdeck check --json INPUT` lists the batch's change IDs".into()),
+            });
+        }
+        if let Some(id) = decisions
+            .sha_overrides
+            .iter()
+            .chain(&decisions.hard_link_overrides)
+            .find(|id| !batch.files.iter().any(|f| &f.id == *id))
+        {
+            return Err(Error::usage(format!(
+                "{path} overrides a check of file patch {id}, which is not in this batch"
+            )));
+        }
+        Ok((decisions, warnings))
+    }
+}

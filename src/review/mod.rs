@@ -1,0 +1,480 @@
+//! Reviewing a batch: the decisions a person makes on it, the rules that say which they may
+//! make, and their history, with no terminal in sight.
+//!
+//! A [`Review`] owns a verified batch and its [`Decisions`]. Each decision is asked of it
+//! (`accept`, `reject`, `edit`, `relocate`, `override_sha`, for a change or a whole file) and
+//! either made, as one undoable step, or refused with a [`Refusal`] that says what is in the way
+//! and the person's ways out of it. What the commit will refuse is answered by the same rules
+//! the plan uses ([`rules`]), so nothing is promised that the commit then refuses. The reviewer
+//! only shows a review and turns refusals into words with its own keys; the command line's
+//! selection ([`Selection`]) and `apply --decisions` ([`Decisions::load`]) build decisions here
+//! too.
+
+pub mod decisions;
+pub mod edit;
+pub mod history;
+pub mod refusal;
+pub mod rules;
+pub mod select;
+
+pub use decisions::{Decision, Decisions};
+pub use history::{Done, History, Replayed};
+pub use refusal::{Refusal, StillBlocking, Way};
+pub use select::{readings, select, Readings, Selection, Target};
+
+use crate::model::{Batch, Change, FileAction, FilePatch};
+use crate::pipeline::Checked;
+use crate::plan::Plan;
+use crate::problem::ProblemKind;
+use crate::verify::{ChangeCheck, FileCheck, Status, Verification};
+use crate::workspace::Workspace;
+use history::Tx;
+use refusal::conflict_ways;
+
+/// A change's place in a batch: the index of its file patch, and its index there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct At {
+    pub file: usize,
+    pub change: usize,
+}
+
+/// One change with its file patch and their verdicts.
+#[derive(Clone, Copy, Debug)]
+pub struct ChangeView<'a> {
+    pub file: &'a FilePatch,
+    pub change: &'a Change,
+    pub file_check: &'a FileCheck,
+    pub check: &'a ChangeCheck,
+}
+
+impl ChangeView<'_> {
+    /// The file's path under the root (its docPath when it could not be resolved).
+    pub fn path(&self) -> String {
+        self.file_check.resolved.as_ref().map_or_else(
+            || self.file.doc_path.clone(),
+            |r| r.rel().display().to_string(),
+        )
+    }
+}
+
+/// What an edit did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edited {
+    /// The lines are new: the change is edited and accepted.
+    Done,
+    /// The lines are the ones the change already writes: nothing is recorded. `conflict`:
+    /// the change is still a conflict, as it was.
+    Unchanged { conflict: bool },
+}
+
+/// What moving a change did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relocation {
+    /// Moved to where its expected lines are, and accepted.
+    Moved { to: usize },
+    /// Back at its own place, undecided again; its file's SHA-256 override was taken back when
+    /// it no longer held.
+    Back { override_taken_back: bool },
+}
+
+/// What verifying a review again kept of its decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Retained {
+    pub kept: usize,
+    /// Decisions whose change no longer verifies (nor is resolved): undecided again.
+    pub dropped: usize,
+}
+
+/// A batch under review: its verification, the decisions made on it, and their history.
+pub struct Review {
+    checked: Checked,
+    decisions: Decisions,
+    history: History,
+}
+
+impl Review {
+    /// A review of a verified batch, from decisions already made (none, a saved session...).
+    pub fn new(checked: Checked, decisions: Decisions) -> Review {
+        Review {
+            checked,
+            decisions,
+            history: History::default(),
+        }
+    }
+
+    pub fn checked(&self) -> &Checked {
+        &self.checked
+    }
+
+    pub fn batch(&self) -> &Batch {
+        &self.checked.batch
+    }
+
+    pub fn verification(&self) -> &Verification {
+        &self.checked.verification
+    }
+
+    pub fn decisions(&self) -> &Decisions {
+        &self.decisions
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn into_parts(self) -> (Checked, Decisions) {
+        (self.checked, self.decisions)
+    }
+
+    /// The change at `at`, with its file patch and verdicts.
+    pub fn change(&self, at: At) -> ChangeView<'_> {
+        let file = &self.checked.batch.files[at.file];
+        let file_check = &self.checked.verification.files[at.file];
+        ChangeView {
+            file,
+            change: &file.changes[at.change],
+            file_check,
+            check: &file_check.changes[at.change],
+        }
+    }
+
+    /// Every change's place, in batch order.
+    pub fn places(&self) -> impl Iterator<Item = At> + '_ {
+        self.checked
+            .batch
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, f)| (0..f.changes.len()).map(move |change| At { file, change }))
+    }
+
+    /// The lines change `at` writes as decided: its edited lines, or its own.
+    pub fn writes(&self, at: At) -> &[String] {
+        let change = self.change(at).change;
+        match self.decisions.get(&change.id) {
+            Decision::Edit(lines) => lines,
+            _ => &change.new_lines,
+        }
+    }
+
+    /// The plan the decisions make: every new content, or what blocks the commit.
+    pub fn plan(&self) -> Plan {
+        self.checked.plan(&self.decisions)
+    }
+
+    /// Whether change `at` can be written if selected: it verifies, or the person resolved it
+    /// (moved it, edited it over the lines on disk).
+    pub fn resolved(&self, at: At) -> bool {
+        let view = self.change(at);
+        rules::placement(
+            view.file,
+            view.file_check,
+            at.change,
+            &self.decisions,
+            false,
+        )
+        .is_ok()
+    }
+
+    /// Why change `at` cannot be accepted as it is, if it cannot.
+    pub fn accept_refusal(&self, at: At) -> Option<Refusal> {
+        let view = self.change(at);
+        if let Some(refusal) = file_refusal(view.file_check) {
+            return Some(refusal);
+        }
+        if let Some(places) = view.change.unplaced() {
+            return Some(Refusal::Unplaced {
+                places: places.to_vec(),
+            });
+        }
+        if self.resolved(at) {
+            return None;
+        }
+        match view.check.status {
+            Status::Ok => None,
+            Status::Invalid => Some(Refusal::Invalid {
+                why: first_message(view.check),
+            }),
+            Status::Conflict => Some(Refusal::Conflict {
+                ways: conflict_ways(view.check.found_at(), self.edit_refusal(at).is_none()),
+            }),
+        }
+    }
+
+    /// Why change `at` cannot be edited, if it cannot.
+    pub fn edit_refusal(&self, at: At) -> Option<Refusal> {
+        let view = self.change(at);
+        if let Some(places) = view.change.unplaced() {
+            return Some(Refusal::Unplaced {
+                places: places.to_vec(),
+            });
+        }
+        if view.file_check.action == FileAction::Delete || view.file.action == FileAction::Delete {
+            return Some(Refusal::Deletion);
+        }
+        if let Some(refusal) = file_refusal(view.file_check) {
+            return Some(refusal);
+        }
+        let past_the_end = view
+            .check
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::OutOfRange)
+            && !self.decisions.relocated(&view.change.id);
+        (view.check.status == Status::Invalid || past_the_end).then_some(Refusal::NotInFile)
+    }
+
+    /// Why change `at` cannot be moved to where its expected lines were found, if it cannot.
+    pub fn relocate_refusal(&self, at: At) -> Option<Refusal> {
+        let check = self.change(at).check;
+        (check.status != Status::Conflict || check.found_at().is_none()).then_some(Refusal::NoPlace)
+    }
+
+    /// Why file patch `file`'s SHA-256 mismatch cannot be overridden, if it cannot: no
+    /// mismatch, or changes that would still not be written (every change not rejected is
+    /// asked, as the plan will ask it once accepted).
+    pub fn override_refusal(&self, file: usize) -> Option<Refusal> {
+        if !self.checked.verification.files[file].sha_mismatch() {
+            return Some(Refusal::ShaMatches);
+        }
+        let changes = still_blocking(&self.checked, &self.decisions, file);
+        (!changes.is_empty()).then_some(Refusal::Unresolved { changes })
+    }
+
+    /// Accepts change `at` (an edited change stays edited).
+    pub fn accept(&mut self, at: At) -> Result<(), Refusal> {
+        if let Some(refusal) = self.accept_refusal(at) {
+            return Err(refusal);
+        }
+        let id = self.change(at).change.id.clone();
+        if !matches!(self.decisions.get(&id), Decision::Edit(_)) {
+            self.step(at, Done::Accept, |tx| tx.decide(&id, Decision::Accept));
+        }
+        Ok(())
+    }
+
+    /// Rejects change `at`.
+    pub fn reject(&mut self, at: At) {
+        let id = self.change(at).change.id.clone();
+        self.step(at, Done::Reject, |tx| tx.decide(&id, Decision::Reject));
+    }
+
+    /// Edits change `at` to write `lines` (and accepts it). A conflict edited over the lines
+    /// on disk is resolved: the decision records those lines, and the commit checks them
+    /// instead of the batch's expected lines.
+    pub fn edit(&mut self, at: At, lines: Vec<String>) -> Result<Edited, Refusal> {
+        if let Some(refusal) = self.edit_refusal(at) {
+            return Err(refusal);
+        }
+        let view = self.change(at);
+        let id = view.change.id.clone();
+        let conflict = view.check.status == Status::Conflict && !self.decisions.relocated(&id);
+        if lines == self.writes(at) {
+            // Saving what it writes already is no decision; for a conflict, saving the batch's
+            // lines as they came would write them over lines they were never meant for.
+            return Ok(Edited::Unchanged { conflict });
+        }
+        let over = conflict.then(|| edit::replaced_lines(self, at).1);
+        self.step(at, Done::Edit, |tx| {
+            tx.replaces(&id, over);
+            tx.decide(&id, Decision::Edit(lines));
+        });
+        Ok(Edited::Done)
+    }
+
+    /// Moves a conflicting change to where its expected lines were found and accepts it, or
+    /// (when it was moved) moves it back, undecided.
+    pub fn relocate(&mut self, at: At) -> Result<Relocation, Refusal> {
+        if let Some(refusal) = self.relocate_refusal(at) {
+            return Err(refusal);
+        }
+        let view = self.change(at);
+        let (id, file_id) = (view.change.id.clone(), view.file.id.clone());
+        let to = view.check.found_at().expect("a place, or refused above");
+        if !self.decisions.relocated(&id) {
+            self.step(at, Done::Relocate, |tx| {
+                tx.relocate(&id, true);
+                tx.decide(&id, Decision::Accept);
+            });
+            return Ok(Relocation::Moved { to });
+        }
+        let checked = &self.checked;
+        let mut taken_back = false;
+        self.history.push(at, Done::Unrelocate, {
+            let mut tx = Tx::new(&mut self.decisions);
+            tx.relocate(&id, false);
+            tx.decide(&id, Decision::Undecided);
+            // The override needed every change resolved: it goes when this one no longer is.
+            if tx.decisions().sha_overridden(&file_id)
+                && !still_blocking(checked, tx.decisions(), at.file).is_empty()
+            {
+                tx.override_sha(&file_id, false);
+                taken_back = true;
+            }
+            tx
+        });
+        Ok(Relocation::Back {
+            override_taken_back: taken_back,
+        })
+    }
+
+    /// Turns the override of file patch `file`'s SHA-256 mismatch on or off; `Ok(true)` when it
+    /// is now on. Turning it off is never refused.
+    pub fn override_sha(&mut self, file: usize) -> Result<bool, Refusal> {
+        let id = self.checked.batch.files[file].id.clone();
+        let on = !self.decisions.sha_overridden(&id);
+        if on {
+            if let Some(refusal) = self.override_refusal(file) {
+                return Err(refusal);
+            }
+        }
+        let about = At { file, change: 0 };
+        let what = if on {
+            Done::OverrideSha
+        } else {
+            Done::RemoveOverride
+        };
+        self.step(about, what, |tx| tx.override_sha(&id, on));
+        Ok(on)
+    }
+
+    /// Accepts every change of file patch `file` that can be accepted; returns how many were,
+    /// and how many were left (conflicts to resolve one by one).
+    pub fn accept_file(&mut self, file: usize) -> (usize, usize) {
+        let places: Vec<At> = (0..self.checked.batch.files[file].changes.len())
+            .map(|change| At { file, change })
+            .collect();
+        let (ok, left): (Vec<At>, Vec<At>) = places
+            .into_iter()
+            .partition(|&at| self.accept_refusal(at).is_none());
+        let ids: Vec<_> = ok
+            .iter()
+            .map(|&at| self.change(at).change.id.clone())
+            .filter(|id| !matches!(self.decisions.get(id), Decision::Edit(_)))
+            .collect();
+        let about = At { file, change: 0 };
+        self.step(about, Done::AcceptFile, |tx| {
+            ids.iter().for_each(|id| tx.decide(id, Decision::Accept))
+        });
+        (ok.len(), left.len())
+    }
+
+    /// Rejects every change of file patch `file`; returns how many it has.
+    pub fn reject_file(&mut self, file: usize) -> usize {
+        let ids: Vec<_> = self.checked.batch.files[file]
+            .changes
+            .iter()
+            .map(|c| c.id.clone())
+            .collect();
+        self.step(At { file, change: 0 }, Done::RejectFile, |tx| {
+            ids.iter().for_each(|id| tx.decide(id, Decision::Reject))
+        });
+        ids.len()
+    }
+
+    pub fn undo(&mut self) -> Option<Replayed> {
+        self.history.undo(&mut self.decisions)
+    }
+
+    pub fn redo(&mut self) -> Option<Replayed> {
+        self.history.redo(&mut self.decisions)
+    }
+
+    /// Verifies the batch again against the files as they are now, keeping every rejection and
+    /// every decision whose change can still be written as decided; the others are undecided
+    /// again. An override stays only while it is still allowed. The history starts over.
+    pub fn reverify(&mut self, workspace: &Workspace) -> Retained {
+        crate::pipeline::reverify(&mut self.checked, workspace);
+        let mut retained = Retained::default();
+        let places: Vec<At> = self.places().collect();
+        for at in places {
+            let view = self.change(at);
+            let id = view.change.id.clone();
+            let writable = rules::placement(
+                view.file,
+                view.file_check,
+                at.change,
+                &self.decisions,
+                false,
+            )
+            .is_ok();
+            match self.decisions.get(&id) {
+                Decision::Undecided => {}
+                Decision::Reject => retained.kept += 1,
+                _ if writable => retained.kept += 1,
+                _ => {
+                    self.decisions.set(id.clone(), Decision::Undecided);
+                    self.decisions.relocate.remove(&id);
+                    self.decisions.replaces.remove(&id);
+                    retained.dropped += 1;
+                }
+            }
+        }
+        let allowed: Vec<bool> = (0..self.checked.batch.files.len())
+            .map(|f| self.override_refusal(f).is_none())
+            .collect();
+        let files = &self.checked.batch.files;
+        self.decisions.sha_overrides.retain(|id| {
+            files
+                .iter()
+                .zip(&allowed)
+                .any(|(f, allowed)| &f.id == id && *allowed)
+        });
+        self.history.clear();
+        retained
+    }
+
+    /// Runs `body` as one undoable step about `at`; whether it changed anything.
+    fn step(&mut self, at: At, what: Done, body: impl FnOnce(&mut Tx)) -> bool {
+        let mut tx = Tx::new(&mut self.decisions);
+        body(&mut tx);
+        self.history.push(at, what, tx)
+    }
+}
+
+/// Why no change of a file can be decided on, when its file cannot be written whatever is
+/// decided: a blocking problem of the file other than a SHA-256 mismatch (which an override
+/// lifts) and other than having other hard links (which `--allow-hard-links` lifts).
+fn file_refusal(check: &FileCheck) -> Option<Refusal> {
+    check
+        .problems
+        .iter()
+        .find(|p| p.blocking && !matches!(p.kind, ProblemKind::ShaMismatch | ProblemKind::HardLink))
+        .map(|p| Refusal::FileBlocked {
+            kind: p.kind,
+            message: p.message.clone(),
+        })
+}
+
+/// The changes of file patch `file`, not rejected, that would not be written were the file
+/// written over its SHA-256 mismatch, with their ways out.
+fn still_blocking(checked: &Checked, decisions: &Decisions, file: usize) -> Vec<StillBlocking> {
+    let patch = &checked.batch.files[file];
+    let check = &checked.verification.files[file];
+    (0..patch.changes.len())
+        .filter(|&c| *decisions.get(&patch.changes[c].id) != Decision::Reject)
+        .filter_map(|c| {
+            let stuck = rules::placement(patch, check, c, decisions, true).err()?;
+            let ways = match stuck {
+                rules::Stuck::Unresolved {
+                    status: Status::Conflict,
+                    found_at,
+                } => conflict_ways(found_at, patch.changes[c].unplaced().is_none()),
+                _ => vec![Way::Reject],
+            };
+            Some(StillBlocking {
+                at: At { file, change: c },
+                stuck,
+                ways,
+            })
+        })
+        .collect()
+}
+
+fn first_message(check: &ChangeCheck) -> String {
+    check
+        .problems
+        .iter()
+        .find(|p| p.blocking)
+        .map_or_else(String::new, |p| p.message.clone())
+}

@@ -1,0 +1,95 @@
+//! The rule of what a selected change needs to be written, in one place: the plan asks it for
+//! every selected change, and the reviewer asks it before it promises anything (that `o` will
+//! let a file through, that a change is resolved). Where the two asked different rules, the
+//! screen promised a write the commit then refused.
+
+use super::decisions::{Decision, Decisions};
+use crate::lines::Lines;
+use crate::model::{Change, FilePatch};
+use crate::problem::ProblemKind;
+use crate::verify::{ChangeCheck, FileCheck, Status};
+
+/// Where a selected change is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// At its own range, which verifies.
+    AsIs,
+    /// Where its expected lines were found, which the person chose (`--relocate`, `m`).
+    Relocated { to: usize },
+    /// Edited by the person over the lines they saw at its range, which are still there.
+    EditedOver { at: usize },
+}
+
+/// Why a selected change cannot be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stuck {
+    /// Its own lines do not verify, and nothing the person chose resolves it.
+    Unresolved {
+        status: Status,
+        /// Where its expected lines were found instead, when at exactly one place.
+        found_at: Option<usize>,
+    },
+    /// An insertion, which has no expected lines, in a file written although its SHA-256
+    /// differs: nothing confirms it lands where it was meant to.
+    UnverifiedUnderOverride,
+}
+
+/// Whether a change is an insertion whose position a changed file cannot confirm.
+pub fn unverified_position(check: &ChangeCheck) -> bool {
+    check
+        .problems
+        .iter()
+        .any(|p| p.kind == ProblemKind::UnverifiedPosition)
+}
+
+/// Where change `index` of `file` is written if it is selected, or why it cannot be, given the
+/// person's `decisions` and whether the file is written over a SHA-256 mismatch.
+pub fn placement(
+    file: &FilePatch,
+    check: &FileCheck,
+    index: usize,
+    decisions: &Decisions,
+    over_sha_mismatch: bool,
+) -> Result<Placement, Stuck> {
+    let change = &file.changes[index];
+    let change_check = &check.changes[index];
+    let placed = match change_check.status {
+        Status::Ok => Placement::AsIs,
+        status => resolution(check, change, change_check, decisions).ok_or(Stuck::Unresolved {
+            status,
+            found_at: change_check.found_at(),
+        })?,
+    };
+    if over_sha_mismatch && unverified_position(change_check) {
+        return Err(Stuck::UnverifiedUnderOverride);
+    }
+    Ok(placed)
+}
+
+/// How the person resolved a change whose lines do not verify, if they did: moved where its
+/// expected lines were found, or edited over the lines they saw, which the file still holds.
+fn resolution(
+    check: &FileCheck,
+    change: &Change,
+    change_check: &ChangeCheck,
+    decisions: &Decisions,
+) -> Option<Placement> {
+    if change_check.status != Status::Conflict {
+        return None;
+    }
+    if decisions.relocated(&change.id) {
+        if let Some(to) = change_check.found_at() {
+            return Some(Placement::Relocated { to });
+        }
+    }
+    let seen = decisions.edited_over(&change.id)?;
+    let only_expected = change_check
+        .problems
+        .iter()
+        .all(|p| !p.blocking || p.kind == ProblemKind::ExpectedMismatch);
+    let still_there = || Lines::split(check.base_bytes()).matches_at(change.range, seen);
+    (matches!(decisions.get(&change.id), Decision::Edit(_)) && only_expected && still_there())
+        .then_some(Placement::EditedOver {
+            at: change.range.start,
+        })
+}

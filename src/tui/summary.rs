@@ -1,0 +1,195 @@
+//! The commit summary as lines of text: every write with its counts, every file that has
+//! accepted changes but will not be written, then overrides, warnings and blockers with the
+//! keys that lift them. Made from the core's plan alone, so it says exactly what the commit
+//! will do; drawing it is `draw`'s.
+
+use super::keys::Action;
+use super::words::{change_name, Words};
+use crate::plan::{Blocker, Override, Plan, Remedy, WriteKind};
+use crate::review::{At, Decision, Review};
+
+/// One line of the commit summary, with whether it warns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryLine {
+    pub warn: bool,
+    pub text: String,
+}
+
+/// The summary of `plan` for `review`, with the keys of `words`.
+pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine> {
+    let line = |warn, text: String| SummaryLine { warn, text };
+    let batch = review.batch();
+    let decisions = review.decisions();
+    let mut out = Vec::new();
+    for write in &plan.writes {
+        let file = &batch.files[write.file];
+        let edited = write
+            .changes
+            .iter()
+            .filter(|&&c| matches!(decisions.get(&file.changes[c].id), Decision::Edit(_)))
+            .count();
+        let (added, removed) = line_counts(
+            write.before.as_ref().map_or(&[][..], |b| &b.bytes),
+            &write.after,
+        );
+        let verb = match write.kind {
+            WriteKind::Modify => "write ",
+            WriteKind::Create => "create",
+            WriteKind::Delete => "delete",
+        };
+        out.push(line(
+            false,
+            format!(
+                "{verb} {}  {} of {} change(s){}  +{added} -{removed}",
+                write.rel.display(),
+                write.changes.len(),
+                file.changes.len(),
+                if edited > 0 {
+                    format!(" ({edited} edited)")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    let mut any_accepted = false;
+    for (index, file) in batch.files.iter().enumerate() {
+        let accepted = file
+            .changes
+            .iter()
+            .filter(|c| decisions.get(&c.id).is_selected())
+            .count();
+        any_accepted |= accepted > 0;
+        if accepted > 0 && !plan.writes.iter().any(|w| w.file == index) {
+            out.push(line(
+                true,
+                format!(
+                    "blocked {}  {accepted} of {} change(s) accepted, not written (see below)",
+                    file_path(review, index),
+                    file.changes.len()
+                ),
+            ));
+        }
+    }
+    if plan.writes.is_empty() {
+        out.push(if any_accepted {
+            line(
+                true,
+                "nothing can be written until every blocker below is lifted".into(),
+            )
+        } else {
+            line(false, "nothing to write: no change is accepted".into())
+        });
+    }
+    for o in &plan.overrides {
+        out.push(line(
+            true,
+            format!("override: {}", describe_override(review, words, o)),
+        ));
+    }
+    let undecided = review
+        .places()
+        .filter(|&at| *decisions.get(&review.change(at).change.id) == Decision::Undecided)
+        .count();
+    if undecided > 0 {
+        out.push(line(
+            true,
+            format!("{undecided} change(s) are undecided and will not be applied"),
+        ));
+    }
+    for blocker in &plan.blockers {
+        out.push(line(
+            true,
+            format!(
+                "blocked: {}{}",
+                blocker.message,
+                remedy_hint(review, words, blocker)
+            ),
+        ));
+    }
+    out
+}
+
+/// A file's path under the root (its docPath when it could not be resolved).
+fn file_path(review: &Review, file: usize) -> String {
+    review.change(At { file, change: 0 }).path()
+}
+
+/// The name a person knows a change by, found by its ID.
+fn named(review: &Review, file: usize, id: &crate::model::ChangeId) -> String {
+    let change = review.batch().files[file]
+        .changes
+        .iter()
+        .position(|c| &c.id == id)
+        .unwrap_or(0);
+    change_name(review, At { file, change })
+}
+
+/// An override of the plan, in the reviewer's words: changes by their names, and the key
+/// that takes it back.
+fn describe_override(review: &Review, words: &Words, o: &Override) -> String {
+    match o {
+        Override::ShaMismatch { file } => format!(
+            "{}: written although its SHA-256 differs from the batch's ({} takes it back)",
+            file_path(review, *file),
+            words.key(Action::OverrideSha)
+        ),
+        Override::HardLink { file } => format!(
+            "{}: written although it has several hard links; its other names keep the old content",
+            file_path(review, *file)
+        ),
+        Override::EditedOver { file, change, at } => format!(
+            "{} edited to replace the lines now at line {at}, which are not the batch's expected lines",
+            named(review, *file, change)
+        ),
+        Override::Relocated {
+            file,
+            change,
+            from,
+            to,
+        } => format!(
+            "{} moved from line {from} to line {to}, where its expected lines are ({} takes it back)",
+            named(review, *file, change),
+            words.key(Action::Relocate)
+        ),
+    }
+}
+
+/// What lifts a blocker, in the reviewer's keys.
+fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
+    match blocker.remedy {
+        Some(Remedy::OverrideSha) => match review.override_refusal(blocker.file) {
+            None => format!(
+                " ({} on a change of this file overrides it)",
+                words.key(Action::OverrideSha)
+            ),
+            Some(_) => format!(
+                " (resolve its conflicting changes, then {} overrides it)",
+                words.key(Action::OverrideSha)
+            ),
+        },
+        Some(Remedy::Relocate) => format!(
+            " ({} on the change moves it there)",
+            words.key(Action::Relocate)
+        ),
+        Some(Remedy::OverrideHardLink) => format!(
+            " (the reviewer does not override this; `patchdeck apply` can: {})",
+            Remedy::OverrideHardLink.cli_hint()
+        ),
+        None => String::new(),
+    }
+}
+
+/// Lines added and removed between two versions of a file (a line diff).
+fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let mut counts = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => counts.0 += 1,
+            similar::ChangeTag::Delete => counts.1 += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    counts
+}
