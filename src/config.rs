@@ -6,11 +6,11 @@
 //! environment (`PATCHDECK_*`, `NO_COLOR`, `CLICOLOR_FORCE`), then flags (applied by the CLI
 //! with [`Setting::flag`]). Every value remembers where it came from, for `config --print`. The
 //! process environment is read in [`Sources::from_process`] and nowhere else, so tests build
-//! their own [`Sources`]. Every value is checked here, with the file, line and key, the same
-//! way for every subcommand: types, colour and theme names, and in `[keys]` the action names
-//! ([`KEY_ACTIONS`]) and key names ([`is_key_name`]), kept here as plain data. What the keys
-//! mean, and whether a remapping leaves one key meaning two actions, is the reviewer's key map's
-//! business (`tui::keys`, which the command line consults for every subcommand too).
+//! their own [`Sources`]. Every value's type is checked here, with the file, line and key, the
+//! same way for every subcommand. The reviewer's own names are kept as written, with where they
+//! were written: the theme, and in `[keys]` the actions and their keys. What those names mean
+//! is the reviewer's business (`tui::setup` checks them once, naming the same place), so the
+//! lists of actions, keys and themes are written once, where they are used.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -232,82 +232,6 @@ pub fn default_path(
 /// The keys a config file may set.
 pub const FILE_KEYS: &[&str] = &["theme", "color", "max_tokens", "stage", "progress", "keys"];
 
-/// The names `[keys]` uses for the reviewer's actions; the reviewer's key map binds each.
-pub const KEY_ACTIONS: &[&str] = &[
-    "accept",
-    "reject",
-    "edit",
-    "move",
-    "override_sha",
-    "next",
-    "prev",
-    "commit",
-    "undo",
-    "redo",
-    "next_conflict",
-    "next_file",
-    "prev_file",
-    "accept_file",
-    "reject_file",
-    "whole_file",
-    "search",
-    "next_match",
-    "prev_match",
-    "first",
-    "last",
-    "page_down",
-    "page_up",
-    "scroll_left",
-    "scroll_right",
-    "help",
-    "quit",
-];
-
-/// The keys named by a word, as `[keys]` writes them (in any case).
-pub const NAMED_KEYS: &[&str] = &[
-    "Space",
-    "Enter",
-    "Return",
-    "Esc",
-    "Escape",
-    "Backspace",
-    "Up",
-    "Down",
-    "Left",
-    "Right",
-    "PageUp",
-    "PgUp",
-    "PageDown",
-    "PgDn",
-    "Home",
-    "End",
-];
-
-/// The bundled themes, by name; any other theme is the path of a theme file.
-pub const THEMES: &[&str] = &["dark", "light", "high-contrast"];
-
-/// Whether `name` names a key: one character, `C-x` or `Ctrl-x`, or one of [`NAMED_KEYS`].
-pub fn is_key_name(name: &str) -> bool {
-    let one_char = |s: &str| s.chars().count() == 1;
-    one_char(name)
-        || name
-            .strip_prefix("C-")
-            .or_else(|| name.strip_prefix("Ctrl-"))
-            .is_some_and(one_char)
-        || NAMED_KEYS.iter().any(|k| k.eq_ignore_ascii_case(name))
-}
-
-/// Checks a theme setting: a bundled name or a file that exists.
-fn check_theme(theme: &str) -> Result<(), String> {
-    if THEMES.contains(&theme) || Path::new(theme).is_file() {
-        return Ok(());
-    }
-    Err(format!(
-        "\"{theme}\" is neither a bundled theme ({}) nor a theme file",
-        THEMES.join(", ")
-    ))
-}
-
 /// What a TOML value is, for messages: `an integer (3)`.
 fn toml_kind(value: &toml::Value) -> String {
     match value {
@@ -398,7 +322,6 @@ impl Config {
             };
             match (key.as_str(), &value) {
                 ("theme", toml::Value::String(theme)) => {
-                    check_theme(theme).map_err(bad)?;
                     self.theme = Setting {
                         value: theme.clone(),
                         origin: origin(line),
@@ -467,12 +390,6 @@ impl Config {
                     key: format!("keys.{action}"),
                     message,
                 };
-                if !KEY_ACTIONS.contains(&action.as_str()) {
-                    return Err(bad(format!(
-                        "unknown action; the actions are {}",
-                        KEY_ACTIONS.join(", ")
-                    )));
-                }
                 let keys_written: Vec<String> = match value.into_inner() {
                     toml::Value::String(key) => vec![key],
                     toml::Value::Array(items)
@@ -492,12 +409,6 @@ impl Config {
                 };
                 if keys_written.is_empty() {
                     return Err(bad("an action needs at least one key".into()));
-                }
-                if let Some(key) = keys_written.iter().find(|k| !is_key_name(k)) {
-                    return Err(bad(format!(
-                        "\"{key}\" is not a key name (a character, C-x, {})",
-                        NAMED_KEYS.join(", ")
-                    )));
                 }
                 keys.push((
                     line,
@@ -523,7 +434,6 @@ impl Config {
         };
         self.dumb_terminal = env.get("TERM").is_some_and(|t| t == "dumb");
         if let Some(theme) = env.get("PATCHDECK_THEME") {
-            check_theme(theme).map_err(|message| bad("PATCHDECK_THEME", message))?;
             self.theme = Setting {
                 value: theme.clone(),
                 origin: Origin::Env("PATCHDECK_THEME"),
@@ -751,31 +661,17 @@ mod tests {
     }
 
     #[test]
-    fn action_key_and_theme_names_are_checked_here() {
-        let error = file("\n[keys]\nfrobnicate = \"x\"\n").unwrap_err();
-        assert!(error.at.ends_with(":3"), "{error}");
-        assert_eq!(error.key, "keys.frobnicate");
-        assert!(error
-            .message
-            .starts_with("unknown action; the actions are accept, reject"));
-        let error = file("[keys]\naccept = \"Foo\"\n").unwrap_err();
-        assert!(
-            error.message.starts_with("\"Foo\" is not a key name"),
-            "{error}"
-        );
-        assert!(file("[keys]\naccept = [\"C-a\", \"pagedown\", \"é\"]\n").is_ok());
-        let error = file("theme = \"solarized\"\n").unwrap_err();
+    fn the_reviewers_names_are_kept_as_written_with_their_place() {
+        let config =
+            file("theme = \"solarized\"\n\n[keys]\nfrobnicate = [\"Foo\", \"x\"]\n").unwrap();
+        assert_eq!(config.theme.value, "solarized");
         assert_eq!(
-            error.to_string(),
-            "/home/u/.config/patchdeck/config.toml:1: theme: \"solarized\" is neither a bundled theme (dark, light, high-contrast) nor a theme file"
+            config.theme.origin.to_string(),
+            "/home/u/.config/patchdeck/config.toml:1"
         );
-        let env: BTreeMap<String, String> =
-            [("PATCHDECK_THEME".to_owned(), "nope".to_owned())].into();
-        let error = Config::default().apply_env(&env).unwrap_err();
-        assert_eq!(
-            (error.at.as_str(), error.key.as_str()),
-            ("environment", "PATCHDECK_THEME")
-        );
+        assert_eq!(config.keys[0].action, "frobnicate");
+        assert_eq!(config.keys[0].keys, ["Foo", "x"]);
+        assert!(config.keys[0].origin.to_string().ends_with(":4"));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod problem;
 pub mod report;
 pub mod review;
 pub mod session;
+#[cfg(feature = "tui")]
 pub mod tui;
 pub mod unified_diff;
 pub mod verify;

@@ -247,51 +247,6 @@ fn config_speaks_json_and_names_a_dumb_terminal() {
 }
 
 #[test]
-fn the_config_and_the_reviewers_key_map_agree_on_names() {
-    let names: Vec<&str> = patchdeck::tui::keys::ACTION_NAMES
-        .iter()
-        .map(|(n, _)| *n)
-        .collect();
-    assert_eq!(names, patchdeck::config::KEY_ACTIONS);
-    for name in [
-        "a",
-        "é",
-        " ",
-        "C-r",
-        "Ctrl-x",
-        "C-",
-        "Space",
-        "space",
-        "Enter",
-        "Return",
-        "Esc",
-        "Escape",
-        "Backspace",
-        "Up",
-        "Down",
-        "Left",
-        "right",
-        "PageUp",
-        "pgup",
-        "PageDown",
-        "PgDn",
-        "Home",
-        "End",
-        "Tab",
-        "F1",
-        "Foo",
-        "C-xy",
-        "",
-    ] {
-        assert_eq!(
-            patchdeck::config::is_key_name(name),
-            Key::parse(name).is_some(),
-            "{name:?}"
-        );
-    }
-}
-
-#[test]
 fn sources_injected_by_a_test_never_read_the_real_home() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.toml");

@@ -214,7 +214,7 @@ pub fn run() -> i32 {
     // reviewer would refuse is refused by `check` too.
     let loaded = Config::load(&sources)
         .map_err(|e| e.to_string())
-        .and_then(|config| KeyMap::with_overrides(&config.keys).map(|keymap| (config, keymap)));
+        .and_then(|config| patchdeck::tui::check_settings(&config).map(|keymap| (config, keymap)));
     let (config, keymap) = match loaded {
         Ok(loaded) => loaded,
         Err(message) => {

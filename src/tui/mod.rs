@@ -35,6 +35,16 @@ use ratatui::DefaultTerminal;
 use std::io::{self, stdout};
 use std::time::Duration;
 
+/// Checks the reviewer's settings in a configuration, once, for every subcommand (a setting
+/// the reviewer would refuse is refused by `check` too): the key map with its remappings, and
+/// the theme. Each error names where the setting was written.
+pub fn check_settings(config: &crate::config::Config) -> Result<keys::KeyMap, String> {
+    let keymap = keys::KeyMap::with_overrides(&config.keys)?;
+    theme::Palette::load(&config.theme.value, env::ColorDepth::TrueColor)
+        .map_err(|e| format!("{}: theme: {e}", config.theme.origin))?;
+    Ok(keymap)
+}
+
 /// Runs the reviewer on the terminal until the person quits.
 pub fn run(app: &mut App) -> io::Result<()> {
     let mut terminal = ratatui::try_init()?;

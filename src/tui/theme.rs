@@ -70,15 +70,17 @@ impl Palette {
         if let Some((_, text)) = BUNDLED.iter().find(|(name, _)| *name == spec) {
             return Palette::build(spec, &parse(text, spec)?, depth);
         }
-        let text =
-            crate::bounded::read_to_string(std::path::Path::new(spec), crate::bounded::SMALL_FILE)
-                .map_err(|e| {
-                    let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
-                    format!(
-                        "theme \"{spec}\" is neither a bundled theme ({}) nor a readable file: {e}",
-                        names.join(", ")
-                    )
-                })?;
+        let text = crate::bounded::read_to_string(
+            std::path::Path::new(spec),
+            crate::bounded::SMALL_FILE,
+        )
+        .map_err(|e| {
+            let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+            format!(
+                "\"{spec}\" is neither a bundled theme ({}) nor a readable theme file ({e})",
+                names.join(", ")
+            )
+        })?;
         let user = parse(&text, spec)?;
         let base_name = user.get("base").map_or("dark", String::as_str);
         let (_, base_text) = BUNDLED
