@@ -18,6 +18,9 @@ pub mod exit {
     pub const INVALID: i32 = 2;
     /// The commit failed and every file was rolled back.
     pub const COMMIT_FAILED: i32 = 3;
+    /// An I/O failure outside the workspace's files (standard output, the terminal, a folder
+    /// patchdeck makes); nothing was written to the workspace.
+    pub const IO: i32 = 4;
 }
 
 /// One thing wrong with an input, located by JSON path or line.
@@ -98,6 +101,8 @@ pub enum Error {
     /// A journal or undo record that patchdeck did not write for this user on this machine
     /// (its seal does not check): nothing was done with it.
     Foreign { record: PathBuf, why: String },
+    /// An I/O failure outside the workspace's files: `what` says what was being done.
+    Io { what: String, cause: std::io::Error },
 }
 
 impl Error {
@@ -120,6 +125,7 @@ impl Error {
             | Error::UndoFailed { .. }
             | Error::UndoUnreadable { .. }
             | Error::Foreign { .. } => exit::COMMIT_FAILED,
+            Error::Io { .. } => exit::IO,
         }
     }
 
@@ -155,6 +161,14 @@ impl Error {
         }
     }
 
+    /// An I/O failure while `what` (`writing to standard output`).
+    pub fn io(what: impl Into<String>, cause: std::io::Error) -> Error {
+        Error::Io {
+            what: what.into(),
+            cause,
+        }
+    }
+
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage {
             message: message.into(),
@@ -167,6 +181,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::ReadInput { source, cause } => write!(f, "cannot read {source}: {cause}"),
+            Error::Io { what, cause } => write!(f, "{what} failed: {cause}"),
             Error::InvalidInput {
                 source,
                 format,
@@ -270,6 +285,13 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::ReadInput { cause, .. } | Error::Io { cause, .. } => Some(cause),
+            _ => None,
+        }
+    }
+}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

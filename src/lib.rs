@@ -3,7 +3,7 @@
 //! The path of a batch: [`formats`] parses an input into the one [`model`]; [`workspace`]
 //! resolves each file under the root; [`verify`] checks SHA-256 and expected lines and records
 //! conflicts as data; [`review`] holds the decisions; [`plan`] computes every new file in
-//! memory; [`commit`] writes them all or none; [`report`] and [`unified_diff`] say what happened.
+//! memory; [`commit`] writes them all or none; [`report`] and [`diff_writer`] say what happened.
 //! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI;
 //! [`preview`] and [`session`] give the reviewer its diffs and saved decisions as plain data.
 //! Only [`tui`], the reviewer itself, draws on a terminal; no other module names a terminal
@@ -13,6 +13,7 @@
 pub mod bounded;
 pub mod commit;
 pub mod config;
+pub mod diff_writer;
 pub mod error;
 pub mod formats;
 pub mod generated;
@@ -30,6 +31,5 @@ pub mod review;
 pub mod session;
 #[cfg(feature = "tui")]
 pub mod tui;
-pub mod unified_diff;
 pub mod verify;
 pub mod workspace;

@@ -1122,3 +1122,27 @@ fn a_closed_pipe_ends_the_output_quietly_with_the_status_earned() {
         Some(0)
     );
 }
+
+/// A failure to write the output is an I/O failure of its own status (4), with what failed,
+/// not a usage error: the person asked for nothing wrong.
+#[test]
+fn output_that_cannot_be_written_is_an_io_failure_not_a_usage_error() {
+    let ws = sample_workspace();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+        .args(["check", "--json", "--root", ws.path().to_str().unwrap()])
+        .arg(samples().join("clean.json"))
+        .stdout(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("writing to standard output failed: No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -104,7 +104,7 @@ fn a_refusal_counts_only_in_prose_and_only_when_nothing_else_is_found() {
 /// first parent), is detected as a unified diff: its messages, samples and tests are full of
 /// fences, Codex envelopes, Aider blocks and refusal sentences.
 #[test]
-fn every_commit_of_this_repository_is_detected_as_a_unified_diff() {
+fn every_commit_of_this_repository_is_detected_as_a_diff_writer() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("git")
         .args([

@@ -1,5 +1,5 @@
 //! Property: for random pairs of texts, the unified diff of a to b (similar's Myers diff, written
-//! as git writes hunks by `patchdeck::unified_diff`) loaded by patchdeck turns a into b byte for
+//! as git writes hunks by `patchdeck::diff_writer`) loaded by patchdeck turns a into b byte for
 //! byte, in every combination of line endings (LF or CRLF, each text on its own) and final
 //! newline (present or not, each text on its own).
 //!
@@ -38,7 +38,7 @@ fn apply_series(versions: &[&str], context: usize) -> Vec<u8> {
     let mut diff = Vec::new();
     for pair in versions.windows(2) {
         let mut hunks = Vec::new();
-        patchdeck::unified_diff::write_hunks(
+        patchdeck::diff_writer::write_hunks(
             pair[0].as_bytes(),
             pair[1].as_bytes(),
             context,

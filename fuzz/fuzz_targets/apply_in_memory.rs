@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use patchdeck::formats::tul002;
 use patchdeck::json::Walker;
 use patchdeck::lines::{splice, Lines, Splice};
-use patchdeck::unified_diff::write_hunks;
+use patchdeck::diff_writer::write_hunks;
 use patchdeck::verify::{verify_change, Status};
 
 fuzz_target!(|data: &[u8]| {

@@ -65,7 +65,7 @@ pub fn run(args: DemoArgs, ctx: &Ctx) -> Result<i32, Error> {
     });
     std::fs::create_dir(&dir)
         .and_then(|()| unpack(&dir))
-        .map_err(|e| Error::usage(format!("cannot set up the demo in {}: {e}", dir.display())))?;
+        .map_err(|e| Error::io(format!("setting up the demo in {}", dir.display()), e))?;
     let code = review::run(
         ReviewArgs {
             batch: BatchArgs {

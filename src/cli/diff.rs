@@ -3,9 +3,9 @@
 use super::apply::SelectArgs;
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
+use patchdeck::diff_writer;
 use patchdeck::error::{exit, Error};
 use patchdeck::plan::WriteKind;
-use patchdeck::unified_diff;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
@@ -44,7 +44,7 @@ pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
         let mut files = Vec::new();
         for write in &plan.writes {
             let mut one = Vec::new();
-            unified_diff::write_file(write, &mut one).expect("writing to memory");
+            diff_writer::write_file(write, &mut one).expect("writing to memory");
             if one.is_empty() {
                 continue;
             }
@@ -63,7 +63,7 @@ pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
         text = serde_json::to_vec_pretty(&body).expect("json");
         text.push(b'\n');
     } else {
-        unified_diff::write_plan(&plan, &mut text).expect("writing to memory");
+        diff_writer::write_plan(&plan, &mut text).expect("writing to memory");
         if ctx.color {
             text = paint::diff(&String::from_utf8_lossy(&text)).into_bytes();
         }

@@ -30,7 +30,7 @@ pub fn man() -> Result<i32, Error> {
     let mut out = Vec::new();
     clap_mangen::Man::new(command.clone())
         .render(&mut out)
-        .map_err(|e| Error::usage(format!("cannot render the man page: {e}")))?;
+        .map_err(|e| Error::io("rendering the man page", e))?;
     // One page holds every subcommand, as git's and cargo's overview pages do.
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("patchdeck {}", sub.get_name());
@@ -42,7 +42,7 @@ pub fn man() -> Result<i32, Error> {
             .and_then(|()| man.render_description_section(&mut section))
             .and_then(|()| man.render_options_section(&mut section))
             .and_then(|()| man.render_extra_section(&mut section))
-            .map_err(|e| Error::usage(format!("cannot render the man page: {e}")))?;
+            .map_err(|e| Error::io("rendering the man page", e))?;
         out.extend_from_slice(&section);
     }
     write_out(&out)

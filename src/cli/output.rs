@@ -16,9 +16,9 @@ pub fn print(text: impl AsRef<[u8]>) -> Result<(), Error> {
         .write_all(text.as_ref())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(Error::usage(format!(
-            "cannot write to standard output: {e}"
-        ))),
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            Err(Error::io("writing to standard output", e))
+        }
         _ => Ok(()),
     }
 }
@@ -28,9 +28,9 @@ pub fn print(text: impl AsRef<[u8]>) -> Result<(), Error> {
 pub fn print_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Error> {
     let mut stdout = std::io::stdout().lock();
     match write(&mut stdout).and_then(|()| stdout.flush()) {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(Error::usage(format!(
-            "cannot write to standard output: {e}"
-        ))),
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            Err(Error::io("writing to standard output", e))
+        }
         _ => Ok(()),
     }
 }

@@ -78,7 +78,8 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     if let Some(journal) = &opened.interrupted {
         app.say(Tone::Warning, pipeline::describe_interrupted(journal));
     }
-    patchdeck::tui::run(&mut app).map_err(|e| Error::usage(format!("the terminal failed: {e}")))?;
+    patchdeck::tui::run(&mut app)
+        .map_err(|e| Error::io("drawing the reviewer on the terminal", e))?;
     farewell(&app);
     Ok(exit::OK)
 }

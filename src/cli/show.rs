@@ -5,12 +5,12 @@
 
 use super::{open, output, BatchArgs, Ctx};
 use clap::Args;
+use patchdeck::diff_writer;
 use patchdeck::error::{exit, Error};
 use patchdeck::lines::visible;
 use patchdeck::pipeline::Checked;
 use patchdeck::report::{FileReport, Report};
 use patchdeck::review::{self, Decisions, Target};
-use patchdeck::unified_diff;
 use std::fmt::Write as _;
 
 #[derive(Args, Debug)]
@@ -196,7 +196,7 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
     match plan.writes.first() {
         Some(write) if !plan.is_blocked() => {
             let old = checked.verification.files[file].base_bytes();
-            let _ = unified_diff::write_hunks(old, &write.after, unified_diff::CONTEXT, &mut out);
+            let _ = diff_writer::write_hunks(old, &write.after, diff_writer::CONTEXT, &mut out);
         }
         _ => {
             let (_, c) = checked
@@ -209,7 +209,7 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
             out.extend_from_slice(
                 b"(as written in the batch; it does not apply to the file as it is)\n",
             );
-            let _ = unified_diff::write_hunks(old.as_bytes(), new.as_bytes(), 0, &mut out);
+            let _ = diff_writer::write_hunks(old.as_bytes(), new.as_bytes(), 0, &mut out);
         }
     }
     let mut text = String::with_capacity(out.len());

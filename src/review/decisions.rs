@@ -193,8 +193,12 @@ impl Decisions {
     pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
         // As large as a batch may be, no larger: a decisions file names at most every change.
         let limit = crate::formats::MAX_INPUT_BYTES as u64;
-        let bytes = crate::bounded::read(std::path::Path::new(path), limit)
-            .map_err(|e| Error::usage(format!("cannot read decisions file {path}: {e}")))?;
+        let bytes = crate::bounded::read(std::path::Path::new(path), limit).map_err(|cause| {
+            Error::ReadInput {
+                source: format!("decisions file {path}"),
+                cause,
+            }
+        })?;
         let hint = || {
             Some(
                 "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"

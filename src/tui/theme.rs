@@ -20,46 +20,81 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The semantic names a theme sets, besides `syntax` and `base`.
-pub const NAMES: &[&str] = &[
-    "text",
-    "dim",
-    "border",
-    "title",
-    "header",
-    "key",
-    "accepted",
-    "rejected",
-    "edited",
-    "undecided",
-    "conflict",
-    "warning",
-    "selection",
-    "added",
-    "removed",
-    "added_emphasis",
-    "removed_emphasis",
-    "line_number",
-    "search_match",
-    "differs",
-];
+/// Defines the palette's styles and the list of their names together, so that a style is
+/// one field (a typo in drawing code does not compile) and one name in a theme file.
+macro_rules! styles {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
+        /// The styles of a palette, one per meaning.
+        #[derive(Clone, Debug, Default)]
+        pub struct Styles {
+            $($(#[$doc])* pub $name: Style,)*
+        }
 
-/// Styles ready to draw with.
+        /// The semantic names a theme sets, besides `syntax` and `base`.
+        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+
+        impl Styles {
+            /// Each style from its entry of a theme, for the terminal's colour depth.
+            fn build(
+                theme: &str,
+                entries: &BTreeMap<String, String>,
+                depth: ColorDepth,
+            ) -> Result<Styles, String> {
+                Ok(Styles {
+                    $($name: {
+                        let key = stringify!($name);
+                        let spec = entries.get(key).map_or("", String::as_str);
+                        let style = parse_style(spec, depth)
+                            .map_err(|e| format!("theme {theme}: {key}: {e}"))?;
+                        adapt(key, style, depth)
+                    },)*
+                })
+            }
+        }
+    };
+}
+
+styles! {
+    text,
+    dim,
+    border,
+    title,
+    header,
+    key,
+    accepted,
+    rejected,
+    edited,
+    undecided,
+    conflict,
+    warning,
+    selection,
+    added,
+    removed,
+    added_emphasis,
+    removed_emphasis,
+    line_number,
+    search_match,
+    differs,
+}
+
+/// Styles ready to draw with: `palette.conflict`, by meaning.
 #[derive(Clone, Debug)]
 pub struct Palette {
     pub name: String,
     /// The syntect theme for syntax colours (none under `NO_COLOR`).
     pub syntax: Option<String>,
-    styles: BTreeMap<&'static str, Style>,
+    styles: Styles,
     pub depth: ColorDepth,
 }
 
-impl Palette {
-    /// The style named `name` (one of [`NAMES`]).
-    pub fn get(&self, name: &str) -> Style {
-        self.styles.get(name).copied().unwrap_or_default()
+impl std::ops::Deref for Palette {
+    type Target = Styles;
+    fn deref(&self) -> &Styles {
+        &self.styles
     }
+}
 
+impl Palette {
     /// Maps an RGB colour (from syntect) to what the terminal shows.
     pub fn rgb(&self, r: u8, g: u8, b: u8) -> Option<Color> {
         map_color(Color::Rgb(r, g, b), self.depth)
@@ -70,17 +105,15 @@ impl Palette {
         if let Some((_, text)) = BUNDLED.iter().find(|(name, _)| *name == spec) {
             return Palette::build(spec, &parse(text, spec)?, depth);
         }
-        let text = crate::bounded::read_to_string(
-            std::path::Path::new(spec),
-            crate::bounded::SMALL_FILE,
-        )
-        .map_err(|e| {
-            let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
-            format!(
+        let text =
+            crate::bounded::read_to_string(std::path::Path::new(spec), crate::bounded::SMALL_FILE)
+                .map_err(|e| {
+                    let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+                    format!(
                 "\"{spec}\" is neither a bundled theme ({}) nor a readable theme file ({e})",
                 names.join(", ")
             )
-        })?;
+                })?;
         let user = parse(&text, spec)?;
         let base_name = user.get("base").map_or("dark", String::as_str);
         let (_, base_text) = BUNDLED
@@ -97,19 +130,12 @@ impl Palette {
         entries: &BTreeMap<String, String>,
         depth: ColorDepth,
     ) -> Result<Palette, String> {
-        let mut styles = BTreeMap::new();
-        for &key in NAMES {
-            let spec = entries.get(key).map_or("", String::as_str);
-            let style =
-                parse_style(spec, depth).map_err(|e| format!("theme {name}: {key}: {e}"))?;
-            styles.insert(key, adapt(key, style, depth));
-        }
         Ok(Palette {
             name: name.to_owned(),
             syntax: (depth != ColorDepth::None)
                 .then(|| entries.get("syntax").cloned())
                 .flatten(),
-            styles,
+            styles: Styles::build(name, entries, depth)?,
             depth,
         })
     }
@@ -329,11 +355,8 @@ mod tests {
         let path = dir.path().join("mine.toml");
         std::fs::write(&path, "base = \"light\"\nconflict = \"#ff00ff bold\"\n").unwrap();
         let palette = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap();
-        assert_eq!(palette.get("conflict").fg, Some(Color::Rgb(255, 0, 255)));
-        assert_eq!(
-            palette.get("accepted").fg,
-            Some(Color::Rgb(0x22, 0x86, 0x3a))
-        );
+        assert_eq!(palette.conflict.fg, Some(Color::Rgb(255, 0, 255)));
+        assert_eq!(palette.accepted.fg, Some(Color::Rgb(0x22, 0x86, 0x3a)));
         std::fs::write(&path, "conflit = \"red\"\n").unwrap();
         let error = Palette::load(path.to_str().unwrap(), ColorDepth::TrueColor).unwrap_err();
         assert!(error.contains("unknown name \"conflit\""), "{error}");
@@ -342,16 +365,10 @@ mod tests {
     #[test]
     fn colours_follow_the_terminal_depth() {
         let indexed = Palette::load("dark", ColorDepth::Indexed).unwrap();
-        assert!(matches!(
-            indexed.get("accepted").fg,
-            Some(Color::Indexed(_))
-        ));
+        assert!(matches!(indexed.accepted.fg, Some(Color::Indexed(_))));
         let mono = Palette::load("dark", ColorDepth::None).unwrap();
-        assert_eq!(mono.get("conflict").fg, None);
-        assert!(mono
-            .get("conflict")
-            .add_modifier
-            .contains(Modifier::REVERSED));
+        assert_eq!(mono.conflict.fg, None);
+        assert!(mono.conflict.add_modifier.contains(Modifier::REVERSED));
         assert!(mono.syntax.is_none());
         assert_eq!(to_ansi256(255, 0, 0), 196);
         assert_eq!(to_ansi256(0x30, 0x30, 0x30), 236);
@@ -373,24 +390,21 @@ mod tests {
 
     #[test]
     fn added_removed_and_selection_stay_apart_in_256_colours() {
-        let look = |p: &Palette, name: &str| {
-            let style = p.get(name);
-            (style.fg, style.bg)
-        };
+        let look = |style: Style| (style.fg, style.bg);
         for (name, _) in BUNDLED {
-            let palette = Palette::load(name, ColorDepth::Indexed).unwrap();
-            let names = [
-                "added",
-                "removed",
-                "added_emphasis",
-                "removed_emphasis",
-                "selection",
+            let p = Palette::load(name, ColorDepth::Indexed).unwrap();
+            let styles = [
+                ("added", p.added),
+                ("removed", p.removed),
+                ("added_emphasis", p.added_emphasis),
+                ("removed_emphasis", p.removed_emphasis),
+                ("selection", p.selection),
             ];
-            for (i, a) in names.iter().enumerate() {
-                for b in &names[i + 1..] {
+            for (i, (a, first)) in styles.iter().enumerate() {
+                for (b, second) in &styles[i + 1..] {
                     assert_ne!(
-                        look(&palette, a),
-                        look(&palette, b),
+                        look(*first),
+                        look(*second),
                         "theme {name}: {a} and {b} look the same on a 256-colour terminal"
                     );
                 }

@@ -3,7 +3,9 @@
 
 use crate::model::MatchTier;
 use crate::review::{Decision, Decisions};
+use crate::tui::theme::Styles;
 use crate::verify::{ChangeCheck, Status};
+use ratatui::style::Style;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Glyph {
@@ -33,16 +35,16 @@ impl Glyph {
         }
     }
 
-    /// The theme name of the style this glyph is drawn in.
-    pub fn style_name(self) -> &'static str {
+    /// The style this glyph is drawn in.
+    pub fn style(self, styles: &Styles) -> Style {
         match self {
-            Glyph::Undecided => "undecided",
-            Glyph::Accepted => "accepted",
-            Glyph::Rejected => "rejected",
-            Glyph::Edited => "edited",
-            Glyph::Conflict | Glyph::Invalid => "conflict",
-            Glyph::Relocated | Glyph::Tolerant => "warning",
-            Glyph::Ok => "text",
+            Glyph::Undecided => styles.undecided,
+            Glyph::Accepted => styles.accepted,
+            Glyph::Rejected => styles.rejected,
+            Glyph::Edited => styles.edited,
+            Glyph::Conflict | Glyph::Invalid => styles.conflict,
+            Glyph::Relocated | Glyph::Tolerant => styles.warning,
+            Glyph::Ok => styles.text,
         }
     }
 

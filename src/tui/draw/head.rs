@@ -29,13 +29,10 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     } = app.change(app.pos);
     let mut out = Vec::new();
     if let Some(description) = &change.description {
-        out.push(Line::from(Span::styled(description.clone(), p.get("text"))));
+        out.push(Line::from(Span::styled(description.clone(), p.text)));
     }
     if let Some(label) = &file.label {
-        out.push(Line::from(Span::styled(
-            format!("file: {label}"),
-            p.get("dim"),
-        )));
+        out.push(Line::from(Span::styled(format!("file: {label}"), p.dim)));
     }
     if let Some(marker) = crate::preview::generated_marker(file_check.base_bytes()) {
         out.push(Line::from(Span::styled(
@@ -43,7 +40,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
                 "{} this file looks generated (\"{marker}\"): edits to it may be overwritten",
                 Glyph::Conflict.symbol()
             ),
-            p.get("warning"),
+            p.warning,
         )));
     }
     for problem in &file_check.problems {
@@ -57,11 +54,11 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             };
             out.push(Line::from(Span::styled(
                 format!("{} {}: {}", glyph.symbol(), problem.kind, problem.message),
-                p.get(if problem.blocking {
-                    "conflict"
+                if problem.blocking {
+                    p.conflict
                 } else {
-                    "warning"
-                }),
+                    p.warning
+                },
             )));
         }
     }
@@ -72,9 +69,9 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             Glyph::Tolerant
         };
         let style = if problem.blocking {
-            p.get("conflict")
+            p.conflict
         } else {
-            p.get("warning")
+            p.warning
         };
         let label = if problem.blocking { "CONFLICT" } else { "note" };
         out.push(Line::from(Span::styled(
@@ -105,7 +102,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
                     change.range.start
                 )
             };
-            out.push(Line::from(Span::styled(text, p.get("warning"))));
+            out.push(Line::from(Span::styled(text, p.warning)));
         }
     }
     if app.decisions().edited_over(&change.id).is_some() {
@@ -114,7 +111,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
                 "{} edited over the lines on disk: the conflict is resolved by your edit",
                 Glyph::Edited.symbol()
             ),
-            p.get("edited"),
+            p.edited,
         )));
     } else if matches!(app.decisions().get(&change.id), Decision::Edit(_)) {
         out.push(Line::from(Span::styled(
@@ -122,7 +119,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
                 "{} edited: the diff shows the lines you wrote",
                 Glyph::Edited.symbol()
             ),
-            p.get("edited"),
+            p.edited,
         )));
     }
     out.push(Line::default());
@@ -179,22 +176,22 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
             "{} SHA-256 MISMATCH: this file changed since the batch was written",
             Glyph::Conflict.symbol()
         ),
-        p.get("conflict"),
+        p.conflict,
     )));
     let expected = file.expected_sha256.clone().unwrap_or_default();
     let actual = check.actual_sha256().unwrap_or("").to_owned();
     let one_line = width >= 11 + 64;
     for (label, hash, style) in [
-        ("  expected ", expected, p.get("text")),
-        ("  on disk  ", actual, p.get("differs")),
+        ("  expected ", expected, p.text),
+        ("  on disk  ", actual, p.differs),
     ] {
         if one_line {
             out.push(Line::from(vec![
-                Span::styled(label, p.get("dim")),
+                Span::styled(label, p.dim),
                 Span::styled(hash, style),
             ]));
         } else {
-            out.push(Line::from(Span::styled(label, p.get("dim"))));
+            out.push(Line::from(Span::styled(label, p.dim)));
             let chunk = if width >= 68 { 64 } else { 32 };
             for part in hash.as_bytes().chunks(chunk) {
                 let part = String::from_utf8_lossy(part).into_owned();
@@ -214,7 +211,7 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
                 "  {} overridden: it will be written anyway ({key} undoes)",
                 Glyph::Accepted.symbol()
             ),
-            p.get("warning"),
+            p.warning,
         )
     } else if let Some(refusal) = refusal {
         // Every change that would still block the file, with the key that resolves it.
@@ -223,12 +220,12 @@ fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
                 "  {}; then {key} overrides the mismatch",
                 words.refusal(Asked::Override, &refusal, app.review())
             ),
-            p.get("dim"),
+            p.dim,
         )
     } else {
         (
             format!("  every change verifies or is resolved: {key} overrides the mismatch"),
-            p.get("warning"),
+            p.warning,
         )
     };
     out.push(Line::from(Span::styled(text, style)));
@@ -331,18 +328,18 @@ fn mismatch_lines(
     if indent > 0 {
         out.push(Line::from(Span::styled(
             format!("  (the {indent} spaces of indentation both sides share are not shown)"),
-            p.get("dim"),
+            p.dim,
         )));
     }
     let label = format!("on disk at line {}", m.at);
     if layout.side_by_side {
         out.push(Line::from(vec![
-            Span::styled(pad(" expected (batch)", column), p.get("title")),
-            Span::styled(" │ ", p.get("border")),
-            Span::styled(label.clone(), p.get("title")),
+            Span::styled(pad(" expected (batch)", column), p.title),
+            Span::styled(" │ ", p.border),
+            Span::styled(label.clone(), p.title),
         ]));
     }
-    let marker = p.get("key");
+    let marker = p.key;
     for i in 0..rows {
         let expected = layout.expected.get(i).map_or("", String::as_str);
         let actual = layout.actual.get(i).map(String::as_str);
@@ -350,36 +347,36 @@ fn mismatch_lines(
         let left = styled_text(
             &[(Style::default(), expected.to_owned())],
             &left_spans,
-            p.get("removed"),
-            p.get("differs"),
+            p.removed,
+            p.differs,
         );
         let right = match actual {
             Some(actual) => styled_text(
                 &[(Style::default(), actual.to_owned())],
                 &right_spans,
-                p.get("added"),
-                p.get("differs"),
+                p.added,
+                p.differs,
             ),
-            None => vec![Span::styled("(end of file)", p.get("differs"))],
+            None => vec![Span::styled("(end of file)", p.differs)],
         };
         let (left_width, right_width) = layout.text_widths;
         let right_skip = if actual.is_some() { hscroll } else { 0 };
         if layout.side_by_side {
-            let mut spans = vec![Span::styled(" ", p.get("dim"))];
+            let mut spans = vec![Span::styled(" ", p.dim)];
             spans.extend(pad_spans(
                 window_spans(left, hscroll, left_width, marker),
                 left_width,
             ));
-            spans.push(Span::styled(" │ ", p.get("border")));
+            spans.push(Span::styled(" │ ", p.border));
             spans.extend(window_spans(right, right_skip, right_width, marker));
             out.push(Line::from(spans));
         } else {
-            let mut spans = vec![Span::styled(" expected │ ", p.get("dim"))];
+            let mut spans = vec![Span::styled(" expected │ ", p.dim)];
             spans.extend(window_spans(left, hscroll, left_width, marker));
             out.push(Line::from(spans));
             let mut spans = vec![Span::styled(
                 format!(" {:<8} │ ", format!("line {}", m.at + i)),
-                p.get("dim"),
+                p.dim,
             )];
             spans.extend(window_spans(right, right_skip, right_width, marker));
             out.push(Line::from(spans));

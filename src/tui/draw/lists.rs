@@ -27,12 +27,8 @@ pub fn list_window(len: usize, selected: usize, height: usize) -> usize {
 fn block<'a>(app: &App, title: String, focused: bool) -> Block<'a> {
     let p = &app.palette;
     Block::bordered()
-        .border_style(if focused {
-            p.get("title")
-        } else {
-            p.get("border")
-        })
-        .title(Span::styled(title, p.get("title")))
+        .border_style(if focused { p.title } else { p.border })
+        .title(Span::styled(title, p.title))
 }
 
 /// Per-file counts of decisions and conflicts, as glyphs.
@@ -64,7 +60,7 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
         if count > 0 {
             spans.push(Span::styled(
                 format!(" {}{count}", glyph.symbol()),
-                p.get(glyph.style_name()),
+                glyph.style(p),
             ));
         }
     }
@@ -74,15 +70,15 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
         } else {
             " sha≠"
         };
-        spans.push(Span::styled(text, p.get("conflict")));
+        spans.push(Span::styled(text, p.conflict));
     }
     match check.action {
-        FileAction::Create => spans.push(Span::styled(" new", p.get("dim"))),
-        FileAction::Delete => spans.push(Span::styled(" delete", p.get("warning"))),
+        FileAction::Create => spans.push(Span::styled(" new", p.dim)),
+        FileAction::Delete => spans.push(Span::styled(" delete", p.warning)),
         FileAction::Modify => {}
     }
     if generated_marker(check.base_bytes()).is_some() {
-        spans.push(Span::styled(" generated", p.get("warning")));
+        spans.push(Span::styled(" generated", p.warning));
     }
     spans
 }
@@ -97,7 +93,7 @@ fn row(
     needle: Option<&str>,
 ) -> Line<'static> {
     let p = &app.palette;
-    let selection = p.get("selection");
+    let selection = p.selection;
     let spans: Vec<Span<'static>> = if selected {
         spans
             .into_iter()
@@ -110,7 +106,7 @@ fn row(
         spans
     };
     let spans = match needle {
-        Some(needle) => highlight_matches(spans, needle, p.get("search_match")),
+        Some(needle) => highlight_matches(spans, needle, p.search_match),
         None => spans,
     };
     let line = Line::from(spans);
@@ -145,18 +141,18 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             .iter()
             .any(|p| p.kind == crate::problem::ProblemKind::UncommittedChanges);
         let (mark, mark_style) = if conflicted {
-            (Glyph::Conflict.symbol(), p.get("conflict"))
+            (Glyph::Conflict.symbol(), p.conflict)
         } else if dirty {
-            ("M", p.get("warning"))
+            ("M", p.warning)
         } else {
-            (" ", p.get("text"))
+            (" ", p.text)
         };
         let mut spans = vec![
-            Span::styled(if index == selected { "▸" } else { " " }, p.get("key")),
+            Span::styled(if index == selected { "▸" } else { " " }, p.key),
             Span::styled(mark, mark_style),
-            Span::styled(" ", p.get("text")),
+            Span::styled(" ", p.text),
         ];
-        spans.push(Span::styled(path, p.get("text")));
+        spans.push(Span::styled(path, p.text));
         let searched = spans.len();
         spans.extend(file_summary(app, index));
         // The file's label, dimmed, where there is room for a useful part of it.
@@ -166,7 +162,7 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             if room >= 8 {
                 spans.push(Span::styled(
                     format!("  {}", keep_start(label, room)),
-                    p.get("dim"),
+                    p.dim,
                 ));
             }
         }
@@ -207,14 +203,14 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
         );
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
         let spans = vec![
-            Span::styled(if ci == selected { "▸" } else { " " }, p.get("key")),
-            Span::styled(decision.symbol(), p.get(decision.style_name())),
-            Span::styled(status.symbol(), p.get(status.style_name())),
-            Span::styled(format!(" {name}"), p.get("text")),
-            Span::styled(format!(" {}", super::operation_label(change)), p.get("dim")),
+            Span::styled(if ci == selected { "▸" } else { " " }, p.key),
+            Span::styled(decision.symbol(), decision.style(p)),
+            Span::styled(status.symbol(), status.style(p)),
+            Span::styled(format!(" {name}"), p.text),
+            Span::styled(format!(" {}", super::operation_label(change)), p.dim),
             Span::styled(
                 format!("  {}", change.description.as_deref().unwrap_or("")),
-                p.get("text"),
+                p.text,
             ),
         ];
         lines.push(row(app, spans, ci == selected, needle.as_deref()));

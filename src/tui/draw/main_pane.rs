@@ -119,7 +119,7 @@ fn content(app: &App, width: u16) -> Option<Content> {
     if change.unplaced().is_some() {
         head.push(Line::from(Span::styled(
             "  It would write (where is not known):",
-            app.palette.get("dim"),
+            app.palette.dim,
         )));
         let rows = new_lines_of(app, change)
             .into_iter()
@@ -147,7 +147,7 @@ fn content(app: &App, width: u16) -> Option<Content> {
     {
         head.push(Line::from(Span::styled(
             "  (the change's lines are past the end of the file: there is no diff to show)",
-            app.palette.get("dim"),
+            app.palette.dim,
         )));
     }
     let rows = change_rows(
@@ -352,12 +352,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if status != Glyph::Ok {
         title.push(Span::styled(
             format!(" {} {} ", status.symbol(), status.word()),
-            p.get(status.style_name()),
+            status.style(p),
         ));
     }
     title.push(Span::styled(
         format!(" {} {} ", decision.symbol(), decision.word()),
-        p.get(decision.style_name()),
+        decision.style(p),
     ));
     title.push(Span::styled(
         format!(
@@ -367,15 +367,15 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             change.key.as_deref().unwrap_or(change.id.as_str()),
             super::operation_label(change)
         ),
-        p.get("title"),
+        p.title,
     ));
     if app.whole_file {
-        title.push(Span::styled(" whole file ", p.get("dim")));
+        title.push(Span::styled(" whole file ", p.dim));
     }
     let border = if app.conflicting(app.pos) {
-        p.get("conflict")
+        p.conflict
     } else {
-        p.get("border")
+        p.border
     };
     let block = Block::bordered()
         .border_style(border)
@@ -408,11 +408,11 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'sta
     });
     let (sign, base, emphasis) = match row.kind {
         RowKind::Context => (" ", Style::default(), Style::default()),
-        RowKind::Removed => ("-", p.get("removed"), p.get("removed_emphasis")),
-        RowKind::Added => ("+", p.get("added"), p.get("added_emphasis")),
+        RowKind::Removed => ("-", p.removed, p.removed_emphasis),
+        RowKind::Added => ("+", p.added, p.added_emphasis),
     };
     let (base, emphasis) = if rejected {
-        (p.get("dim"), p.get("dim"))
+        (p.dim, p.dim)
     } else {
         (base, emphasis)
     };
@@ -428,41 +428,30 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'sta
     });
     let conflict = matches!(status, Some((_, Glyph::Conflict | Glyph::Invalid)));
     let marker = match (row.change, status) {
-        (Some(c), Some(_)) if c == view.selected => Span::styled(
-            "▌",
-            if conflict {
-                p.get("conflict")
-            } else {
-                p.get("key")
-            },
-        ),
+        (Some(c), Some(_)) if c == view.selected => {
+            Span::styled("▌", if conflict { p.conflict } else { p.key })
+        }
         (Some(_), Some((_, glyph @ (Glyph::Conflict | Glyph::Invalid)))) => {
-            Span::styled(glyph.symbol(), p.get("conflict"))
+            Span::styled(glyph.symbol(), p.conflict)
         }
-        (Some(_), Some((decision, _))) => {
-            Span::styled(decision.symbol(), p.get(decision.style_name()))
-        }
+        (Some(_), Some((decision, _))) => Span::styled(decision.symbol(), decision.style(p)),
         _ => Span::raw(" "),
     };
-    let numbers = if conflict {
-        p.get("conflict")
-    } else {
-        p.get("line_number")
-    };
+    let numbers = if conflict { p.conflict } else { p.line_number };
     let mut spans = vec![
         marker,
         Span::styled(format!("{} {} ", number(row.old), number(row.new)), numbers),
-        Span::styled(format!("{sign} "), base.patch(p.get("key")).patch(base)),
+        Span::styled(format!("{sign} "), base.patch(p.key).patch(base)),
     ];
-    let mut text = styled_text(pieces, &row.emphasis, p.get("text").patch(base), emphasis);
+    let mut text = styled_text(pieces, &row.emphasis, p.text.patch(base), emphasis);
     if let Some(needle) = &view.needle {
-        text = highlight_matches(text, needle, p.get("search_match"));
+        text = highlight_matches(text, needle, p.search_match);
     }
     spans.extend(window_spans(
         text,
         view.hscroll,
         view.text_width,
-        base.patch(p.get("key")),
+        base.patch(p.key),
     ));
     Line::from(spans).style(base)
 }

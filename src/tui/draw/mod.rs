@@ -106,11 +106,11 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     let batch = &app.review().batch();
     let title = batch.label.as_deref().unwrap_or(batch.id.as_str());
     let mut first = vec![
-        Span::styled(" patchdeck ", p.get("title")),
-        Span::styled(format!(" {title} "), p.get("header")),
+        Span::styled(" patchdeck ", p.title),
+        Span::styled(format!(" {title} "), p.header),
     ];
     if let Some(key) = &batch.key {
-        first.push(Span::styled(format!(" [{key}]"), p.get("dim")));
+        first.push(Span::styled(format!(" [{key}]"), p.dim));
     }
     // The source is cut from the left when it does not fit, so its file name stays.
     let used: usize = first.iter().map(Span::width).sum();
@@ -118,7 +118,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     let room = (area.width as usize).saturating_sub(used + lead.chars().count());
     first.push(Span::styled(
         format!("{lead}{}", text::keep_end(&batch.source, room)),
-        p.get("dim"),
+        p.dim,
     ));
     let counts = Counts::of(app);
     let mut second = vec![
@@ -130,25 +130,25 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
                 counts.decided,
                 app.flat.len()
             ),
-            p.get("text"),
+            p.text,
         ),
         Span::styled(
             format!("{} {} ", Glyph::Accepted.symbol(), counts.accepted),
-            p.get("accepted"),
+            p.accepted,
         ),
         Span::styled(
             format!("{} {} ", Glyph::Edited.symbol(), counts.edited),
-            p.get("edited"),
+            p.edited,
         ),
         Span::styled(
             format!("{} {} ", Glyph::Rejected.symbol(), counts.rejected),
-            p.get("rejected"),
+            p.rejected,
         ),
     ];
     let conflict_style = if counts.conflicts > 0 {
-        p.get("conflict")
+        p.conflict
     } else {
-        p.get("dim")
+        p.dim
     };
     second.push(Span::styled(
         format!(
@@ -161,16 +161,16 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     if !batch.warnings.is_empty() {
         second.push(Span::styled(
             format!(" {} input warning(s)", batch.warnings.len()),
-            p.get("warning"),
+            p.warning,
         ));
     }
     if app.config.read_only {
-        second.push(Span::styled("  READ-ONLY", p.get("warning")));
+        second.push(Span::styled("  READ-ONLY", p.warning));
     }
     if app.session_error.is_some() {
         second.push(Span::styled(
             format!("  {} SESSION NOT SAVED", Glyph::Invalid.symbol()),
-            p.get("conflict"),
+            p.conflict,
         ));
     }
     frame.render_widget(
@@ -211,19 +211,19 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
     let line = if app.mode() == Mode::Search {
         Line::from(vec![
-            Span::styled("/", p.get("key")),
-            Span::styled(app.search.input.clone(), p.get("text")),
-            Span::styled("▏", p.get("key")),
-            Span::styled("   Enter find · Esc cancel", p.get("dim")),
+            Span::styled("/", p.key),
+            Span::styled(app.search.input.clone(), p.text),
+            Span::styled("▏", p.key),
+            Span::styled("   Enter find · Esc cancel", p.dim),
         ])
     } else if app.mode() == Mode::CommitSummary {
         // The summary shows its own messages (a refusal, why it cannot commit).
         Line::default()
     } else if let Some((tone, text)) = app.status_text() {
         let (glyph, style) = match tone {
-            Tone::Info => ("ℹ", p.get("text")),
-            Tone::Warning => (Glyph::Conflict.symbol(), p.get("warning")),
-            Tone::Error => (Glyph::Invalid.symbol(), p.get("conflict")),
+            Tone::Info => ("ℹ", p.text),
+            Tone::Warning => (Glyph::Conflict.symbol(), p.warning),
+            Tone::Error => (Glyph::Invalid.symbol(), p.conflict),
         };
         Line::from(Span::styled(format!(" {glyph} {text}"), style))
     } else {
@@ -345,12 +345,12 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
             continue;
         }
         used += len;
-        spans.push(Span::styled(format!(" {key}"), p.get("key")));
-        spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
+        spans.push(Span::styled(format!(" {key}"), p.key));
+        spans.push(Span::styled(format!(" {} ", binding.short), p.dim));
     }
     if help {
-        spans.push(Span::styled(format!(" {help_key}"), p.get("key")));
-        spans.push(Span::styled(" help", p.get("dim")));
+        spans.push(Span::styled(format!(" {help_key}"), p.key));
+        spans.push(Span::styled(" help", p.dim));
     }
     spans
 }

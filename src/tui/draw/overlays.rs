@@ -68,9 +68,9 @@ fn keys_line(app: &App, mode: Mode) -> Line<'static> {
         }
         spans.push(Span::styled(
             format!(" {}", keys::keys_label(binding)),
-            p.get("key"),
+            p.key,
         ));
-        spans.push(Span::styled(format!(" {} ", binding.short), p.get("dim")));
+        spans.push(Span::styled(format!(" {} ", binding.short), p.dim));
     }
     Line::from(spans)
 }
@@ -89,14 +89,14 @@ impl Panel {
     fn paragraph(&self, app: &App, keys: bool) -> Paragraph<'static> {
         let p = &app.palette;
         let mut block = Block::bordered()
-            .border_style(p.get("title"))
-            .title(Span::styled(format!(" {} ", self.title), p.get("title")));
+            .border_style(p.title)
+            .title(Span::styled(format!(" {} ", self.title), p.title));
         if keys {
             block = block.title_bottom(keys_line(app, self.mode));
         }
         Paragraph::new(self.lines.clone())
             .block(block)
-            .style(p.get("text"))
+            .style(p.text)
             .wrap(Wrap { trim: false })
     }
 
@@ -134,21 +134,15 @@ fn help_overlay(app: &App) -> Panel {
         Mode::Reload,
     ];
     for mode in modes {
-        lines.push(Line::from(Span::styled(
-            keys::mode_title(mode),
-            p.get("title"),
-        )));
+        lines.push(Line::from(Span::styled(keys::mode_title(mode), p.title)));
         for binding in app.keymap.bindings(mode) {
             lines.push(Line::from(vec![
-                Span::styled(
-                    format!("  {:<15} ", keys::keys_label(binding)),
-                    p.get("key"),
-                ),
-                Span::styled(binding.help, p.get("text")),
+                Span::styled(format!("  {:<15} ", keys::keys_label(binding)), p.key),
+                Span::styled(binding.help, p.text),
             ]));
         }
     }
-    lines.push(Line::from(Span::styled("Glyphs", p.get("title"))));
+    lines.push(Line::from(Span::styled("Glyphs", p.title)));
     let glyphs = [
         Glyph::Undecided,
         Glyph::Accepted,
@@ -161,13 +155,13 @@ fn help_overlay(app: &App) -> Panel {
     ];
     let mut spans = vec![Span::raw("  ")];
     for glyph in glyphs {
-        spans.push(Span::styled(glyph.symbol(), p.get(glyph.style_name())));
-        spans.push(Span::styled(format!(" {}  ", glyph.word()), p.get("text")));
+        spans.push(Span::styled(glyph.symbol(), glyph.style(p)));
+        spans.push(Span::styled(format!(" {}  ", glyph.word()), p.text));
     }
     lines.push(Line::from(spans));
     lines.push(Line::from(Span::styled(
         "  mouse: wheel scrolls, a click selects a file or change",
-        p.get("dim"),
+        p.dim,
     )));
     Panel {
         title: "Keys".into(),
@@ -188,11 +182,7 @@ fn summary_overlay(app: &App) -> Panel {
         .summary_lines()
         .into_iter()
         .map(|l| {
-            let style = if l.warn {
-                p.get("warning")
-            } else {
-                p.get("text")
-            };
+            let style = if l.warn { p.warning } else { p.text };
             let glyph = if l.warn {
                 Glyph::Conflict.symbol()
             } else {
@@ -204,14 +194,11 @@ fn summary_overlay(app: &App) -> Panel {
     let refusal = crate::tui::commit_flow::READ_ONLY_REFUSAL;
     if app.config.read_only {
         lines.push(Line::default());
-        lines.push(Line::from(Span::styled(refusal, p.get("conflict"))));
+        lines.push(Line::from(Span::styled(refusal, p.conflict)));
     }
     if let Some(message) = app.message.as_ref().filter(|m| m.text != refusal) {
         lines.push(Line::default());
-        lines.push(Line::from(Span::styled(
-            message.text.clone(),
-            p.get("conflict"),
-        )));
+        lines.push(Line::from(Span::styled(message.text.clone(), p.conflict)));
     }
     Panel {
         title: "Commit: all of these, or nothing".into(),
@@ -238,14 +225,11 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
                     WriteKind::Delete => "deleted",
                 };
                 let mut spans = vec![
-                    Span::styled(
-                        format!("{} {verb} ", Glyph::Accepted.symbol()),
-                        p.get("accepted"),
-                    ),
-                    Span::styled(written.rel.display().to_string(), p.get("text")),
+                    Span::styled(format!("{} {verb} ", Glyph::Accepted.symbol()), p.accepted),
+                    Span::styled(written.rel.display().to_string(), p.text),
                 ];
                 if let Some(sha) = &written.sha256 {
-                    spans.push(Span::styled(format!("  sha256 {sha}"), p.get("dim")));
+                    spans.push(Span::styled(format!("  sha256 {sha}"), p.dim));
                 }
                 lines.push(Line::from(spans));
             }
@@ -258,7 +242,7 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
                 Some(Ok(path)) => {
                     lines.push(Line::from(format!("report written to {}", path.display())))
                 }
-                Some(Err(e)) => lines.push(Line::from(Span::styled(e.clone(), p.get("conflict")))),
+                Some(Err(e)) => lines.push(Line::from(Span::styled(e.clone(), p.conflict))),
                 None => {}
             }
             "Committed"
@@ -266,7 +250,7 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
         Some(Outcome::Failed(reason)) => {
             lines.push(Line::from(Span::styled(
                 format!("{} nothing was written: {reason}", Glyph::Invalid.symbol()),
-                p.get("conflict"),
+                p.conflict,
             )));
             "Commit failed"
         }
