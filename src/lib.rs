@@ -2,13 +2,14 @@
 //!
 //! The path of a batch: [`formats`] parses an input into the one [`model`]; [`workspace`]
 //! resolves each file under the root; [`verify`] checks SHA-256 and expected lines and records
-//! conflicts as data; [`review`] holds the decisions; [`plan`] computes every new file in
-//! memory; [`commit`] writes them all or none; [`report`] and [`diff_writer`] say what happened.
-//! [`pipeline`] strings these together for the two clients, the CLI and the reviewer UI;
-//! [`preview`] and [`session`] give the reviewer its diffs and saved decisions as plain data.
-//! Only [`tui`], the reviewer itself, draws on a terminal; no other module names a terminal
-//! crate (`tests/core_boundary.rs` holds this). [`config`] merges the user's file and
-//! environment once; [`git`] asks git which target files have uncommitted changes.
+//! what it finds as data, each [`problem`] of a kind; [`review`] holds the decisions and the
+//! rules of what may be decided; [`plan`] computes every new file in memory; [`commit`] writes
+//! them all or none; [`report`] and [`diff_writer`] say what happened. [`pipeline`] strings
+//! these together for the two clients, the CLI and the reviewer; [`preview`] and [`session`]
+//! give the reviewer its diffs and saved decisions as plain data. Only `tui`, the reviewer
+//! itself, draws on a terminal, and it is behind the `tui` feature: the core builds without
+//! any terminal crate. [`config`] merges the user's file and environment once; [`git`] asks git
+//! which target files have uncommitted changes and stages what was written.
 
 pub mod bounded;
 pub mod commit;
