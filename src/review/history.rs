@@ -1,7 +1,7 @@
 //! Undo and redo of decisions: each step records what every entry it touched was before and
 //! after, so undoing and redoing cost only what the step touched, whatever the batch's size.
 //!
-//! A [`Tx`] is a step being built: each change is applied to the decisions at once and
+//! A `Tx` is a step being built: each change is applied to the decisions at once and
 //! recorded. The [`History`] keeps the steps, with the change each was about, for the client
 //! to show where the undone decision was.
 

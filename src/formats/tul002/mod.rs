@@ -80,7 +80,7 @@ fn unwrap_envelope(value: &Value) -> Option<(&Map<String, Value>, &'static str)>
     None
 }
 
-/// Reads and validates a TUL-002 batch from its bytes, as a stream (see [`stream`]).
+/// Reads and validates a TUL-002 batch from its bytes, as a stream (see `stream.rs`).
 /// Problems and warnings go to `walker`; the batch is returned only when there are no
 /// problems.
 pub fn parse(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
