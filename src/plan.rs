@@ -341,6 +341,9 @@ pub fn plan_with(
             let mut range = change.range;
             match rules::placement(file, check, ci, decisions, sha_overridden) {
                 Ok(Placement::AsIs) => {}
+                // Its lines are in the file already: there is nothing to write.
+                Ok(Placement::AlreadyApplied) => continue,
+                Ok(Placement::Shifted { to }) => range.start = to,
                 Ok(Placement::EditedOver { at }) => overrides.push(Override::EditedOver {
                     file: index,
                     change: change.id.clone(),
@@ -416,6 +419,15 @@ pub fn plan_with(
             splices.push((range, ci, new_lines));
         }
         if blocked {
+            return plan;
+        }
+        if splices.is_empty()
+            && selected
+                .iter()
+                .all(|&ci| check.changes[ci].placed == crate::verify::Placed::Applied)
+        {
+            // Every selected change is in the file already: nothing to write (and a file the
+            // batch creates, which exists as it would create it, is not created again).
             return plan;
         }
         // Relocation can reorder changes or make them collide; a batch's own changes may

@@ -41,6 +41,7 @@ pub enum ProblemKind {
     UnverifiedPosition,
     TolerantMatch,
     Offset,
+    AlreadyApplied,
     // The plan.
     PathConflict,
     PartialDelete,
@@ -84,6 +85,7 @@ impl ProblemKind {
         ProblemKind::UnverifiedPosition,
         ProblemKind::TolerantMatch,
         ProblemKind::Offset,
+        ProblemKind::AlreadyApplied,
         ProblemKind::PathConflict,
         ProblemKind::PartialDelete,
     ];
@@ -119,6 +121,7 @@ impl ProblemKind {
             K::UnverifiedPosition => "unverified_position",
             K::TolerantMatch => "tolerant_match",
             K::Offset => "offset",
+            K::AlreadyApplied => "already_applied",
             K::PathConflict => "path_conflict",
             K::PartialDelete => "partial_delete",
         }
@@ -154,7 +157,8 @@ impl ProblemKind {
             | K::Overlap
             | K::UnverifiedPosition
             | K::TolerantMatch
-            | K::Offset => Scope::Change,
+            | K::Offset
+            | K::AlreadyApplied => Scope::Change,
             K::PathConflict | K::PartialDelete => Scope::Plan,
         }
     }
@@ -189,7 +193,8 @@ impl ProblemKind {
             K::Overlap => "the change overlaps another change of the file",
             K::UnverifiedPosition => "an insertion into a file whose SHA-256 differs: it has no expected lines, so nothing confirms it lands where it was meant to",
             K::TolerantMatch => "note: the change's text was found only after forgiving line endings, trailing or leading white space, blank edges or look-alike characters; the tier is named",
-            K::Offset => "note: a diff hunk's context was found at another line than its header says",
+            K::Offset => "note: a diff hunk's context was found at another line than its header says, or a change stands lower or higher because changes before it are applied already",
+            K::AlreadyApplied => "note: the change's new lines already stand where it would put them (the batch, or part of it, was applied before); writing it changes nothing. On a file whose SHA-256 differs, when taking those changes back out gives exactly the batch's SHA-256, the mismatch is this note too",
             K::PathConflict => "the batch writes a path as a file and another path inside it, as if it were a folder",
             K::PartialDelete => "only some changes of a file deletion were accepted; a deletion is accepted or rejected as a whole",
         }

@@ -272,8 +272,10 @@ impl<'a> Changes<'a> {
             Some(status) if status > verified => (status, verified == Status::Ok),
             _ => (verified, false),
         };
+        let already = self.check.changes[index].placed == crate::verify::Placed::Applied;
         let said = match self.decisions.map(|d| d.get(&change.id)) {
             None => verified.as_str(),
+            Some(Decision::Accept) if already => "already_applied",
             Some(Decision::Reject) => "rejected",
             Some(Decision::Undecided) => "undecided",
             Some(Decision::Accept | Decision::Edit(_)) if was_written => "applied",

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod already_applied;
 mod batch_limits;
 mod cli;
 mod commit_atomicity;

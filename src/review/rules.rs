@@ -7,7 +7,7 @@ use super::decisions::{Decision, Decisions};
 use crate::lines::Lines;
 use crate::model::{Change, FilePatch};
 use crate::problem::ProblemKind;
-use crate::verify::{ChangeCheck, FileCheck, Status};
+use crate::verify::{ChangeCheck, FileCheck, Placed, Status};
 
 /// Where a selected change is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +18,10 @@ pub enum Placement {
     Relocated { to: usize },
     /// Edited by the person over the lines they saw at its range, which are still there.
     EditedOver { at: usize },
+    /// Lower or higher than its range says, because changes before it are applied already.
+    Shifted { to: usize },
+    /// Applied already: writing it changes nothing.
+    AlreadyApplied,
 }
 
 /// Why a selected change cannot be written.
@@ -53,6 +57,11 @@ pub fn placement(
 ) -> Result<Placement, Stuck> {
     let change = &file.changes[index];
     let change_check = &check.changes[index];
+    match change_check.placed {
+        Placed::Applied => return Ok(Placement::AlreadyApplied),
+        Placed::At(to) => return Ok(Placement::Shifted { to }),
+        Placed::AsIs => {}
+    }
     let placed = match change_check.status {
         Status::Ok => Placement::AsIs,
         status => resolution(check, change, change_check, decisions).ok_or(Stuck::Unresolved {

@@ -7,6 +7,10 @@
 //! one). A mismatch is a conflict recorded as data; nothing here fails on a conflict, and
 //! nothing here writes.
 
+mod applied;
+
+pub use applied::Placed;
+
 use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
@@ -81,6 +85,9 @@ impl Problem {
 pub struct ChangeCheck {
     pub status: Status,
     pub problems: Vec<Problem>,
+    /// Where it stands: at its range, moved by changes before it that were applied already,
+    /// or applied already itself.
+    pub placed: Placed,
 }
 
 impl ChangeCheck {
@@ -251,7 +258,19 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             // create over, whatever --allow-sha-mismatch says.
             let creates_over =
                 file.expected_sha256.as_deref() == Some(EMPTY_SHA256) && !snapshot.bytes.is_empty();
-            if file.action == FileAction::Create || creates_over {
+            let created_already = (file.action == FileAction::Create || creates_over)
+                && file.copy_from.is_none()
+                && applied::created_already(file, &snapshot.bytes);
+            if created_already {
+                check.action = FileAction::Create;
+                check.problems.push(Problem::note(
+                    ProblemKind::AlreadyApplied,
+                    format!(
+                        "{} already exists with exactly the lines the batch creates it with",
+                        rel.display()
+                    ),
+                ));
+            } else if file.action == FileAction::Create || creates_over {
                 check.action = FileAction::Create;
                 check.problems.push(Problem::new(
                     ProblemKind::FileExists,
@@ -311,13 +330,43 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             ),
         ));
     }
-    let lines = Lines::split(check.base_bytes());
+    let base = check.base_shared();
+    let lines = Lines::split(&base);
     let sha_mismatch = check.sha_mismatch();
-    check.changes = file
-        .changes
-        .iter()
-        .map(|change| verify_change(change, &lines, sha_mismatch, file.expected_sha256.is_some()))
-        .collect();
+    let explained = match &file.expected_sha256 {
+        Some(expected) if sha_mismatch && check.action == FileAction::Modify => {
+            applied::explain(file, &lines, &base, expected)
+        }
+        _ => None,
+    };
+    let created_already = check.action == FileAction::Create
+        && check
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::AlreadyApplied);
+    match explained {
+        _ if created_already => {
+            check.changes = file
+                .changes
+                .iter()
+                .map(|change| ChangeCheck {
+                    status: Status::Ok,
+                    problems: vec![applied_note(change)],
+                    placed: Placed::Applied,
+                })
+                .collect();
+        }
+        Some(placed) => already_applied(&mut check, file, &lines, placed),
+        None => {
+            check.changes = file
+                .changes
+                .iter()
+                .map(|change| {
+                    verify_change(change, &lines, sha_mismatch, file.expected_sha256.is_some())
+                })
+                .collect();
+        }
+    }
     let file_status = if check.problems.iter().any(|p| p.blocking) {
         Status::Conflict
     } else {
@@ -331,6 +380,71 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
         .unwrap_or(Status::Ok);
     check.status = file_status.max(worst_change);
     check
+}
+
+/// A file whose SHA-256 differs because some of the batch's changes are in it already (see
+/// `applied`): the mismatch is a note saying so, those changes are notes that write nothing,
+/// and the others verify where the applied ones moved them.
+fn already_applied(
+    check: &mut FileCheck,
+    file: &FilePatch,
+    lines: &Lines<'_>,
+    placed: Vec<Placed>,
+) {
+    let count = placed.iter().filter(|p| **p == Placed::Applied).count();
+    let path = check
+        .resolved
+        .as_ref()
+        .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+    for problem in &mut check.problems {
+        if problem.kind == ProblemKind::ShaMismatch {
+            *problem = Problem::note(
+                ProblemKind::AlreadyApplied,
+                format!(
+                    "{path} already holds {count} of the batch's {} change(s): without them it is exactly the file the batch was written against (SHA-256 {})",
+                    file.changes.len(),
+                    file.expected_sha256.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+    }
+    check.changes = file
+        .changes
+        .iter()
+        .zip(placed)
+        .map(|(change, placed)| match placed {
+            Placed::AsIs => verify_change(change, lines, false, true),
+            Placed::At(at) => ChangeCheck {
+                status: Status::Ok,
+                problems: vec![Problem::note(
+                    ProblemKind::Offset,
+                    format!(
+                        "it stands at line {at}, not {}: changes before it are applied already",
+                        change.range.start
+                    ),
+                )],
+                placed,
+            },
+            Placed::Applied => ChangeCheck {
+                status: Status::Ok,
+                problems: vec![applied_note(change)],
+                placed,
+            },
+        })
+        .collect();
+}
+
+/// The note of a change applied already.
+fn applied_note(change: &Change) -> Problem {
+    Problem::note(
+        ProblemKind::AlreadyApplied,
+        if change.new_lines.is_empty() {
+            "already applied: the lines it deletes are gone; writing it changes nothing".to_owned()
+        } else {
+            "already applied: its new lines stand where it would put them; writing it changes nothing"
+                .to_owned()
+        },
+    )
 }
 
 /// Whether a created file is the new name of a case-only rename or copy (`Readme.md` to
@@ -376,6 +490,7 @@ fn finish(mut check: FileCheck, file: &FilePatch, status: Status) -> FileCheck {
         .map(|_| ChangeCheck {
             status,
             problems: Vec::new(),
+            placed: Placed::AsIs,
         })
         .collect();
     check
@@ -406,6 +521,7 @@ pub fn verify_change(
         return ChangeCheck {
             status: Status::Conflict,
             problems,
+            placed: Placed::AsIs,
         };
     }
     let in_range = match change.operation {
@@ -443,9 +559,23 @@ pub fn verify_change(
         } else {
             Status::Invalid
         };
-        return ChangeCheck { status, problems };
+        return ChangeCheck {
+            status,
+            problems,
+            placed: Placed::AsIs,
+        };
     }
     if let Some(expected) = &change.expected {
+        if !lines.matches_at(change.range, expected)
+            && applied::applied_at_own_range(lines, change.range, &change.new_lines)
+        {
+            problems.push(applied_note(change));
+            return ChangeCheck {
+                status: Status::Ok,
+                problems,
+                placed: Placed::Applied,
+            };
+        }
         if !lines.matches_at(change.range, expected) {
             let actual: Vec<String> = lines
                 .range(change.range)
@@ -469,6 +599,7 @@ pub fn verify_change(
             return ChangeCheck {
                 status: Status::Conflict,
                 problems,
+                placed: Placed::AsIs,
             };
         }
     } else if sha_mismatch && change.operation == Operation::Insert {
@@ -483,6 +614,7 @@ pub fn verify_change(
     ChangeCheck {
         status: Status::Ok,
         problems,
+        placed: Placed::AsIs,
     }
 }
 
