@@ -266,6 +266,11 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                         }
                     ),
                 ));
+                // A move or copy onto it: its changes are checked against the source they were
+                // written for, not against the file in the way.
+                if let Some(source) = &file.copy_from {
+                    check.copied_from = read_source(workspace, source).ok();
+                }
             }
             if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
                 if *expected != snapshot.sha256 {
@@ -311,7 +316,11 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             ),
         ));
     }
-    let lines = Lines::split(check.base_bytes());
+    let base = match (&check.copied_from, check.action) {
+        (Some(source), FileAction::Create) => &source.bytes[..],
+        _ => check.base_bytes(),
+    };
+    let lines = Lines::split(base);
     let sha_mismatch = check.sha_mismatch();
     check.changes = file
         .changes

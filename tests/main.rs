@@ -13,6 +13,7 @@ mod commit_last_moment;
 mod commit_races;
 mod core_boundary;
 mod corpus;
+mod formats_codex_markers;
 mod formats_corpus;
 mod formats_detect;
 mod formats_json;
