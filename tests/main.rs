@@ -22,6 +22,7 @@ mod formats_model;
 mod formats_text;
 mod formats_unified;
 mod formats_unified_property;
+mod formats_unified_strict;
 mod fuzz_crashers;
 mod git_stage_undo;
 mod hostile_input;
