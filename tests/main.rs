@@ -15,6 +15,7 @@ mod core_boundary;
 mod corpus;
 mod formats_codex_markers;
 mod formats_corpus;
+mod formats_crlf_finds;
 mod formats_detect;
 mod formats_json;
 mod formats_matcher_property;
