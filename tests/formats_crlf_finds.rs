@@ -15,7 +15,13 @@ const WANTED: &[u8] = b"@echo off\r\nset A=10\r\nset B=20\r\necho %A%\r\n";
 /// the problem kinds, and the file after.
 fn checked_and_applied(format: &str, input: &[u8]) -> (Vec<String>, Vec<String>, Vec<u8>) {
     let (_, out) = run_input(FILES, "check", &["--json", "--format", format], input);
-    assert_eq!(out.status.code(), Some(0), "{format}: {}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{format}: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let report = json_out(&out);
     let tiers = report["files"][0]["changes"]
         .as_array()
@@ -24,8 +30,18 @@ fn checked_and_applied(format: &str, input: &[u8]) -> (Vec<String>, Vec<String>,
         .map(|c| c["match"].as_str().unwrap().to_owned())
         .collect();
     let (ws, out) = run_input(FILES, "apply", &["--format", format], input);
-    assert_eq!(out.status.code(), Some(0), "{format}: {}{}", stdout(&out), stderr(&out));
-    (tiers, kinds(&report), std::fs::read(ws.path().join("setup.bat")).unwrap())
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{format}: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    (
+        tiers,
+        kinds(&report),
+        std::fs::read(ws.path().join("setup.bat")).unwrap(),
+    )
 }
 
 #[test]
@@ -49,7 +65,12 @@ fn an_lf_find_matches_a_crlf_file_in_every_find_and_replace_format() {
         let (tiers, kinds, after) = checked_and_applied(format, &input);
         assert_eq!(tiers, vec!["eol"], "{format}");
         assert_eq!(kinds, vec!["tolerant_match"], "{format}");
-        assert_eq!(after, WANTED, "{format}: {}", String::from_utf8_lossy(&after));
+        assert_eq!(
+            after,
+            WANTED,
+            "{format}: {}",
+            String::from_utf8_lossy(&after)
+        );
     }
 }
 

@@ -25,6 +25,7 @@ mod formats_unified;
 mod formats_unified_property;
 mod formats_unified_strict;
 mod fuzz_crashers;
+mod generated_files;
 mod git_stage_undo;
 mod hostile_input;
 mod kill_random;
