@@ -22,6 +22,7 @@ mod formats_matcher_property;
 mod formats_model;
 mod formats_text;
 mod formats_unified;
+mod formats_unified_modes;
 mod formats_unified_property;
 mod formats_unified_strict;
 mod fuzz_crashers;

@@ -443,6 +443,7 @@ mod tests {
             changes: Vec::new(),
             copy_from: None,
             new_file_eol: None,
+            mode: None,
             load_problems: Vec::new(),
         };
         let batch = Batch {

@@ -19,6 +19,7 @@
 //! A section for a file an earlier section changes (a later mail of an mbox) is placed against
 //! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
+mod mode;
 mod parse;
 mod place;
 
@@ -87,7 +88,11 @@ pub struct DiffFile {
     pub deleted: bool,
     pub renamed: bool,
     pub copied: bool,
+    /// The modes of `old mode` / `new mode` lines, as written.
+    pub old_mode: Option<String>,
     pub mode_change: Option<String>,
+    /// The mode of a `new file mode` line, as written.
+    pub new_file_mode: Option<String>,
     /// Whether the section opened with a `diff --git` line (which names its files, and may
     /// create or delete a file without any hunk).
     pub git_header: bool,

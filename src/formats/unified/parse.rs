@@ -111,7 +111,8 @@ pub fn parse(
             if file.hunks.is_empty() {
                 if let Some(header) = git_header(line, strip) {
                     match header {
-                        GitHeader::NewFile => {
+                        GitHeader::NewFile(mode) => {
+                            file.new_file_mode = Some(mode);
                             file.created = true;
                             file.old_path = None;
                         }
@@ -136,6 +137,7 @@ pub fn parse(
                             file.new_path = Some(p);
                         }
                         GitHeader::NewMode(m) => file.mode_change = Some(m),
+                        GitHeader::OldMode(m) => file.old_mode = Some(m),
                         GitHeader::Binary => {
                             problem(
                                 problems,
@@ -286,13 +288,14 @@ fn clean_subject(subject: &str) -> String {
 }
 
 enum GitHeader {
-    NewFile,
+    NewFile(String),
     DeletedFile,
     RenameFrom(String),
     RenameTo(String),
     CopyFrom(String),
     CopyTo(String),
     NewMode(String),
+    OldMode(String),
     Binary,
     Other,
 }
@@ -304,8 +307,8 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
         let name = unquote(rest).unwrap_or_else(|| rest.to_owned());
         strip_path(&name, strip.saturating_sub(1))
     };
-    Some(if line.starts_with("new file mode ") {
-        GitHeader::NewFile
+    Some(if let Some(mode) = line.strip_prefix("new file mode ") {
+        GitHeader::NewFile(mode.trim().to_owned())
     } else if line.starts_with("deleted file mode ") {
         GitHeader::DeletedFile
     } else if let Some(rest) = line.strip_prefix("rename from ") {
@@ -318,10 +321,11 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
         GitHeader::CopyTo(name(rest))
     } else if let Some(rest) = line.strip_prefix("new mode ") {
         GitHeader::NewMode(rest.trim().to_owned())
+    } else if let Some(rest) = line.strip_prefix("old mode ") {
+        GitHeader::OldMode(rest.trim().to_owned())
     } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
         GitHeader::Binary
-    } else if line.starts_with("old mode ")
-        || line.starts_with("index ")
+    } else if line.starts_with("index ")
         || line.starts_with("similarity index ")
         || line.starts_with("dissimilarity index ")
     {
