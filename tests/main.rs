@@ -20,6 +20,7 @@ mod formats_detect;
 mod formats_json;
 mod formats_matcher_property;
 mod formats_model;
+mod formats_readme;
 mod formats_text;
 mod formats_unified;
 mod formats_unified_modes;
