@@ -108,8 +108,30 @@ pub struct FilePatch {
     /// The line ending new lines take when the file has none to go by (a creation); `None`
     /// means LF.
     pub new_file_eol: Option<Eol>,
+    /// The permissions the written file takes, when the input says (a diff's
+    /// `new file mode 100755` or `new mode 100644`); `None` keeps the file's own, or a new
+    /// file's default.
+    pub mode: Option<FileMode>,
     /// Problems the format found while loading (a file named twice, ...), reported by verify.
     pub load_problems: Vec<LoadProblem>,
+}
+
+/// The permissions of a regular file, as git records them: executable or not. patchdeck writes
+/// regular files only; git's modes for links and submodules are refused where they are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileMode {
+    Regular,
+    Executable,
+}
+
+impl FileMode {
+    /// git's number for it.
+    pub fn as_git(self) -> &'static str {
+        match self {
+            FileMode::Regular => "100644",
+            FileMode::Executable => "100755",
+        }
+    }
 }
 
 /// The line-level operation a change performs.

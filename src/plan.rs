@@ -42,6 +42,9 @@ pub struct FileWrite {
     /// Owner and group for the written file when not the original's (a file restored by
     /// `undo`); `None` keeps the original's, or the writer's for a new file.
     pub owner: Option<(u32, u32)>,
+    /// Whether the written file is executable, when the batch says (`FilePatch::mode`): the
+    /// execute bits follow the read bits, or are cleared; `None` leaves them as they are.
+    pub executable: Option<bool>,
 }
 
 /// A reason the plan cannot be committed.
@@ -513,6 +516,7 @@ pub fn plan_with(
             changes: splices.iter().map(|(_, ci, _)| *ci).collect(),
             mode: None,
             owner: None,
+            executable: file.mode.map(|m| m == crate::model::FileMode::Executable),
         });
         plan
     });

@@ -18,6 +18,7 @@ pub enum ProblemKind {
     FileExists,
     NotAFile,
     Symlink,
+    SpecialFile,
     HardLink,
     Unreadable,
     NotUtf8,
@@ -63,6 +64,7 @@ impl ProblemKind {
         ProblemKind::FileExists,
         ProblemKind::NotAFile,
         ProblemKind::Symlink,
+        ProblemKind::SpecialFile,
         ProblemKind::HardLink,
         ProblemKind::Unreadable,
         ProblemKind::NotUtf8,
@@ -99,6 +101,7 @@ impl ProblemKind {
             K::FileExists => "file_exists",
             K::NotAFile => "not_a_file",
             K::Symlink => "symlink",
+            K::SpecialFile => "special_file",
             K::HardLink => "hard_link",
             K::Unreadable => "unreadable",
             K::NotUtf8 => "not_utf8",
@@ -136,6 +139,7 @@ impl ProblemKind {
             | K::FileExists
             | K::NotAFile
             | K::Symlink
+            | K::SpecialFile
             | K::HardLink
             | K::Unreadable
             | K::NotUtf8
@@ -172,6 +176,7 @@ impl ProblemKind {
             K::FileExists => "the batch creates a file where one already exists",
             K::NotAFile => "the path is a folder, a device, a FIFO or a socket, not a regular file",
             K::Symlink => "the path is, or passes through, a symbolic link; patchdeck never writes through one",
+            K::SpecialFile => "a diff makes the path a symbolic link (mode 120000) or a submodule (160000), or gives it a mode git has no name for; patchdeck writes regular files only and never writes a link as text (apply such an entry with git)",
             K::HardLink => "the file has other hard links, which would keep the old content; `--allow-hard-links` writes this name anyway",
             K::Unreadable => "the file cannot be read",
             K::NotUtf8 => "the file is not UTF-8 text (the offset of its first bad byte is given); line edits are refused rather than re-encoding it",

@@ -105,6 +105,9 @@ pub struct FileReport<'a> {
     pub doc_path: &'a str,
     pub label: Option<&'a str>,
     pub action: &'static str,
+    /// The mode the batch gives the file (`100644`, `100755`), when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<&'static str>,
     pub expected_sha256: Option<&'a str>,
     pub actual_sha256: Option<&'a str>,
     /// SHA-256 of what an apply wrote (absent when nothing was written).
@@ -429,6 +432,7 @@ impl<'a> Report<'a> {
                 doc_path: &file.doc_path,
                 label: file.label.as_deref(),
                 action: check.action.as_str(),
+                mode: file.mode.map(crate::model::FileMode::as_git),
                 expected_sha256: file.expected_sha256.as_deref(),
                 actual_sha256: check.actual_sha256(),
                 new_sha256,

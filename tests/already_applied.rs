@@ -21,7 +21,11 @@ fn applying_a_batch_twice_writes_nothing_the_second_time_and_says_why() {
     let after = user_tree(ws.path());
     let second = apply(root, &[]);
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    assert_eq!(user_tree(ws.path()), after, "the second apply wrote nothing");
+    assert_eq!(
+        user_tree(ws.path()),
+        after,
+        "the second apply wrote nothing"
+    );
     let report = json_out(&second);
     let changes: Vec<&serde_json::Value> = report["files"]
         .as_array()

@@ -68,11 +68,18 @@ fn a_diff_after_an_unclosed_fence_in_a_mails_message_is_still_a_diff() {
 }
 
 #[test]
-fn codex_and_aider_markers_count_at_column_0_only() {
+fn codex_and_aider_markers_count_at_column_0_only_but_a_codex_first_line() {
     let codex = "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n";
     assert_eq!(detected(codex), Ok("codex"));
+    // Codex allows a padded Begin as the patch's first line; after prose it is no marker.
     let indented = codex.replace("*** Begin Patch", "  *** Begin Patch");
-    assert!(detected(&indented).is_err(), "{:?}", detected(&indented));
+    assert_eq!(detected(&indented), Ok("codex"));
+    let after_prose = format!("Here it is:\n{indented}");
+    assert!(
+        detected(&after_prose).is_err(),
+        "{:?}",
+        detected(&after_prose)
+    );
     let aider = "a.txt\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
     assert_eq!(detected(aider), Ok("aider"));
     let indented = aider.replace("<<<<<<< SEARCH", "    <<<<<<< SEARCH");

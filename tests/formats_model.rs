@@ -44,6 +44,7 @@ fn file(id: &str, doc_path: &str, action: FileAction, changes: Vec<Change>) -> F
         changes,
         copy_from: None,
         new_file_eol: None,
+        mode: None,
         load_problems: Vec::new(),
     }
 }

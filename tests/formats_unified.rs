@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-type Tree = BTreeMap<PathBuf, (Vec<u8>, u32)>;
+pub(crate) type Tree = BTreeMap<PathBuf, (Vec<u8>, u32)>;
 
 /// Runs `git apply` (outside any repository) in a copy of `files`; the tree after, or `None`
 /// when git refused.
-fn git_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> Option<Tree> {
+pub(crate) fn git_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> Option<Tree> {
     use std::io::Write;
     let ws = workspace_with(files);
     let mut child = Command::new("git")
@@ -32,7 +32,11 @@ fn git_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> Option<Tre
 }
 
 /// Runs `patchdeck apply` on a copy of `files`: its exit status and the tree after.
-fn patchdeck_apply(files: &[(&str, &[u8])], patch: &[u8], args: &[&str]) -> (i32, Tree, String) {
+pub(crate) fn patchdeck_apply(
+    files: &[(&str, &[u8])],
+    patch: &[u8],
+    args: &[&str],
+) -> (i32, Tree, String) {
     let ws = workspace_with(files);
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("input.patch");
@@ -61,7 +65,7 @@ fn without_modes(tree: Tree) -> Tree {
 
 /// Asserts that patchdeck and git agree: both apply with the same bytes, or both refuse and
 /// patchdeck leaves the files as they were. Returns whether they applied.
-fn same_as_git(files: &[(&str, &[u8])], patch: &str, args: &[&str]) -> bool {
+pub(crate) fn same_as_git(files: &[(&str, &[u8])], patch: &str, args: &[&str]) -> bool {
     let by_git = git_apply(files, patch.as_bytes(), args);
     let (code, ours, output) = patchdeck_apply(files, patch.as_bytes(), args);
     match by_git {

@@ -204,6 +204,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
             changes: Vec::new(),
             mode: None,
             owner: None,
+            executable: None,
         }],
         ..Plan::default()
     };

@@ -100,7 +100,16 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         .writes
         .iter()
         .filter(|w| {
-            w.kind != WriteKind::Modify || w.before.as_ref().is_none_or(|b| *b.bytes != w.after)
+            w.kind != WriteKind::Modify
+                || w.before.as_ref().is_none_or(|b| {
+                    // A write that changes only the permissions (a mode change, or its undo).
+                    let mode = b.stamp.mode & 0o7777;
+                    let new_mode = w.mode.map(|m| m & 0o7777).unwrap_or(mode);
+                    let new_mode = w
+                        .executable
+                        .map_or(new_mode, |x| with_execute_bits(new_mode, x));
+                    *b.bytes != w.after || new_mode != mode
+                })
         })
         .collect();
     if writes.is_empty() {
@@ -544,7 +553,8 @@ impl<'a> Transaction<'a> {
             let owner = write
                 .owner
                 .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
-            let staged = stage(root, staged, &write.after, mode, owner).map(|kept| {
+            let staged = stage(root, staged, &write.after, (mode, write.executable), owner);
+            let staged = staged.map(|kept| {
                 if !kept {
                     let mut not_kept = self.owner_not_kept.lock().expect("not poisoned");
                     not_kept.push(entry.path.clone());
@@ -761,12 +771,14 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
 /// Writes the new content to a fresh temporary file with the original's owner, group and
 /// permissions, durably. The owner is given where this process may give it (root may; anyone
 /// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
-/// any editor, and the answer is false so that the commit says so.
+/// any editor, and the answer is false so that the commit says so. `(mode, executable)`: the
+/// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
+/// makes the file executable or not (see [`with_execute_bits`]).
 fn stage(
     root: &Root,
     staged: &Path,
     bytes: &[u8],
-    mode: Option<u32>,
+    (mode, executable): (Option<u32>, Option<bool>),
     owner: Option<(u32, u32)>,
 ) -> io::Result<bool> {
     let (dir, name) = root.parent_of(staged)?;
@@ -776,11 +788,31 @@ fn stage(
         Some(owner) => give_to(&file, owner)?,
         None => true,
     };
+    let mode = match (mode, executable) {
+        (_, None) => mode,
+        (Some(mode), Some(executable)) => Some(with_execute_bits(mode, executable)),
+        (None, Some(executable)) => {
+            use std::os::unix::fs::MetadataExt;
+            let default = file.metadata()?.mode() & 0o7777;
+            Some(with_execute_bits(default, executable))
+        }
+    };
     if let Some(mode) = mode {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     file.sync_all()?;
     Ok(kept)
+}
+
+/// Permissions made executable as `git apply` makes them (each execute bit where its read bit
+/// is: 0644 becomes 0755, 0600 becomes 0700, as 0777 less the same umask), or not (every
+/// execute bit cleared).
+fn with_execute_bits(mode: u32, executable: bool) -> u32 {
+    if executable {
+        mode | ((mode & 0o444) >> 2)
+    } else {
+        mode & !0o111
+    }
 }
 
 /// Gives a file to `(uid, gid)` as far as this process may: both, else the group alone.

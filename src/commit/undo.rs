@@ -109,6 +109,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             changes: Vec::new(),
             mode: saved.as_ref().map(|s| s.mode),
             owner: saved.as_ref().map(|s| (s.uid, s.gid)),
+            executable: None,
         });
     }
     if !changed.is_empty() {

@@ -113,6 +113,7 @@ impl Builder {
             changes: Vec::new(),
             copy_from: None,
             new_file_eol: None,
+            mode: None,
             load_problems: Vec::new(),
         }
     }

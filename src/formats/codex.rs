@@ -9,18 +9,23 @@
 //! and final newline are kept, and nothing is written unless every accepted change applies.
 //! A later `Update File` of a file an earlier operation added or updated is placed against the
 //! result and joins its file patch.
+//!
+//! Markers padded with whitespace are read as Codex reads them, each with a note: between
+//! operations (where only a header or the end can come), the first `*** Begin Patch`, and a
+//! last line `*** End Patch` when no line ends the patch at column 0. Inside an `@@` section a
+//! padded `*** ...` line is a context line, as in Codex.
 
 use super::build::{create_all, delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
 use super::chain::{self, Continuation};
 use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
 use crate::error::InputProblem;
-use crate::model::{FileAction, LineRange, LoadProblem};
+use crate::model::{FileAction, InputWarning, LineRange, LoadProblem};
 use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
 
-/// The envelope's first and last lines, at column 0.
+/// The envelope's first and last lines (at column 0, or padded: see the module's notes).
 pub const BEGIN: &str = "*** Begin Patch";
 pub const END: &str = "*** End Patch";
 
@@ -55,7 +60,7 @@ pub fn load(
     loaded: &mut Loaded,
     problems: &mut Vec<InputProblem>,
 ) {
-    let ops = parse(text, problems);
+    let ops = parse(text, problems, &mut loaded.warnings);
     if !problems.is_empty() {
         return;
     }
@@ -325,32 +330,100 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
     out
 }
 
-fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
-    let lines: Vec<&str> = text.lines().collect();
+/// The operation headers, the only lines that can follow an operation besides the end.
+const HEADERS: &[&str] = &["*** Add File: ", "*** Delete File: ", "*** Update File: "];
+
+/// A marker line as read between operations, where only a header or the end can come: its
+/// text without surrounding whitespace, which Codex allows there.
+fn between_operations(line: &str) -> &str {
+    let trimmed = line.trim();
+    if trimmed == END || HEADERS.iter().any(|h| trimmed.starts_with(h)) {
+        trimmed
+    } else {
+        line
+    }
+}
+
+/// The note for a marker read although whitespace surrounds it.
+fn padded(line: usize, raw: &str, why: &str) -> InputWarning {
+    InputWarning {
+        location: format!("line {line}"),
+        message: format!(
+            "\"{}\" is read as the marker \"{}\" although whitespace surrounds it ({why}; Codex allows the padding)",
+            raw.escape_debug(),
+            raw.trim()
+        ),
+    }
+}
+
+/// Where the envelope ends: the first `*** End Patch` at column 0, else a last line that is
+/// `*** End Patch` padded with whitespace (the only line that can end the patch, which an
+/// update's section would otherwise read as context), else nowhere.
+fn envelope_end(lines: &[&str], warnings: &mut Vec<InputWarning>) -> Option<usize> {
+    if let Some(at) = lines.iter().position(|l| l.trim_end() == END) {
+        return Some(at);
+    }
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    (lines[last].trim() == END).then(|| {
+        warnings.push(padded(
+            last + 1,
+            lines[last],
+            "the patch's last line, and no other line ends it",
+        ));
+        last
+    })
+}
+
+fn parse(
+    text: &str,
+    problems: &mut Vec<InputProblem>,
+    warnings: &mut Vec<InputWarning>,
+) -> Vec<Op> {
+    let all: Vec<&str> = text.lines().collect();
     let mut problem = |line: usize, message: String| {
         problems.push(InputProblem {
             location: format!("line {line}"),
             message,
         })
     };
-    let Some(begin) = lines.iter().position(|l| l.trim_end() == BEGIN) else {
-        problem(1, "expected \"*** Begin Patch\"".into());
-        return Vec::new();
+    let begin = match all.iter().position(|l| l.trim_end() == BEGIN) {
+        Some(at) => at,
+        None => match all.iter().position(|l| l.trim() == BEGIN) {
+            Some(at) => {
+                warnings.push(padded(at + 1, all[at], "the envelope's first marker"));
+                at
+            }
+            None => {
+                problem(1, "expected \"*** Begin Patch\"".into());
+                return Vec::new();
+            }
+        },
     };
+    let end = envelope_end(&all[begin..], warnings).map(|at| begin + at);
+    // The lines up to the end (the end itself excluded), so that an update's section stops
+    // there whatever the end line looks like.
+    let lines = &all[..end.unwrap_or(all.len())];
     let mut ops = Vec::new();
     let mut i = begin + 1;
-    let mut ended = false;
     while i < lines.len() {
-        let line = lines[i].trim_end_matches('\r');
+        let raw = lines[i].trim_end_matches('\r');
+        let line = between_operations(raw);
         let number = i + 1;
-        if line.trim_end() == END {
-            ended = true;
+        if line != raw.trim_end() {
+            warnings.push(padded(
+                number,
+                raw,
+                "between operations only a header or the end can come",
+            ));
+        }
+        if line == END {
             break;
         }
         if let Some(path) = line.strip_prefix("*** Add File: ") {
             let mut content = Vec::new();
             i += 1;
-            while i < lines.len() && !lines[i].starts_with("*** ") {
+            // Every line of an added file starts with '+': a header, padded or not, ends it.
+            while i < lines.len() && between_operations(lines[i]).get(..4) != Some("*** ") {
                 match lines[i].strip_prefix('+') {
                     Some(body) => content.push(body.trim_end_matches('\r').to_owned()),
                     None => problem(
@@ -453,9 +526,9 @@ fn parse(text: &str, problems: &mut Vec<InputProblem>) -> Vec<Op> {
         }
         i += 1;
     }
-    if !ended {
+    if end.is_none() {
         problem(
-            lines.len().max(1),
+            all.len().max(1),
             "the patch does not end with \"*** End Patch\"".into(),
         );
     }

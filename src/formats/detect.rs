@@ -6,7 +6,8 @@
 //! outside fenced blocks. A diff's hunks are never read, so no context or added line of a diff
 //! (a README's code fence, a `*** Begin Patch` example, a refusal sentence) can pass for a
 //! marker. The other markers must start their line as their formats require: `*** Begin Patch`
-//! (Codex) and `<<<<<<< SEARCH` (Aider), whose blocks' contents are skipped in turn, and fenced
+//! (Codex; padded with whitespace only as the input's first line, as Codex allows) and
+//! `<<<<<<< SEARCH` (Aider), whose blocks' contents are skipped in turn, and fenced
 //! blocks holding a patch (a chat answer). A refusal sentence of aptix-file-spec.md makes a chat
 //! answer only when it is in the prose and nothing else was found.
 
@@ -86,7 +87,10 @@ fn detect_text(bytes: &[u8], refusals: bool) -> Option<&'static str> {
     // fence in a mail's message must not hide the diff that follows it).
     let mut diff_in_fence = false;
     let mut block: Option<OpenBlock> = None;
+    let mut seen_text = false;
     while let Some(line) = lines.next() {
+        let first_text = !seen_text && !line.trim().is_empty();
+        seen_text |= first_text;
         let column0 = line.trim_end();
         let end = match skipping {
             Skipping::Nothing => None,
@@ -106,7 +110,9 @@ fn detect_text(bytes: &[u8], refusals: bool) -> Option<&'static str> {
             }
             diff_in_fence = true;
         }
-        if column0 == codex::BEGIN {
+        // Codex allows whitespace around its markers; a padded Begin counts only as the
+        // input's first line, where it cannot be part of another format.
+        if column0 == codex::BEGIN || first_text && line.trim() == codex::BEGIN {
             codex_found = true;
             skipping = Skipping::Codex;
         } else if column0 == aider::SEARCH {

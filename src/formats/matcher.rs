@@ -266,18 +266,34 @@ pub fn find_text(
     Err(Miss::NotFound)
 }
 
-/// Every place `find` occurs exactly (exact tier only), for a replace-all; the occurrences do
-/// not overlap and are in file order. Each is its own edit; edits that share a line are merged.
+/// Every place `find` occurs, for a replace-all: its exact text, else (when it occurs nowhere
+/// as written) its text with every line ending as `\n` against the file's read the same way
+/// (tier `Eol`), so that line endings never decide whether a model's text is found. The
+/// occurrences do not overlap and are in file order. Each is its own edit; edits that share a
+/// line are merged.
 pub fn find_all_text(doc: &Doc, find: &str, replace: &str) -> Vec<Located> {
-    let (raw, starts) = doc.hay(true);
+    let exact = all_in_hay(doc, true, find, replace, MatchTier::Exact);
+    if !exact.is_empty() {
+        return exact;
+    }
+    let (find_lf, replace_lf) = (find.replace("\r\n", "\n"), replace.replace("\r\n", "\n"));
+    if doc.hay(false).0 == doc.hay(true).0 && find_lf == find {
+        return exact;
+    }
+    all_in_hay(doc, false, &find_lf, &replace_lf, MatchTier::Eol)
+}
+
+/// [`find_all_text`] in one of the document's texts: its own (`raw`) or with LF endings.
+fn all_in_hay(doc: &Doc, raw: bool, find: &str, replace: &str, tier: MatchTier) -> Vec<Located> {
+    let (hay, starts) = doc.hay(raw);
     let mut out: Vec<Located> = Vec::new();
     let mut from = 0;
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    while let Some(at) = raw[from..].find(find) {
+    while let Some(at) = hay[from..].find(find) {
         let start = from + at;
         spans.push((start, start + find.len()));
         from = start + find.len().max(1);
-        if from > raw.len() {
+        if from > hay.len() {
             break;
         }
     }
@@ -294,20 +310,11 @@ pub fn find_all_text(doc: &Doc, find: &str, replace: &str) -> Vec<Located> {
         let mut content = String::new();
         let mut pos = starts[first_line];
         for span in &spans[i..=j] {
-            content.push_str(&raw[pos..span.0]);
+            content.push_str(&hay[pos..span.0]);
             content.push_str(replace);
             pos = span.1;
         }
-        let edit = build_edit(
-            doc,
-            raw,
-            starts,
-            first_line,
-            last_line,
-            content,
-            pos,
-            MatchTier::Exact,
-        );
+        let edit = build_edit(doc, hay, starts, first_line, last_line, content, pos, tier);
         out.push(edit);
         i = j + 1;
     }

@@ -1,8 +1,4 @@
-//! Input formats: detecting which one an input is, and turning it into the batch model.
-//!
-//! Each format lives in its own module and is the only place that knows its syntax. This module
-//! reads the input, picks the format (forced by name, or detected by `detect`), and returns a
-//! [`Batch`] or an [`Error::InvalidInput`] that lists every problem with its location.
+#![doc = include_str!("README.md")]
 
 pub mod aider;
 pub mod build;
@@ -443,6 +439,7 @@ mod tests {
             changes: Vec::new(),
             copy_from: None,
             new_file_eol: None,
+            mode: None,
             load_problems: Vec::new(),
         };
         let batch = Batch {

@@ -2,17 +2,21 @@
 //! "replace", "limit"}]}]}`.
 //!
 //! As the spec says, the replacements of a file apply in order, each to the text the previous
-//! ones left. A `find` is literal text and must match exactly (the spec asks for no tolerance).
-//! With `limit: "once"` (the default) it must occur once: several occurrences are flagged
-//! `ambiguous` rather than taking the first. `"all"` replaces every occurrence. A find that is
+//! ones left. A `find` is literal text, found through the shared matcher as patch-tool calls
+//! find theirs: exactly first, then through the tolerant tiers (line endings, trailing
+//! whitespace, indentation, blank edges), each tolerant match noted on its change, so that
+//! line endings never decide whether a model's text is found. With `limit: "once"` (the
+//! default) it must occur once: several occurrences are flagged `ambiguous` rather than taking
+//! the first. `"all"` replaces every exact occurrence, or, when there is none, every one with
+//! line endings forgiven. A find that is
 //! not there is a `not_found` conflict on its own change. Several entries for one path apply in
 //! order too, as one file patch. The edits are then expressed against the file as it is on
 //! disk: each run of changed lines is one change, described by the replacements that made it.
 
 use super::build::{read_doc, Builder, ChangeSpec, Loaded, OnDisk};
-use super::matcher::{find_all_text, find_text, split_text, Doc, Miss};
+use super::matcher::{find_all_text, find_text, split_text, Doc, Miss, TOLERANT};
 use crate::json::{field_path, index_path, Walker};
-use crate::model::{FileAction, FilePatch, LineRange, LoadProblem};
+use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
 use serde_json::Value;
@@ -173,6 +177,8 @@ pub fn patch_file(
     let mut origin: Vec<Result<usize, Vec<usize>>> = (0..original.len()).map(Ok).collect();
     let mut removed_by: Vec<Vec<usize>> = vec![Vec::new(); original.len()];
     let mut failed = Vec::new();
+    // The tolerance each replacement's find needed, if any: the changes it makes say so.
+    let mut tiers: Vec<Option<MatchTier>> = vec![None; replacements.len()];
     for (i, r) in replacements.iter().enumerate() {
         let located = if r.all {
             let all = find_all_text(&current, &r.find, &r.replace);
@@ -182,10 +188,14 @@ pub fn patch_file(
                 Ok(all)
             }
         } else {
-            find_text(&current, &r.find, &r.replace, &[]).map(|l| vec![l])
+            find_text(&current, &r.find, &r.replace, TOLERANT).map(|l| vec![l])
         };
         match located {
             Ok(edits) => {
+                tiers[i] = edits
+                    .iter()
+                    .map(|e| e.tier)
+                    .find(|t| *t != MatchTier::Exact);
                 // Apply from the bottom so earlier ranges stay valid.
                 for edit in edits.iter().rev() {
                     let at = edit.range.index();
@@ -221,7 +231,14 @@ pub fn patch_file(
     // The changes follow the author's order of the replacements (a run of lines several
     // replacements wrote goes where its first one is), not their places in the file: the plan
     // orders writes by place itself.
-    let mut specs = runs(&original, &current, &origin, &removed_by, replacements);
+    let mut specs = runs(
+        &original,
+        &current,
+        &origin,
+        &removed_by,
+        replacements,
+        &tiers,
+    );
     specs.extend(failed);
     specs.sort_by_key(|(first_writer, _)| *first_writer);
     for (_, spec) in specs {
@@ -238,6 +255,7 @@ fn runs(
     origin: &[Result<usize, Vec<usize>>],
     removed_by: &[Vec<usize>],
     replacements: &[Replacement],
+    tiers: &[Option<MatchTier>],
 ) -> Vec<(usize, ChangeSpec)> {
     let mut out = Vec::new();
     let mut next_original = 0;
@@ -294,6 +312,10 @@ fn runs(
                         .map(|(t, _)| t.clone())
                         .collect(),
                     eof_newline,
+                    tier: writers
+                        .iter()
+                        .find_map(|&w| tiers[w])
+                        .unwrap_or(MatchTier::Exact),
                     ..ChangeSpec::default()
                 },
             ));

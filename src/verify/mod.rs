@@ -285,6 +285,11 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                         }
                     ),
                 ));
+                // A move or copy onto it: its changes are checked against the source they were
+                // written for, not against the file in the way.
+                if let Some(source) = &file.copy_from {
+                    check.copied_from = read_source(workspace, source).ok();
+                }
             }
             if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
                 if *expected != snapshot.sha256 {
@@ -330,7 +335,12 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             ),
         ));
     }
-    let base = check.base_shared();
+    // A move onto an existing file is checked against the file it moves (the move writes
+    // its lines), not the one it would replace.
+    let base = match (&check.copied_from, check.action) {
+        (Some(source), FileAction::Create) => std::sync::Arc::clone(&source.bytes),
+        _ => check.base_shared(),
+    };
     let lines = Lines::split(&base);
     let sha_mismatch = check.sha_mismatch();
     let explained = match &file.expected_sha256 {

@@ -88,3 +88,39 @@ pub fn input_problems(name: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Runs `patchdeck SUBCOMMAND --root WS ARGS... INPUT` on a fresh workspace holding `files`,
+/// with `input` written to a file outside it: the workspace and the output.
+pub fn run_input(
+    files: &[(&str, &[u8])],
+    subcommand: &str,
+    args: &[&str],
+    input: &[u8],
+) -> (TempDir, std::process::Output) {
+    let ws = crate::common::workspace_with(files);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input");
+    std::fs::write(&path, input).unwrap();
+    let mut all = args.to_vec();
+    all.push(path.to_str().unwrap());
+    let out = run(ws.path(), subcommand, &all);
+    (ws, out)
+}
+
+/// The batch warnings of a `check --json` report, as `location: message` lines.
+pub fn warnings(report: &Value) -> Vec<String> {
+    report["warnings"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|w| {
+                    format!(
+                        "{}: {}",
+                        w["location"].as_str().unwrap(),
+                        w["message"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

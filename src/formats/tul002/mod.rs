@@ -475,6 +475,7 @@ fn file_from(
         changes,
         copy_from: None,
         new_file_eol: None,
+        mode: None,
         load_problems: Vec::new(),
     })
 }

@@ -6,6 +6,9 @@
 //! with a tab), `\ No newline at end of file`, CRLF content, junk between files, and
 //! `git format-patch` mails (several in one mbox; the subject describes the files, the `-- `
 //! signature is ignored). `-p N` strips path components (1 by default, as `git apply`).
+//! As git apply does, it refuses a hunk after junk (a line of no hunk between two hunks), an
+//! empty hunk, `---`/`+++` names other than the files the `diff --git` line names, and a
+//! creation or deletion without a hunk unless a `diff --git` section says it.
 //!
 //! Each hunk becomes one change covering its context and removed lines, described by its
 //! header's function context. Placing it follows `git apply`: lines are compared with their
@@ -16,6 +19,7 @@
 //! A section for a file an earlier section changes (a later mail of an mbox) is placed against
 //! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
+mod mode;
 mod parse;
 mod place;
 
@@ -84,7 +88,17 @@ pub struct DiffFile {
     pub deleted: bool,
     pub renamed: bool,
     pub copied: bool,
+    /// The modes of `old mode` / `new mode` lines, as written.
+    pub old_mode: Option<String>,
     pub mode_change: Option<String>,
+    /// The mode of a `new file mode` line, as written.
+    pub new_file_mode: Option<String>,
+    /// Whether the section opened with a `diff --git` line (which names its files, and may
+    /// create or delete a file without any hunk).
+    pub git_header: bool,
+    /// The first line after a hunk that is no part of it (a 1-based input line, and its
+    /// text): junk that ends the section, as git reads it.
+    pub junk_after_hunk: Option<(usize, String)>,
     pub hunks: Vec<Hunk>,
     /// The subject of the mail it came in, when it came in one.
     pub subject: Option<String>,

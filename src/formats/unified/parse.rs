@@ -54,6 +54,7 @@ pub fn parse(
                 at_line: number + first_line - 1,
                 old_path: old.map(|p| strip_path(&p, strip)),
                 new_path: new.map(|p| strip_path(&p, strip)),
+                git_header: true,
                 subject: subject.clone(),
                 ..DiffFile::default()
             });
@@ -76,6 +77,13 @@ pub fn parse(
                 });
             }
             let file = current.as_mut().expect("a section was started");
+            if file.git_header {
+                let old = old.as_deref().map(|p| strip_path(p, strip));
+                let new = new.as_deref().map(|p| strip_path(p, strip));
+                if let Some((side, message)) = inconsistent_names(file, old, new) {
+                    problem(problems, i + side, message);
+                }
+            }
             match old {
                 None => file.created = true,
                 Some(p) if !file.renamed && !file.copied => {
@@ -103,7 +111,8 @@ pub fn parse(
             if file.hunks.is_empty() {
                 if let Some(header) = git_header(line, strip) {
                     match header {
-                        GitHeader::NewFile => {
+                        GitHeader::NewFile(mode) => {
+                            file.new_file_mode = Some(mode);
                             file.created = true;
                             file.old_path = None;
                         }
@@ -128,6 +137,7 @@ pub fn parse(
                             file.new_path = Some(p);
                         }
                         GitHeader::NewMode(m) => file.mode_change = Some(m),
+                        GitHeader::OldMode(m) => file.old_mode = Some(m),
                         GitHeader::Binary => {
                             problem(
                                 problems,
@@ -145,6 +155,18 @@ pub fn parse(
                 }
             }
             if line.starts_with("@@ ") {
+                if let Some((junk_line, junk)) = &file.junk_after_hunk {
+                    problem(
+                        problems,
+                        i,
+                        format!(
+                            "hunk after junk: line {junk_line} (\"{}\") is no part of the hunk before it (a hunk's lines start with ' ', '-', '+' or '\\' and are as many as its header counts), so this hunk has no file header; git apply refuses this too: fix the hunk's counts or remove the line",
+                            junk.escape_debug()
+                        ),
+                    );
+                    i += 1;
+                    continue;
+                }
                 match read_hunk(&raw, i, first_line) {
                     Ok((hunk, next)) => {
                         file.hunks.push(hunk);
@@ -164,6 +186,9 @@ pub fn parse(
                     "binary patch: patchdeck reviews text only; apply binary changes with git"
                         .into(),
                 );
+            }
+            if !file.hunks.is_empty() && file.junk_after_hunk.is_none() {
+                file.junk_after_hunk = Some((number + first_line - 1, line.to_owned()));
             }
         } else if line.starts_with("@@ ") {
             problem(
@@ -187,14 +212,15 @@ pub fn parse(
                 "cannot tell which file this section changes: expected \"--- a/PATH\" and \"+++ b/PATH\"".into(),
             );
         }
-        if !hunk_problems
-            && file.hunks.is_empty()
-            && !file.created
-            && !file.deleted
-            && !file.renamed
-            && !file.copied
-            && file.mode_change.is_none()
-        {
+        // Without a `diff --git` line, a section says what it does only through its hunks: a
+        // creation or deletion without one is refused, as git apply and GNU patch refuse it.
+        let says_enough = file.git_header
+            && (file.created
+                || file.deleted
+                || file.renamed
+                || file.copied
+                || file.mode_change.is_some());
+        if !hunk_problems && file.hunks.is_empty() && !says_enough {
             problem(
                 problems,
                 file.at_line - first_line,
@@ -217,6 +243,35 @@ pub fn parse(
     files
 }
 
+/// What is wrong when the `---`/`+++` names of a `diff --git` section (stripped as its own
+/// names are) are not the files its header names, as git apply checks them: the section names
+/// its files once, and a different name there is no rename (that says `rename from`/`to`).
+/// The line it is on (0 for `---`, 1 for `+++`) and the message.
+fn inconsistent_names(
+    file: &DiffFile,
+    old: Option<String>,
+    new: Option<String>,
+) -> Option<(usize, String)> {
+    let side = |which: &str, named: &Option<String>, header: &Option<String>, none: bool| {
+        match (named, header) {
+            (Some(named), Some(header)) if named != header => Some(format!(
+                "inconsistent {which} filename: the `diff --git` section names \"{}\", this line \"{}\"; expected the same name (a rename says `rename from` and `rename to`)",
+                header.escape_debug(),
+                named.escape_debug()
+            )),
+            (Some(named), None) if none => Some(format!(
+                "expected /dev/null as the {which} name of a file the section {}, found \"{}\"",
+                if which == "old" { "creates" } else { "deletes" },
+                named.escape_debug()
+            )),
+            _ => None,
+        }
+    };
+    side("old", &old, &file.old_path, file.created)
+        .map(|message| (0, message))
+        .or_else(|| side("new", &new, &file.new_path, file.deleted).map(|message| (1, message)))
+}
+
 fn trim_eol(line: &str) -> &str {
     let line = line.strip_suffix('\n').unwrap_or(line);
     line.strip_suffix('\r').unwrap_or(line)
@@ -233,13 +288,14 @@ fn clean_subject(subject: &str) -> String {
 }
 
 enum GitHeader {
-    NewFile,
+    NewFile(String),
     DeletedFile,
     RenameFrom(String),
     RenameTo(String),
     CopyFrom(String),
     CopyTo(String),
     NewMode(String),
+    OldMode(String),
     Binary,
     Other,
 }
@@ -251,8 +307,8 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
         let name = unquote(rest).unwrap_or_else(|| rest.to_owned());
         strip_path(&name, strip.saturating_sub(1))
     };
-    Some(if line.starts_with("new file mode ") {
-        GitHeader::NewFile
+    Some(if let Some(mode) = line.strip_prefix("new file mode ") {
+        GitHeader::NewFile(mode.trim().to_owned())
     } else if line.starts_with("deleted file mode ") {
         GitHeader::DeletedFile
     } else if let Some(rest) = line.strip_prefix("rename from ") {
@@ -265,10 +321,11 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
         GitHeader::CopyTo(name(rest))
     } else if let Some(rest) = line.strip_prefix("new mode ") {
         GitHeader::NewMode(rest.trim().to_owned())
+    } else if let Some(rest) = line.strip_prefix("old mode ") {
+        GitHeader::OldMode(rest.trim().to_owned())
     } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
         GitHeader::Binary
-    } else if line.starts_with("old mode ")
-        || line.starts_with("index ")
+    } else if line.starts_with("index ")
         || line.starts_with("similarity index ")
         || line.starts_with("dissimilarity index ")
     {
@@ -399,6 +456,11 @@ fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize)
     };
     let (old_start, old_count) = range(old).ok_or_else(bad)?;
     let (new_start, new_count) = range(new).ok_or_else(bad)?;
+    if old_count == 0 && new_count == 0 {
+        return Err(format!(
+            "empty hunk \"{header}\": it removes and adds no line; git apply refuses it as corrupt (a new empty file is a `diff --git` section with `new file mode` and no hunk)"
+        ));
+    }
     let mut hunk = Hunk {
         at_line: at + first_line,
         header: header.to_owned(),

@@ -1,7 +1,7 @@
 //! Placing parsed hunks in the files of the workspace as `git apply` does (without fuzz), and
 //! turning them into file patches: modifications, creations, deletions, renames and copies.
 
-use super::{DiffFile, Hunk, HunkLine};
+use super::{mode, DiffFile, Hunk, HunkLine};
 use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
 use crate::formats::chain::{self, continued, Continuation};
 use crate::lines::{Eol, Lines};
@@ -29,15 +29,6 @@ pub fn build(
         if loaded.label.is_none() {
             loaded.label = description.clone();
         }
-        if let Some(mode) = &section.mode_change {
-            loaded.warnings.push(crate::model::InputWarning {
-                location: format!("line {}", section.at_line),
-                message: format!(
-                    "mode change to {mode} for {} is ignored: patchdeck changes contents only",
-                    section.new_path.as_deref().unwrap_or("a file")
-                ),
-            });
-        }
         if section.created {
             let Some(path) = section.new_path.clone() else {
                 continue;
@@ -57,6 +48,7 @@ pub fn build(
                     ..ChangeSpec::default()
                 },
             );
+            mode::on_creation(&section, &mut file);
             loaded.files.push(file);
             continue;
         }
@@ -66,12 +58,17 @@ pub fn build(
         let moves = (section.renamed || section.copied)
             && section.new_path.as_ref().is_some_and(|p| *p != old_path);
         if let Some(k) = continued(&loaded.files[first..], &old_path) {
-            match (moves, section.new_path.as_deref()) {
+            let at = match (moves, section.new_path.as_deref()) {
                 (true, Some(new_path)) => {
-                    continue_move(&section, loaded, first + k, new_path, workspace, builder)
+                    continue_move(&section, loaded, first + k, new_path, workspace, builder);
+                    loaded.files.len() - 1
                 }
-                _ => continue_file(&section, &mut loaded.files[first + k], workspace, builder),
-            }
+                _ => {
+                    continue_file(&section, &mut loaded.files[first + k], workspace, builder);
+                    first + k
+                }
+            };
+            mode::on_change(&section, &mut loaded.files[at], builder, false);
             continue;
         }
         let disk = read_doc(workspace, &old_path);
@@ -134,6 +131,12 @@ pub fn build(
         for spec in specs {
             builder.push(&mut file, spec);
         }
+        mode::on_change(
+            &section,
+            &mut file,
+            builder,
+            !moves && section.hunks.is_empty(),
+        );
         if moves && section.hunks.is_empty() {
             builder.push(
                 &mut file,

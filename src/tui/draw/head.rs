@@ -34,15 +34,6 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     if let Some(label) = &file.label {
         out.push(Line::from(Span::styled(format!("file: {label}"), p.dim)));
     }
-    if let Some(marker) = crate::preview::generated_marker(file_check.base_bytes()) {
-        out.push(Line::from(Span::styled(
-            format!(
-                "{} this file looks generated (\"{marker}\"): edits to it may be overwritten",
-                Glyph::Conflict.symbol()
-            ),
-            p.warning,
-        )));
-    }
     for problem in &file_check.problems {
         if problem.kind == ProblemKind::ShaMismatch {
             sha_lines(app, &mut out, width);

@@ -77,7 +77,7 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
         FileAction::Delete => spans.push(Span::styled(" delete", p.warning)),
         FileAction::Modify => {}
     }
-    if generated_marker(check.base_bytes()).is_some() {
+    if generated_marker(check).is_some() {
         spans.push(Span::styled(" generated", p.warning));
     }
     spans
