@@ -76,6 +76,8 @@ pub enum Remedy {
     OverrideSha,
     /// Write the file although it has several hard links.
     OverrideHardLink,
+    /// Write a file the batch creates over the file that exists.
+    Overwrite,
     /// Apply the change where its expected lines were found.
     Relocate,
 }
@@ -88,6 +90,7 @@ impl Remedy {
                 "--allow-sha-mismatch writes it anyway when every change still verifies"
             }
             Remedy::OverrideHardLink => "--allow-hard-links writes it anyway",
+            Remedy::Overwrite => "--allow-overwrite writes it over the file that is there",
             Remedy::Relocate => "--relocate applies it there",
         }
     }
@@ -122,6 +125,8 @@ pub enum Override {
     ShaMismatch { file: usize },
     /// A file with several hard links written anyway: its other names keep the old content.
     HardLink { file: usize },
+    /// A file the batch creates, written over the file that existed there.
+    Overwrite { file: usize },
     /// An edited change written over the lines the person saw at its range, which are not the
     /// batch's expected lines.
     EditedOver {
@@ -165,6 +170,7 @@ pub fn overridden(
     match kind {
         ProblemKind::ShaMismatch => decisions.sha_overridden(&file.id),
         ProblemKind::HardLink => decisions.hard_link_overridden(&file.id),
+        ProblemKind::FileExists => decisions.overwrite_allowed(&file.id),
         _ => false,
     }
 }
@@ -185,6 +191,7 @@ fn flags_hint(
         match problem.kind {
             ProblemKind::ShaMismatch => flags.push("--allow-sha-mismatch"),
             ProblemKind::HardLink => flags.push("--allow-hard-links"),
+            ProblemKind::FileExists => flags.push("--allow-overwrite"),
             // No flag writes over this one.
             _ => return String::new(),
         }
@@ -308,6 +315,7 @@ pub fn plan_with(
                 let remedy = match problem.kind {
                     ProblemKind::ShaMismatch => Some(Remedy::OverrideSha),
                     ProblemKind::HardLink => Some(Remedy::OverrideHardLink),
+                    ProblemKind::FileExists => Some(Remedy::Overwrite),
                     _ => None,
                 };
                 block(
@@ -467,7 +475,13 @@ pub fn plan_with(
             .expect("resolved above")
             .rel()
             .to_path_buf();
+        // A creation over a file that exists (the person allowed it): the file is replaced.
+        let overwriting = check.action == FileAction::Create && check.snapshot.is_some();
+        if overwriting {
+            overrides.push(Override::Overwrite { file: index });
+        }
         let kind = match check.action {
+            FileAction::Create if overwriting => WriteKind::Modify,
             FileAction::Create => WriteKind::Create,
             FileAction::Delete if selected.len() == file.changes.len() => WriteKind::Delete,
             FileAction::Delete => {
@@ -499,11 +513,12 @@ pub fn plan_with(
                         }),
                     })
                     .collect();
-                splice_with_eol(
-                    check.base_bytes(),
-                    &spliced,
-                    file.new_file_eol.unwrap_or(Eol::Lf),
-                )
+                // A creation starts from nothing (or the file it copies), whatever is there.
+                let base = match check.action {
+                    FileAction::Create => check.copied_from.as_ref().map_or(&[][..], |s| &s.bytes),
+                    _ => check.base_bytes(),
+                };
+                splice_with_eol(base, &spliced, file.new_file_eol.unwrap_or(Eol::Lf))
             }
         };
         plan.overrides.extend(overrides);

@@ -636,6 +636,10 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
             "{}: written although its SHA-256 differs from the batch's (each written change found its expected lines where it says; no insertion was written)",
             path(*file)
         ),
+        Override::Overwrite { file } => format!(
+            "{}: written over the file that existed there, which the batch never showed",
+            path(*file)
+        ),
         Override::HardLink { file } => format!(
             "{}: written although it has several hard links; its other names keep the old content",
             path(*file)

@@ -32,6 +32,7 @@ mod generated_files;
 mod git_stage_undo;
 mod hostile_input;
 mod kill_random;
+mod overwrite;
 mod planted;
 mod properties;
 mod readme;

@@ -984,7 +984,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
             Refusal::Deletion,
             Refusal::NotInFile,
             Refusal::NoPlace,
-            Refusal::ShaMatches,
+            Refusal::NothingToOverride,
             Refusal::Unresolved {
                 changes: vec![StillBlocking {
                     at,
@@ -1001,7 +1001,8 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
         said.extend([
             words.committed(),
             words.all_decided(),
-            words.accepted_over_mismatch(),
+            words.accepted_before_override(patchdeck::review::FileOverride::Sha),
+            words.accepted_before_override(patchdeck::review::FileOverride::Overwrite),
             words.edit_unchanged(true),
             words.edit_unchanged(false),
         ]);

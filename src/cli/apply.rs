@@ -51,6 +51,9 @@ pub struct SelectArgs {
     /// Write a file that has several hard links (only the name in the batch gets the new content) [default: off]
     #[arg(long)]
     pub allow_hard_links: bool,
+    /// Write a file the batch creates (or moves a file onto) over the file that exists there, as Codex would [default: off: a conflict]
+    #[arg(long)]
+    pub allow_overwrite: bool,
 }
 
 impl SelectArgs {
@@ -64,6 +67,7 @@ impl SelectArgs {
             relocate: self.relocate,
             allow_sha_mismatch: self.allow_sha_mismatch,
             allow_hard_links: self.allow_hard_links,
+            allow_overwrite: self.allow_overwrite,
         };
         let (decisions, warnings) = selection.decisions(checked)?;
         for warning in warnings {

@@ -53,6 +53,9 @@ pub struct Decisions {
     /// new content).
     #[serde(default)]
     pub(super) hard_link_overrides: BTreeSet<FilePatchId>,
+    /// Files the batch creates where a file exists, which the person chose to write over.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(super) overwrites: BTreeSet<FilePatchId>,
     /// For an edited change whose expected lines conflict: the lines at its range that the
     /// person saw and chose to replace. The plan checks these instead of the batch's expected
     /// lines, so the edit applies only while the file still holds exactly them.
@@ -149,6 +152,12 @@ impl Decisions {
         self.hard_link_overrides.contains(id)
     }
 
+    /// Whether the person allowed writing file patch `id`, which creates a file, over the file
+    /// that exists there.
+    pub fn overwrite_allowed(&self, id: &FilePatchId) -> bool {
+        self.overwrites.contains(id)
+    }
+
     /// Whether change `id` is to be applied where its expected lines were found.
     pub fn relocated(&self, id: &ChangeId) -> bool {
         self.relocate.contains(id)
@@ -180,6 +189,12 @@ impl Decisions {
     /// Writes files with several hard links (`--allow-hard-links`).
     pub(super) fn override_all_hard_links(&mut self, batch: &Batch) {
         self.hard_link_overrides
+            .extend(batch.files.iter().map(|f| f.id.clone()));
+    }
+
+    /// Writes every created file over the one that exists (`--allow-overwrite`).
+    pub(super) fn override_all_overwrites(&mut self, batch: &Batch) {
+        self.overwrites
             .extend(batch.files.iter().map(|f| f.id.clone()));
     }
 
@@ -275,6 +290,7 @@ impl Decisions {
             .sha_overrides
             .iter()
             .chain(&decisions.hard_link_overrides)
+            .chain(&decisions.overwrites)
             .find(|id| !batch.files.iter().any(|f| &f.id == *id))
         {
             return Err(Error::usage(format!(

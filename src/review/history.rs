@@ -17,6 +17,7 @@ enum Delta {
     Decision(ChangeId, Decision, Decision),
     Relocate(ChangeId, bool, bool),
     Override(FilePatchId, bool, bool),
+    Overwrite(FilePatchId, bool, bool),
     Replaces(ChangeId, Option<Vec<String>>, Option<Vec<String>>),
 }
 
@@ -38,6 +39,8 @@ pub enum Done {
     Unrelocate,
     OverrideSha,
     RemoveOverride,
+    Overwrite,
+    RemoveOverwrite,
     AcceptFile,
     RejectFile,
     AcceptVerified,
@@ -141,6 +144,13 @@ fn apply(decisions: &mut Decisions, delta: &Delta, forward: bool) {
                 decisions.sha_overrides.remove(id);
             }
         }
+        Delta::Overwrite(id, before, after) => {
+            if *pick(forward, before, after) {
+                decisions.overwrites.insert(id.clone());
+            } else {
+                decisions.overwrites.remove(id);
+            }
+        }
         Delta::Replaces(id, before, after) => match pick(forward, before, after) {
             Some(lines) => {
                 decisions.replaces.insert(id.clone(), lines.clone());
@@ -184,6 +194,13 @@ impl<'a> Tx<'a> {
         let before = self.decisions.sha_overrides.contains(id);
         if before != on {
             self.record(Delta::Override(id.clone(), before, on));
+        }
+    }
+
+    pub fn overwrite(&mut self, id: &FilePatchId, on: bool) {
+        let before = self.decisions.overwrites.contains(id);
+        if before != on {
+            self.record(Delta::Overwrite(id.clone(), before, on));
         }
     }
 

@@ -22,7 +22,7 @@ pub use history::{Done, History, Replayed};
 pub use refusal::{Refusal, StillBlocking, Way};
 pub use select::{readings, select, Readings, Selection, Target};
 
-use crate::model::{Batch, Change, FileAction, FilePatch};
+use crate::model::{Batch, Change, FileAction, FilePatch, LineRange};
 use crate::pipeline::Checked;
 use crate::plan::Plan;
 use crate::problem::ProblemKind;
@@ -75,6 +75,22 @@ pub enum Relocation {
     /// Back at its own place, undecided again; its file's SHA-256 override was taken back when
     /// it no longer held.
     Back { override_taken_back: bool },
+}
+
+/// What the override of a file lets through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileOverride {
+    /// Writing a file whose SHA-256 differs from the batch's.
+    Sha,
+    /// Writing a file the batch creates over the file that exists there.
+    Overwrite,
+}
+
+/// An override made or taken back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overridden {
+    pub kind: FileOverride,
+    pub on: bool,
 }
 
 /// What verifying a review again kept of its decisions.
@@ -157,6 +173,30 @@ impl Review {
         }
     }
 
+    /// Where change `at` is shown: where it applies as decided (moved, shifted by changes
+    /// applied before it), else, for a conflict whose expected lines stand at one other place,
+    /// there (where moving it would put it), else its own range.
+    pub fn shown_at(&self, at: At) -> LineRange {
+        let view = self.change(at);
+        let mut range = view.change.range;
+        match rules::placement(
+            view.file,
+            view.file_check,
+            at.change,
+            &self.decisions,
+            false,
+        ) {
+            Ok(rules::Placement::Relocated { to } | rules::Placement::Shifted { to }) => {
+                range.start = to
+            }
+            Err(rules::Stuck::Unresolved {
+                found_at: Some(to), ..
+            }) => range.start = to,
+            _ => {}
+        }
+        range
+    }
+
     /// The plan the decisions make: every new content, or what blocks the commit.
     pub fn plan(&self) -> Plan {
         self.checked.plan(&self.decisions)
@@ -230,15 +270,46 @@ impl Review {
         (check.status != Status::Conflict || check.found_at().is_none()).then_some(Refusal::NoPlace)
     }
 
-    /// Why file patch `file`'s SHA-256 mismatch cannot be overridden, if it cannot: no
-    /// mismatch, or changes that would still not be written (every change not rejected is
-    /// asked, as the plan will ask it once accepted).
-    pub fn override_refusal(&self, file: usize) -> Option<Refusal> {
-        if !self.checked.verification.files[file].sha_mismatch() {
-            return Some(Refusal::ShaMatches);
+    /// What the person may override on file patch `file`: writing it over the file that
+    /// exists (a creation where a file is), or over its SHA-256 mismatch; `None` for neither.
+    pub fn file_override(&self, file: usize) -> Option<FileOverride> {
+        let check = &self.checked.verification.files[file];
+        if check
+            .problems
+            .iter()
+            .any(|p| p.blocking && p.kind == ProblemKind::FileExists)
+        {
+            Some(FileOverride::Overwrite)
+        } else if check.sha_mismatch() {
+            Some(FileOverride::Sha)
+        } else {
+            None
         }
-        let changes = still_blocking(&self.checked, &self.decisions, file);
-        (!changes.is_empty()).then_some(Refusal::Unresolved { changes })
+    }
+
+    /// Why file patch `file`'s override cannot be made, if it cannot: nothing to override, or
+    /// (for a SHA-256 mismatch) changes that would still not be written (every change not
+    /// rejected is asked, as the plan will ask it once accepted).
+    pub fn override_refusal(&self, file: usize) -> Option<Refusal> {
+        match self.file_override(file) {
+            None => Some(Refusal::NothingToOverride),
+            Some(FileOverride::Overwrite) => None,
+            Some(FileOverride::Sha) => {
+                let changes = still_blocking(&self.checked, &self.decisions, file);
+                (!changes.is_empty()).then_some(Refusal::Unresolved { changes })
+            }
+        }
+    }
+
+    /// Whether file patch `file` is written over its override (SHA-256 mismatch, or the file
+    /// that exists).
+    pub fn overridden(&self, file: usize) -> bool {
+        let id = &self.checked.batch.files[file].id;
+        match self.file_override(file) {
+            Some(FileOverride::Overwrite) => self.decisions.overwrite_allowed(id),
+            Some(FileOverride::Sha) => self.decisions.sha_overridden(id),
+            None => false,
+        }
     }
 
     /// Accepts change `at` (an edited change stays edited).
@@ -318,24 +389,31 @@ impl Review {
         })
     }
 
-    /// Turns the override of file patch `file`'s SHA-256 mismatch on or off; `Ok(true)` when it
-    /// is now on. Turning it off is never refused.
-    pub fn override_sha(&mut self, file: usize) -> Result<bool, Refusal> {
+    /// Turns file patch `file`'s override on or off: writing it over its SHA-256 mismatch, or
+    /// over the file that exists. Turning it off is never refused.
+    pub fn override_file(&mut self, file: usize) -> Result<Overridden, Refusal> {
         let id = self.checked.batch.files[file].id.clone();
-        let on = !self.decisions.sha_overridden(&id);
+        let Some(kind) = self.file_override(file) else {
+            return Err(Refusal::NothingToOverride);
+        };
+        let on = !self.overridden(file);
         if on {
             if let Some(refusal) = self.override_refusal(file) {
                 return Err(refusal);
             }
         }
         let about = At { file, change: 0 };
-        let what = if on {
-            Done::OverrideSha
-        } else {
-            Done::RemoveOverride
+        let what = match (kind, on) {
+            (FileOverride::Sha, true) => Done::OverrideSha,
+            (FileOverride::Sha, false) => Done::RemoveOverride,
+            (FileOverride::Overwrite, true) => Done::Overwrite,
+            (FileOverride::Overwrite, false) => Done::RemoveOverwrite,
         };
-        self.step(about, what, |tx| tx.override_sha(&id, on));
-        Ok(on)
+        self.step(about, what, |tx| match kind {
+            FileOverride::Sha => tx.override_sha(&id, on),
+            FileOverride::Overwrite => tx.overwrite(&id, on),
+        });
+        Ok(Overridden { kind, on })
     }
 
     /// Accepts every change of file patch `file` that can be accepted; returns how many were,
@@ -433,13 +511,19 @@ impl Review {
 }
 
 /// Why no change of a file can be decided on, when its file cannot be written whatever is
-/// decided: a blocking problem of the file other than a SHA-256 mismatch (which an override
-/// lifts) and other than having other hard links (which `--allow-hard-links` lifts).
+/// decided: a blocking problem of the file other than those an override lifts (a SHA-256
+/// mismatch, a file where the batch creates one, other hard links).
 fn file_refusal(check: &FileCheck) -> Option<Refusal> {
     check
         .problems
         .iter()
-        .find(|p| p.blocking && !matches!(p.kind, ProblemKind::ShaMismatch | ProblemKind::HardLink))
+        .find(|p| {
+            p.blocking
+                && !matches!(
+                    p.kind,
+                    ProblemKind::ShaMismatch | ProblemKind::HardLink | ProblemKind::FileExists
+                )
+        })
         .map(|p| Refusal::FileBlocked {
             kind: p.kind,
             message: p.message.clone(),

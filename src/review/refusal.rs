@@ -35,8 +35,9 @@ pub enum Refusal {
     NotInFile,
     /// It cannot be moved: its expected lines were not found at exactly one other place.
     NoPlace,
-    /// The file's SHA-256 matches the batch's: there is no mismatch to override.
-    ShaMatches,
+    /// The file has nothing to override: its SHA-256 matches the batch's, and it is not a
+    /// creation where a file exists.
+    NothingToOverride,
     /// Overriding the file's SHA-256 would still leave these changes unwritable: the override
     /// would promise a write the commit refuses.
     Unresolved { changes: Vec<StillBlocking> },

@@ -22,6 +22,7 @@ pub struct Selection {
     pub relocate: bool,
     pub allow_sha_mismatch: bool,
     pub allow_hard_links: bool,
+    pub allow_overwrite: bool,
 }
 
 impl Selection {
@@ -109,6 +110,9 @@ impl Selection {
         }
         if self.allow_hard_links {
             decisions.override_all_hard_links(batch);
+        }
+        if self.allow_overwrite {
+            decisions.override_all_overwrites(batch);
         }
         Ok((decisions, warnings))
     }

@@ -498,7 +498,7 @@ impl App {
             Action::AcceptFile => self.accept_file(),
             Action::RejectFile => self.reject_file(),
             Action::Relocate => self.relocate(),
-            Action::OverrideSha => self.override_sha(),
+            Action::OverrideSha => self.override_file(),
             Action::Undo => self.undo(),
             Action::Redo => self.redo(),
             Action::Edit => return self.start_edit(),

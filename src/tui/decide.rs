@@ -5,7 +5,7 @@
 
 use super::app::{App, Tone};
 use super::words::{change_name, Asked};
-use crate::review::{Decision, Done, Relocation};
+use crate::review::{Decision, Done, FileOverride, Overridden, Relocation};
 
 impl App {
     /// The words of a refusal of `asked` on the change at `pos`, if it is refused.
@@ -32,10 +32,12 @@ impl App {
             return;
         }
         self.save_session();
-        let view = self.review().change(at);
-        let note = (view.file_check.sha_mismatch()
-            && !self.decisions().sha_overridden(&view.file.id))
-        .then(|| self.words().accepted_over_mismatch());
+        let note = match self.review().file_override(at.file) {
+            Some(kind) if !self.review().overridden(at.file) => {
+                Some(self.words().accepted_before_override(kind))
+            }
+            _ => None,
+        };
         self.advance();
         if let Some(note) = note {
             self.say(Tone::Warning, note);
@@ -124,26 +126,27 @@ impl App {
         }
     }
 
-    /// Toggles the explicit override of the selected file's SHA-256 mismatch.
-    pub(super) fn override_sha(&mut self) {
+    /// Toggles the selected file's override: writing it over its SHA-256 mismatch, or over
+    /// the file that exists where the batch creates one.
+    pub(super) fn override_file(&mut self) {
         let file = self.file_index();
-        match self.review_mut().override_sha(file) {
+        match self.review_mut().override_file(file) {
             Err(refusal) => {
                 let text = self
                     .words()
                     .refusal(Asked::Override, &refusal, self.review());
                 self.say(Tone::Error, text);
             }
-            Ok(on) => {
+            Ok(Overridden { kind, on }) => {
                 self.save_session();
-                self.say(
-                    Tone::Warning,
-                    if on {
-                        "override: this file will be written although its SHA-256 differs (listed in the commit summary)"
-                    } else {
+                let text = match (kind, on) {
+                    (FileOverride::Sha, true) => "override: this file will be written although its SHA-256 differs (listed in the commit summary)",
+                    (FileOverride::Overwrite, true) => "override: this file will be written over the file that is there, which the batch never showed (listed in the commit summary)",
+                    (FileOverride::Sha, false) | (FileOverride::Overwrite, false) => {
                         "override removed"
-                    },
-                );
+                    }
+                };
+                self.say(Tone::Warning, text);
             }
         }
     }
@@ -184,6 +187,8 @@ impl App {
             Done::Unrelocate => format!("moving back of {}", change()),
             Done::OverrideSha => format!("SHA-256 override of {}", file()),
             Done::RemoveOverride => format!("removal of the SHA-256 override of {}", file()),
+            Done::Overwrite => format!("writing {} over the file that is there", file()),
+            Done::RemoveOverwrite => format!("removal of the overwrite of {}", file()),
             Done::AcceptFile => format!("accepting every change of {} that could be", file()),
             Done::RejectFile => format!("rejecting every change of {}", file()),
             Done::AcceptVerified => "accepting every verified change".to_owned(),

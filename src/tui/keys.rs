@@ -195,7 +195,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('r')], A::Reject, "reject", "reject the change, go to the next undecided one"),
     bind(M::Browse, &[K::Char('e')], A::Edit, "edit", "edit the change's lines in $VISUAL/$EDITOR (accepts it)"),
     bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "move a conflicting change to where its expected lines were found (accepts it)"),
-    bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override sha", "write this file although its SHA-256 differs (every change verifies)"),
+    bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override", "write the file over its SHA-256 mismatch, or over a file where it creates one"),
     bind(M::Browse, &[K::Char('c')], A::CommitSummary, "commit", "review what will be written, then commit"),
     bind(M::Browse, &[K::Char('u')], A::Undo, "undo", "undo the last decision"),
     bind(M::Browse, &[K::Ctrl('r'), K::Char('U')], A::Redo, "redo", "redo what was undone"),

@@ -134,6 +134,11 @@ fn describe_override(review: &Review, words: &Words, o: &Override) -> String {
             file_path(review, *file),
             words.key(Action::OverrideSha)
         ),
+        Override::Overwrite { file } => format!(
+            "{}: written over the file that is there, which the batch never showed ({} takes it back)",
+            file_path(review, *file),
+            words.key(Action::OverrideSha)
+        ),
         Override::HardLink { file } => format!(
             "{}: written although it has several hard links; its other names keep the old content",
             file_path(review, *file)
@@ -168,6 +173,10 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
                 words.key(Action::OverrideSha)
             ),
         },
+        Some(Remedy::Overwrite) => format!(
+            " ({} on a change of this file writes it over the file that is there)",
+            words.key(Action::OverrideSha)
+        ),
         Some(Remedy::Relocate) => format!(
             " ({} on the change moves it there)",
             words.key(Action::Relocate)

@@ -4,7 +4,7 @@
 
 use super::keys::{Action, KeyMap, Mode};
 use crate::review::rules::Stuck;
-use crate::review::{At, Refusal, Review, Way};
+use crate::review::{At, FileOverride, Refusal, Review, Way};
 
 /// Words for one key map.
 pub struct Words<'a> {
@@ -97,8 +97,8 @@ impl<'a> Words<'a> {
                 "{} moves a conflicting change whose expected lines were found once elsewhere; this one has no such place",
                 self.key(Action::Relocate)
             ),
-            Refusal::ShaMatches => format!(
-                "{} overrides a SHA-256 mismatch; this file's hash matches",
+            Refusal::NothingToOverride => format!(
+                "{} overrides a SHA-256 mismatch, or writes over a file where the batch creates one; this file has neither",
                 self.key(Action::OverrideSha)
             ),
             Refusal::Unresolved { changes } => {
@@ -138,12 +138,17 @@ impl<'a> Words<'a> {
         )
     }
 
-    /// Said after accepting a change of a file whose SHA-256 differs and is not overridden.
-    pub fn accepted_over_mismatch(&self) -> String {
-        format!(
-            "accepted, but this file's SHA-256 differs from the batch's: {} overrides it, or the commit will stop",
-            self.key(Action::OverrideSha)
-        )
+    /// Said after accepting a change of a file that needs an override not made yet.
+    pub fn accepted_before_override(&self, kind: FileOverride) -> String {
+        let key = self.key(Action::OverrideSha);
+        match kind {
+            FileOverride::Sha => format!(
+                "accepted, but this file's SHA-256 differs from the batch's: {key} overrides it, or the commit will stop"
+            ),
+            FileOverride::Overwrite => format!(
+                "accepted, but a file exists where this one is created: {key} writes over it, or the commit will stop"
+            ),
+        }
     }
 
     /// Said when an edit saved the lines the change writes already.

@@ -44,9 +44,39 @@ impl Default for Open<'_> {
 /// The reviewer on a sample batch (named by its file under `sample-batches/`, given a stable
 /// source name so snapshots do not depend on temporary paths) over the workspace at `root`.
 pub fn open(root: &Path, how: Open) -> App {
-    let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
     let bytes = fs::read(samples().join(how.batch)).unwrap();
-    let input = Input::from_bytes(how.batch, bytes);
+    open_bytes(root, how.batch, bytes, how)
+}
+
+/// The reviewer on a batch given as bytes (named `name`), without a session.
+pub fn open_input(root: &Path, name: &str, bytes: &[u8]) -> App {
+    let how = Open {
+        session: false,
+        ..Open::default()
+    };
+    open_bytes(root, name, bytes.to_vec(), how)
+}
+
+/// The screen of the reviewer at `width` x `height`, as text.
+pub fn screen(app: &mut App, width: u16, height: u16) -> String {
+    use ratatui::backend::TestBackend;
+    app.size = (width, height);
+    let mut terminal = ratatui::Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| patchdeck::tui::draw::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    (0..height)
+        .map(|y| {
+            let line: String = (0..width).map(|x| buffer[(x, y)].symbol()).collect();
+            line.trim_end().to_owned() + "\n"
+        })
+        .collect()
+}
+
+fn open_bytes(root: &Path, name: &str, bytes: Vec<u8>, how: Open) -> App {
+    let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
+    let input = Input::from_bytes(name, bytes);
     let checked = pipeline::load(&opened.workspace, &input, None).unwrap();
     let no_color = (how.colors == ColorDepth::None).then(|| "1".to_owned());
     let colorterm = (how.colors == ColorDepth::TrueColor).then(|| "truecolor".to_owned());

@@ -51,6 +51,20 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
                     p.warning
                 },
             )));
+            if problem.kind == ProblemKind::FileExists {
+                let key = app.words().key(Action::OverrideSha);
+                let text = if app.review().overridden(app.file_index()) {
+                    format!(
+                        "  {} it will be written over the file that is there ({key} undoes); the diff is against that file",
+                        Glyph::Accepted.symbol()
+                    )
+                } else {
+                    format!(
+                        "  the diff below is against the file that is there; {key} writes over it, which the batch never showed"
+                    )
+                };
+                out.push(Line::from(Span::styled(text, p.warning)));
+            }
         }
     }
     for problem in &check.problems {

@@ -64,17 +64,24 @@ fn new_lines_of(app: &App, c: &crate::model::Change) -> Vec<String> {
     }
 }
 
-/// Where change `ci` of file `fi` applies: its own range, or where it was moved to.
+/// Where change `ci` of file `fi` is shown: where it applies as decided (the core's answer),
+/// and for the only change of a file the batch creates where a file exists, over that whole
+/// file, so the diff is against what is on disk.
 fn placed_range(app: &App, fi: usize, ci: usize) -> crate::model::LineRange {
     let (file, file_check) = app.file(fi);
-    let c = &file.changes[ci];
-    let mut range = c.range;
-    if app.decisions().relocated(&c.id) {
-        if let Some(at) = file_check.changes[ci].found_at() {
-            range.start = at;
-        }
+    let over_existing = file_check.action == crate::model::FileAction::Create
+        && file_check.snapshot.is_some()
+        && file.changes.len() == 1;
+    if over_existing {
+        return crate::model::LineRange {
+            start: 1,
+            count: app.line_index(fi).len(),
+        };
     }
-    range
+    app.review().shown_at(At {
+        file: fi,
+        change: ci,
+    })
 }
 
 /// What the main pane shows, with expected and actual lines from their first column (the
