@@ -134,6 +134,13 @@ pub enum Override {
         change: ChangeId,
         at: usize,
     },
+    /// A change applied where the person placed it instead of where it said.
+    Placed {
+        file: usize,
+        change: ChangeId,
+        from: usize,
+        to: usize,
+    },
     /// A change applied where its expected lines were found instead of where it said.
     Relocated {
         file: usize,
@@ -355,6 +362,15 @@ pub fn plan_with(
                 // Its lines are in the file already: there is nothing to write.
                 Ok(Placement::AlreadyApplied) => continue,
                 Ok(Placement::Shifted { to }) => range.start = to,
+                Ok(Placement::Placed { to }) => {
+                    overrides.push(Override::Placed {
+                        file: index,
+                        change: change.id.clone(),
+                        from: range.start,
+                        to,
+                    });
+                    range.start = to;
+                }
                 Ok(Placement::EditedOver { at }) => overrides.push(Override::EditedOver {
                     file: index,
                     change: change.id.clone(),

@@ -648,6 +648,9 @@ fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -
             "{}: change {change} edited to replace the lines now at line {at}, which are not the batch's expected lines",
             path(*file)
         ),
+        Override::Placed { file, change, from, to } => {
+            format!("{}: change {change} placed by the person at line {to} instead of line {from}", path(*file))
+        }
         Override::Relocated { file, change, from, to } => {
             format!("{}: change {change} moved from line {from} to line {to}, where its expected lines are", path(*file))
         }

@@ -120,7 +120,7 @@ fn demo_opens_on_its_own_copy_and_read_only_refuses_to_commit() {
     let dir = home.path().join("demo");
     let mut term = Terminal::start(home.path(), &["demo", "--dir", dir.to_str().unwrap()], &[]);
     let screen = term.wait_for("Demo: inventory cleanup");
-    assert!(screen.contains("⚠ 2 conflict(s)"), "{screen}");
+    assert!(screen.contains("⚠ 2 open conflict(s)"), "{screen}");
     term.keys(&["?"]);
     term.wait_for("Esc/?/q close");
     // `?` closes the help (an Esc right before another key reads as Alt+key).

@@ -53,6 +53,11 @@ pub struct Decisions {
     /// new content).
     #[serde(default)]
     pub(super) hard_link_overrides: BTreeSet<FilePatchId>,
+    /// Changes the person placed at a line of their choosing (`"placements": {ID: LINE}`): the
+    /// first line a replacement or deletion replaces, the line an insertion goes after (0 for
+    /// the top). A replacement's expected lines must stand there.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) placements: BTreeMap<ChangeId, usize>,
     /// Files the batch creates where a file exists, which the person chose to write over.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub(super) overwrites: BTreeSet<FilePatchId>,
@@ -156,6 +161,16 @@ impl Decisions {
     /// that exists there.
     pub fn overwrite_allowed(&self, id: &FilePatchId) -> bool {
         self.overwrites.contains(id)
+    }
+
+    /// The line the person placed change `id` at, if they did (see the field's meaning).
+    pub fn placed_at(&self, id: &ChangeId) -> Option<usize> {
+        self.placements.get(id).copied()
+    }
+
+    /// Every placement the person made.
+    pub fn placements(&self) -> &BTreeMap<ChangeId, usize> {
+        &self.placements
     }
 
     /// Whether change `id` is to be applied where its expected lines were found.
@@ -273,6 +288,7 @@ impl Decisions {
             .decisions
             .keys()
             .chain(decisions.relocate.iter())
+            .chain(decisions.placements.keys())
             .chain(decisions.replaces.keys())
             .filter(|id| batch.find_change(id).is_none())
             .map(ChangeId::as_str)

@@ -18,6 +18,7 @@ enum Delta {
     Relocate(ChangeId, bool, bool),
     Override(FilePatchId, bool, bool),
     Overwrite(FilePatchId, bool, bool),
+    Place(ChangeId, Option<usize>, Option<usize>),
     Replaces(ChangeId, Option<Vec<String>>, Option<Vec<String>>),
 }
 
@@ -37,6 +38,8 @@ pub enum Done {
     Edit,
     Relocate,
     Unrelocate,
+    Place,
+    Unplace,
     OverrideSha,
     RemoveOverride,
     Overwrite,
@@ -151,6 +154,14 @@ fn apply(decisions: &mut Decisions, delta: &Delta, forward: bool) {
                 decisions.overwrites.remove(id);
             }
         }
+        Delta::Place(id, before, after) => match pick(forward, before, after) {
+            Some(line) => {
+                decisions.placements.insert(id.clone(), *line);
+            }
+            None => {
+                decisions.placements.remove(id);
+            }
+        },
         Delta::Replaces(id, before, after) => match pick(forward, before, after) {
             Some(lines) => {
                 decisions.replaces.insert(id.clone(), lines.clone());
@@ -201,6 +212,13 @@ impl<'a> Tx<'a> {
         let before = self.decisions.overwrites.contains(id);
         if before != on {
             self.record(Delta::Overwrite(id.clone(), before, on));
+        }
+    }
+
+    pub fn place(&mut self, id: &ChangeId, line: Option<usize>) {
+        let before = self.decisions.placements.get(id).copied();
+        if before != line {
+            self.record(Delta::Place(id.clone(), before, line));
         }
     }
 

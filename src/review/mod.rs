@@ -22,7 +22,8 @@ pub use history::{Done, History, Replayed};
 pub use refusal::{Refusal, StillBlocking, Way};
 pub use select::{readings, select, Readings, Selection, Target};
 
-use crate::model::{Batch, Change, FileAction, FilePatch, LineRange};
+use crate::lines::Lines;
+use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation};
 use crate::pipeline::Checked;
 use crate::plan::Plan;
 use crate::problem::ProblemKind;
@@ -186,9 +187,11 @@ impl Review {
             &self.decisions,
             false,
         ) {
-            Ok(rules::Placement::Relocated { to } | rules::Placement::Shifted { to }) => {
-                range.start = to
-            }
+            Ok(
+                rules::Placement::Relocated { to }
+                | rules::Placement::Shifted { to }
+                | rules::Placement::Placed { to },
+            ) => range.start = to,
             Err(rules::Stuck::Unresolved {
                 found_at: Some(to), ..
             }) => range.start = to,
@@ -216,6 +219,55 @@ impl Review {
         .is_ok()
     }
 
+    /// Whether change `at` is a conflict still open: not rejected, and it could not be written
+    /// as decided now (its own lines do not verify and nothing resolves them, or its file has a
+    /// problem no override lifts yet). Resolving it (moving, placing, editing over the lines
+    /// on disk, overriding its file) or rejecting it closes it.
+    pub fn open_conflict(&self, at: At) -> bool {
+        let view = self.change(at);
+        if *self.decisions.get(&view.change.id) == Decision::Reject {
+            return false;
+        }
+        let file_blocked =
+            view.file_check.problems.iter().any(|p| {
+                p.blocking && !crate::plan::overridden(p.kind, view.file, &self.decisions)
+            });
+        let over = view.file_check.sha_mismatch() && self.decisions.sha_overridden(&view.file.id);
+        file_blocked
+            || rules::placement(view.file, view.file_check, at.change, &self.decisions, over)
+                .is_err()
+    }
+
+    /// Accepts every undecided change that verifies as it is (its own lines, or applied
+    /// already), as one step; returns how many.
+    pub fn accept_verified(&mut self) -> usize {
+        let ids: Vec<_> = self
+            .verified_undecided_places()
+            .map(|at| self.change(at).change.id.clone())
+            .collect();
+        self.step(At::default(), Done::AcceptVerified, |tx| {
+            ids.iter().for_each(|id| tx.decide(id, Decision::Accept))
+        });
+        ids.len()
+    }
+
+    /// How many changes [`Review::accept_verified`] would accept now.
+    pub fn verified_undecided(&self) -> usize {
+        self.verified_undecided_places().count()
+    }
+
+    /// The undecided changes that verify as they are, in a file that nothing blocks, and could
+    /// be accepted.
+    fn verified_undecided_places(&self) -> impl Iterator<Item = At> + '_ {
+        self.places().filter(|&at| {
+            let view = self.change(at);
+            view.check.status == Status::Ok
+                && *self.decisions.get(&view.change.id) == Decision::Undecided
+                && self.accept_refusal(at).is_none()
+                && !self.open_conflict(at)
+        })
+    }
+
     /// Why change `at` cannot be accepted as it is, if it cannot.
     pub fn accept_refusal(&self, at: At) -> Option<Refusal> {
         let view = self.change(at);
@@ -236,7 +288,11 @@ impl Review {
                 why: first_message(view.check),
             }),
             Status::Conflict => Some(Refusal::Conflict {
-                ways: conflict_ways(view.check.found_at(), self.edit_refusal(at).is_none()),
+                ways: conflict_ways(
+                    view.check.found_at(),
+                    self.edit_refusal(at).is_none(),
+                    self.placeable(at),
+                ),
             }),
         }
     }
@@ -310,6 +366,102 @@ impl Review {
             Some(FileOverride::Sha) => self.decisions.sha_overridden(id),
             None => false,
         }
+    }
+
+    /// Whether change `at` can be placed at a line of the person's choosing, and how many
+    /// places its expected lines stand at (`None`: it cannot be placed anywhere). An insertion
+    /// can go after any line.
+    pub fn placeable(&self, at: At) -> Option<usize> {
+        let view = self.change(at);
+        // A change that stands where it says needs no place (unless it was placed, so that
+        // the placement can be taken back, or it is an insertion nothing confirms).
+        let needs_place = view.check.status != Status::Ok
+            || rules::unverified_position(view.check)
+            || self.decisions.placed_at(&view.change.id).is_some();
+        if !needs_place {
+            return None;
+        }
+        let places = places_of(view.file_check, view.change);
+        (view.change.operation == Operation::Insert || !places.is_empty()).then_some(places.len())
+    }
+
+    /// Where change `at` could be placed, nearest first to where it would be were it as far
+    /// off as the file's other changes are: every line its expected lines stand at (for an
+    /// insertion, the line it would go after).
+    pub fn candidates(&self, at: At) -> Vec<usize> {
+        let view = self.change(at);
+        let predicted = self.predicted_line(at);
+        if view.change.operation == Operation::Insert {
+            return vec![predicted];
+        }
+        let mut places = places_of(view.file_check, view.change);
+        places.sort_by_key(|&line| (line.abs_diff(predicted), line));
+        places
+    }
+
+    /// The line change `at` would be at if it were off by as much as the file's other changes
+    /// that were found are (the median of their offsets; none off when none was found). For
+    /// an insertion, the line it would go after.
+    pub fn predicted_line(&self, at: At) -> usize {
+        let file_check = &self.checked.verification.files[at.file];
+        let file = &self.checked.batch.files[at.file];
+        let mut offsets: Vec<i64> = file
+            .changes
+            .iter()
+            .zip(&file_check.changes)
+            .filter_map(|(change, check)| match (check.status, check.found_at()) {
+                (_, Some(found)) => Some(found as i64 - change.range.start as i64),
+                (Status::Ok, None) if change.operation != Operation::Insert => Some(0),
+                _ => None,
+            })
+            .collect();
+        offsets.sort_unstable();
+        let offset = offsets.get(offsets.len() / 2).copied().unwrap_or(0);
+        let change = &file.changes[at.change];
+        let start = (change.range.start as i64 + offset).max(1) as usize;
+        match change.operation {
+            Operation::Insert => start - 1,
+            _ => start,
+        }
+    }
+
+    /// Why change `at` cannot be placed at `line`, if it cannot.
+    pub fn place_refusal(&self, at: At, line: usize) -> Option<Refusal> {
+        let view = self.change(at);
+        if self.placeable(at).is_none() {
+            return Some(Refusal::CannotPlace);
+        }
+        let lines = Lines::split(view.file_check.base_bytes());
+        rules::place_start(&lines, view.change, line)
+            .is_none()
+            .then_some(Refusal::NotThere { line })
+    }
+
+    /// Places change `at` at `line` (the first line it replaces; for an insertion, the line it
+    /// goes after) and accepts it (an edited change stays edited).
+    pub fn place(&mut self, at: At, line: usize) -> Result<(), Refusal> {
+        if let Some(refusal) = self.place_refusal(at, line) {
+            return Err(refusal);
+        }
+        let id = self.change(at).change.id.clone();
+        let edited = matches!(self.decisions.get(&id), Decision::Edit(_));
+        self.step(at, Done::Place, |tx| {
+            tx.relocate(&id, false);
+            tx.place(&id, Some(line));
+            if !edited {
+                tx.decide(&id, Decision::Accept);
+            }
+        });
+        Ok(())
+    }
+
+    /// Takes back the placement of change `at`: it is undecided again.
+    pub fn unplace(&mut self, at: At) {
+        let id = self.change(at).change.id.clone();
+        self.step(at, Done::Unplace, |tx| {
+            tx.place(&id, None);
+            tx.decide(&id, Decision::Undecided);
+        });
     }
 
     /// Accepts change `at` (an edited change stays edited).
@@ -539,11 +691,18 @@ fn still_blocking(checked: &Checked, decisions: &Decisions, file: usize) -> Vec<
         .filter(|&c| *decisions.get(&patch.changes[c].id) != Decision::Reject)
         .filter_map(|c| {
             let stuck = rules::placement(patch, check, c, decisions, true).err()?;
+            let change = &patch.changes[c];
+            let places = places_of(check, change);
+            let placeable = (change.operation == Operation::Insert || !places.is_empty())
+                .then_some(places.len());
             let ways = match stuck {
                 rules::Stuck::Unresolved {
                     status: Status::Conflict,
                     found_at,
-                } => conflict_ways(found_at, patch.changes[c].unplaced().is_none()),
+                } => conflict_ways(found_at, change.unplaced().is_none(), placeable),
+                rules::Stuck::UnverifiedUnderOverride => {
+                    vec![Way::Place { candidates: 0 }, Way::Reject]
+                }
                 _ => vec![Way::Reject],
             };
             Some(StillBlocking {
@@ -561,4 +720,22 @@ fn first_message(check: &ChangeCheck) -> String {
         .iter()
         .find(|p| p.blocking)
         .map_or_else(String::new, |p| p.message.clone())
+}
+
+/// Every line change's expected lines stand at in its file (for a change a format could not
+/// place, the places it found).
+fn places_of(check: &FileCheck, change: &Change) -> Vec<usize> {
+    if let Some(places) = change.unplaced() {
+        return if change.expected.is_some() {
+            places.to_vec()
+        } else {
+            Vec::new()
+        };
+    }
+    match &change.expected {
+        Some(expected) if !expected.is_empty() => {
+            Lines::split(check.base_bytes()).find_all(expected)
+        }
+        _ => Vec::new(),
+    }
 }

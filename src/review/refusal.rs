@@ -13,6 +13,8 @@ pub enum Way {
     Edit,
     /// Apply it where its expected lines were found, at this line.
     Relocate { to: usize },
+    /// Place it at a line of the person's choosing (these candidates first, nearest first).
+    Place { candidates: usize },
     /// Leave it out.
     Reject,
 }
@@ -35,6 +37,11 @@ pub enum Refusal {
     NotInFile,
     /// It cannot be moved: its expected lines were not found at exactly one other place.
     NoPlace,
+    /// It cannot be placed at that line: its expected lines do not stand there (or the line
+    /// is past the end of the file).
+    NotThere { line: usize },
+    /// It cannot be placed at all: it has no lines to find (a text find that matched nothing).
+    CannotPlace,
     /// The file has nothing to override: its SHA-256 matches the batch's, and it is not a
     /// creation where a file exists.
     NothingToOverride,
@@ -51,15 +58,19 @@ pub struct StillBlocking {
     pub ways: Vec<Way>,
 }
 
-/// A conflict's ways out, given where its expected lines were found (if at one place) and
-/// whether it can be edited.
-pub fn conflict_ways(found_at: Option<usize>, editable: bool) -> Vec<Way> {
+/// A conflict's ways out, given where its expected lines were found (if at one place),
+/// whether it can be edited, and how many places it could be put at (`None` when it cannot be
+/// placed).
+pub fn conflict_ways(found_at: Option<usize>, editable: bool, places: Option<usize>) -> Vec<Way> {
     let mut ways = Vec::new();
     if editable {
         ways.push(Way::Edit);
     }
     if let Some(to) = found_at {
         ways.push(Way::Relocate { to });
+    }
+    if let Some(candidates) = places.filter(|_| found_at.is_none()) {
+        ways.push(Way::Place { candidates });
     }
     ways.push(Way::Reject);
     ways

@@ -22,6 +22,8 @@ pub enum Placement {
     Shifted { to: usize },
     /// Applied already: writing it changes nothing.
     AlreadyApplied,
+    /// Where the person placed it (its expected lines stand there, or it is an insertion).
+    Placed { to: usize },
 }
 
 /// Why a selected change cannot be written.
@@ -57,6 +59,12 @@ pub fn placement(
 ) -> Result<Placement, Stuck> {
     let change = &file.changes[index];
     let change_check = &check.changes[index];
+    if let Some(line) = decisions.placed_at(&change.id) {
+        return placed_by_person(check, change, line).ok_or(Stuck::Unresolved {
+            status: change_check.status.max(Status::Conflict),
+            found_at: change_check.found_at(),
+        });
+    }
     match change_check.placed {
         Placed::Applied => return Ok(Placement::AlreadyApplied),
         Placed::At(to) => return Ok(Placement::Shifted { to }),
@@ -101,4 +109,29 @@ fn resolution(
         .then_some(Placement::EditedOver {
             at: change.range.start,
         })
+}
+
+/// The first line of the range change `change` takes when placed at `line` (the line it goes
+/// after, for an insertion), if its lines allow it there: an insertion goes anywhere in the
+/// file; a replacement or deletion only where its expected lines stand. `None` otherwise.
+pub fn place_start(lines: &Lines<'_>, change: &Change, line: usize) -> Option<usize> {
+    match (&change.expected, change.operation) {
+        (_, crate::model::Operation::Insert) => (line <= lines.len()).then_some(line + 1),
+        (Some(expected), _) if !expected.is_empty() => {
+            let range = crate::model::LineRange {
+                start: line,
+                count: expected.len(),
+            };
+            (line >= 1 && lines.matches_at(range, expected)).then_some(line)
+        }
+        _ => None,
+    }
+}
+
+fn placed_by_person(check: &FileCheck, change: &Change, line: usize) -> Option<Placement> {
+    if change.unplaced().is_some() && change.expected.is_none() {
+        return None;
+    }
+    let lines = Lines::split(check.base_bytes());
+    place_start(&lines, change, line).map(|to| Placement::Placed { to })
 }

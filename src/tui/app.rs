@@ -97,6 +97,33 @@ pub struct FailedEdit {
     pub reason: String,
 }
 
+/// Which changes moving through the batch visits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Filter {
+    #[default]
+    All,
+    Undecided,
+    OpenConflicts,
+}
+
+impl Filter {
+    fn next(self) -> Filter {
+        match self {
+            Filter::All => Filter::Undecided,
+            Filter::Undecided => Filter::OpenConflicts,
+            Filter::OpenConflicts => Filter::All,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Filter::All => "every change",
+            Filter::Undecided => "undecided changes",
+            Filter::OpenConflicts => "open conflicts",
+        }
+    }
+}
+
 /// What is in front of the review and takes the keys, when something is.
 #[derive(Debug)]
 pub enum Overlay {
@@ -118,6 +145,12 @@ pub enum Overlay {
     Reload {
         what: String,
     },
+    /// Choosing where a change goes.
+    Place(super::place::Placing),
+    /// Accepting every verified change, once the person says yes to how many.
+    ConfirmAcceptVerified {
+        count: usize,
+    },
 }
 
 /// The whole state of the reviewer.
@@ -130,6 +163,8 @@ pub struct App {
     pub pos: usize,
     pub overlay: Option<Overlay>,
     pub whole_file: bool,
+    /// Which changes moving visits.
+    pub filter: Filter,
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
     /// Columns long lines are scrolled to the left; `None` until the person scrolls, which
@@ -185,6 +220,7 @@ impl App {
             pos: 0,
             overlay: None,
             whole_file: false,
+            filter: Filter::default(),
             scroll: 0,
             hscroll: None,
             search: Search::default(),
@@ -247,6 +283,8 @@ impl App {
             Some(Overlay::ConfirmQuit) => Mode::ConfirmQuit,
             Some(Overlay::EditFailed(_)) => Mode::EditFailed,
             Some(Overlay::Reload { .. }) => Mode::Reload,
+            Some(Overlay::Place(_)) => Mode::Place,
+            Some(Overlay::ConfirmAcceptVerified { .. }) => Mode::ConfirmAcceptVerified,
         }
     }
 
@@ -356,13 +394,20 @@ impl App {
         self.saver.is_some() && self.session_error.is_none()
     }
 
-    /// Whether the change at `pos` is a conflict: its own lines do not verify, or its file has
-    /// a problem that blocks writing it (a SHA-256 mismatch, a file that already exists...).
-    /// The header's count, `!` and the files pane all use this one definition.
+    /// Whether the change at `pos` was found a conflict: its own lines do not verify, or its
+    /// file has a problem that blocks writing it (a SHA-256 mismatch, a file that already
+    /// exists...). Whether it still is, is [`App::open_conflict`].
     pub fn conflicting(&self, pos: usize) -> bool {
         let view = self.change(pos);
         view.check.status != crate::verify::Status::Ok
             || view.file_check.problems.iter().any(|p| p.blocking)
+    }
+
+    /// Whether the change at `pos` is a conflict still open (the core's answer: not rejected,
+    /// and not resolved). The header's count, `!`, the filter and the files pane all use it, so
+    /// the count reaches 0 once every conflict is resolved.
+    pub fn open_conflict(&self, pos: usize) -> bool {
+        self.review.open_conflict(self.flat[pos])
     }
 
     /// Whether the batch is committed: decisions no longer change anything.
@@ -404,6 +449,9 @@ impl App {
                 return effect;
             }
         }
+        if let Some(effect) = self.place_typing(key) {
+            return effect;
+        }
         match self.keymap.lookup(self.mode(), key) {
             Some(action) => self.update(action),
             None => Effect::None,
@@ -444,6 +492,21 @@ impl App {
             },
             Some(Overlay::EditFailed(failed)) => self.edit_failed_action(action, failed),
             Some(Overlay::Reload { what }) => self.reload_action(action, what),
+            Some(Overlay::Place(placing)) => self.place_action(action, placing),
+            Some(Overlay::ConfirmAcceptVerified { count }) => {
+                if action == Action::Confirm {
+                    let done = self.review.accept_verified();
+                    self.save_session();
+                    let text = match done == count {
+                        true => format!("accepted {done} verified change(s)"),
+                        false => format!(
+                            "accepted {done} verified change(s) (not {count}: the batch changed)"
+                        ),
+                    };
+                    self.say(Tone::Info, text);
+                }
+                Effect::None
+            }
         };
         self.note_session_error();
         effect
@@ -456,6 +519,8 @@ impl App {
                 | Action::Reject
                 | Action::Edit
                 | Action::Relocate
+                | Action::Place
+                | Action::AcceptVerified
                 | Action::OverrideSha
                 | Action::AcceptFile
                 | Action::RejectFile
@@ -468,27 +533,56 @@ impl App {
             return Effect::None;
         }
         match action {
-            Action::NextChange => self.go(self.pos + 1),
-            Action::PrevChange => self.go(self.pos.saturating_sub(1)),
+            Action::NextChange => self.step_to(|app, p| p > app.pos, false),
+            Action::PrevChange => self.step_to(|app, p| p < app.pos, true),
             Action::NextFile => {
                 let file = self.file_index();
-                let next = self.flat.iter().position(|at| at.file > file);
-                match next {
-                    Some(pos) => self.go(pos),
-                    None => self.say(Tone::Info, "this is the last file"),
-                }
+                self.step_to(|app, p| app.flat[p].file > file, false)
             }
             Action::PrevFile => {
                 let file = self.file_index();
-                let prev = self.flat[..self.pos].iter().rev().find(|at| at.file < file);
-                match prev.and_then(|at| self.first_of_file(at.file)) {
-                    Some(pos) => self.go(pos),
-                    None => self.go(self.first_of_file(file).unwrap_or(0)),
+                let prev = (0..self.pos)
+                    .rev()
+                    .find(|&p| self.flat[p].file < file && self.shows(p));
+                match prev {
+                    // The first change of that file the filter shows.
+                    Some(p) => {
+                        let target = self.flat[p].file;
+                        let first = (0..=p)
+                            .find(|&q| self.flat[q].file == target && self.shows(q))
+                            .unwrap_or(p);
+                        self.go(first)
+                    }
+                    None => self.say(Tone::Info, "this is the first file"),
+                }
+            }
+            Action::Filter => {
+                self.filter = self.filter.next();
+                if !self.shows(self.pos) {
+                    self.step_to(|_, _| true, false);
+                }
+                let text = format!(
+                    "showing {} ({} shows {})",
+                    self.filter.describe(),
+                    self.words().key(Action::Filter),
+                    self.filter.next().describe()
+                );
+                self.say(Tone::Info, text);
+            }
+            Action::AcceptVerified => {
+                let count = self.review.verified_undecided();
+                if count == 0 {
+                    self.say(
+                        Tone::Info,
+                        "no undecided change verifies: nothing to accept",
+                    );
+                } else {
+                    self.overlay = Some(Overlay::ConfirmAcceptVerified { count });
                 }
             }
             Action::NextConflict => self.next_conflict(),
-            Action::FirstChange => self.go(0),
-            Action::LastChange => self.go(self.flat.len().saturating_sub(1)),
+            Action::FirstChange => self.step_to(|_, _| true, false),
+            Action::LastChange => self.step_to(|_, _| true, true),
             Action::PageDown => self.scroll_by(self.page() as i64),
             Action::PageUp => self.scroll_by(-(self.page() as i64)),
             Action::ScrollRight => self.hscroll_by(1),
@@ -498,6 +592,7 @@ impl App {
             Action::AcceptFile => self.accept_file(),
             Action::RejectFile => self.reject_file(),
             Action::Relocate => self.relocate(),
+            Action::Place => self.start_placing(),
             Action::OverrideSha => self.override_file(),
             Action::Undo => self.undo(),
             Action::Redo => self.redo(),
@@ -516,6 +611,38 @@ impl App {
             Action::Confirm | Action::Cancel | Action::EditAgain | Action::Discard => {}
         }
         Effect::None
+    }
+
+    /// Whether the filter shows the change at `pos`.
+    pub fn shows(&self, pos: usize) -> bool {
+        match self.filter {
+            Filter::All => true,
+            Filter::Undecided => !self.is_decided(pos),
+            Filter::OpenConflicts => self.open_conflict(pos),
+        }
+    }
+
+    /// Goes to the first change `wanted` picks that the filter shows, searching forward (or
+    /// backward) through the batch; says so when there is none.
+    fn step_to(&mut self, wanted: impl Fn(&App, usize) -> bool, backward: bool) {
+        let mut positions: Box<dyn Iterator<Item = usize>> = if backward {
+            Box::new((0..self.flat.len()).rev())
+        } else {
+            Box::new(0..self.flat.len())
+        };
+        match positions.find(|&p| wanted(self, p) && self.shows(p)) {
+            Some(p) => self.go(p),
+            None if self.filter == Filter::All => {}
+            None => {
+                let text = format!("no more {} that way", self.filter.describe());
+                self.say(Tone::Info, text);
+            }
+        }
+    }
+
+    /// Whether the change at `pos` is rejected.
+    pub fn is_rejected(&self, pos: usize) -> bool {
+        *self.decisions().get(&self.change(pos).change.id) == Decision::Reject
     }
 
     /// Selects the change at `pos` (clamped) and shows it from the top.
@@ -554,10 +681,13 @@ impl App {
         let n = self.flat.len();
         let found = (1..=n)
             .map(|step| (self.pos + step) % n)
-            .find(|&p| self.conflicting(p));
+            .find(|&p| self.open_conflict(p));
         match found {
             Some(p) => self.go(p),
-            None => self.say(Tone::Info, "no conflicting change in this batch"),
+            None => self.say(
+                Tone::Info,
+                "no open conflict: every conflict is resolved or rejected",
+            ),
         }
     }
 

@@ -20,6 +20,10 @@ impl App {
             Asked::Edit => review.edit_refusal(at),
             Asked::Relocate => review.relocate_refusal(at),
             Asked::Override => review.override_refusal(at.file),
+            Asked::Place => review
+                .placeable(at)
+                .is_none()
+                .then_some(crate::review::Refusal::CannotPlace),
         }?;
         Some(self.words().refusal(asked, &refusal, review))
     }
@@ -185,6 +189,8 @@ impl App {
             Done::Edit => format!("edit of {}", change()),
             Done::Relocate => format!("move of {}", change()),
             Done::Unrelocate => format!("moving back of {}", change()),
+            Done::Place => format!("placing of {}", change()),
+            Done::Unplace => format!("unplacing of {}", change()),
             Done::OverrideSha => format!("SHA-256 override of {}", file()),
             Done::RemoveOverride => format!("removal of the SHA-256 override of {}", file()),
             Done::Overwrite => format!("writing {} over the file that is there", file()),

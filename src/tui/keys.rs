@@ -26,8 +26,11 @@ pub enum Action {
     Reject,
     AcceptFile,
     RejectFile,
+    AcceptVerified,
+    Filter,
     Edit,
     Relocate,
+    Place,
     OverrideSha,
     Undo,
     Redo,
@@ -58,6 +61,9 @@ pub enum Mode {
     ConfirmQuit,
     EditFailed,
     Reload,
+    /// Choosing where to place a change (digits type a line).
+    Place,
+    ConfirmAcceptVerified,
 }
 
 /// A key as the map names it.
@@ -195,6 +201,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('r')], A::Reject, "reject", "reject the change, go to the next undecided one"),
     bind(M::Browse, &[K::Char('e')], A::Edit, "edit", "edit the change's lines in $VISUAL/$EDITOR (accepts it)"),
     bind(M::Browse, &[K::Char('m')], A::Relocate, "move", "move a conflicting change to where its expected lines were found (accepts it)"),
+    bind(M::Browse, &[K::Char('p')], A::Place, "place", "place a conflicting change at a line you pick or type (accepts it)"),
     bind(M::Browse, &[K::Char('o')], A::OverrideSha, "override", "write the file over its SHA-256 mismatch, or over a file where it creates one"),
     bind(M::Browse, &[K::Char('c')], A::CommitSummary, "commit", "review what will be written, then commit"),
     bind(M::Browse, &[K::Char('u')], A::Undo, "undo", "undo the last decision"),
@@ -208,10 +215,12 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('['), K::Char('K')], A::PrevFile, "prev file", "first change of the previous file"),
     bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
     bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
+    bind(M::Browse, &[K::Char('V')], A::AcceptVerified, "accept verified", "accept every undecided change that verifies, batch-wide (asks first)"),
     bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
     bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, IDs, labels, descriptions and lines"),
     bind(M::Browse, &[K::Char('n')], A::SearchNext, "next match", "next search match"),
     bind(M::Browse, &[K::Char('N')], A::SearchPrev, "prev match", "previous search match"),
+    bind(M::Browse, &[K::Char('f')], A::Filter, "filter", "show every change, only undecided ones, or only open conflicts"),
     bind(M::Browse, &[K::Char('g'), K::Home], A::FirstChange, "first", "first change"),
     bind(M::Browse, &[K::Char('G'), K::End], A::LastChange, "last", "last change"),
     bind(M::Browse, &[K::PageDown, K::Ctrl('d'), K::Char(' ')], A::PageDown, "page down", "scroll the diff down a page"),
@@ -233,6 +242,12 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::ConfirmQuit, &[K::Char('n'), K::Esc], A::Cancel, "stay", "keep reviewing"),
     bind(M::EditFailed, &[K::Char('e')], A::EditAgain, "edit again", "open the editor again on what you wrote"),
     bind(M::EditFailed, &[K::Char('d'), K::Esc], A::Discard, "discard", "throw the edit away"),
+    bind(M::Place, &[K::Enter], A::Confirm, "place", "place the change at the line shown and accept it"),
+    bind(M::Place, &[K::Char('j'), K::Down], A::NextChange, "next place", "the next place, further from where it was expected"),
+    bind(M::Place, &[K::Char('k'), K::Up], A::PrevChange, "prev place", "the place before"),
+    bind(M::Place, &[K::Esc], A::Cancel, "cancel", "leave the change as it was"),
+    bind(M::ConfirmAcceptVerified, &[K::Char('y')], A::Confirm, "accept them", "accept every change counted"),
+    bind(M::ConfirmAcceptVerified, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
     bind(M::Reload, &[K::Char('y')], A::Confirm, "reload", "verify again against the files as they are now"),
     bind(M::Reload, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
 ];
@@ -257,6 +272,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("reject", Action::Reject),
     ("edit", Action::Edit),
     ("move", Action::Relocate),
+    ("place", Action::Place),
     ("override_sha", Action::OverrideSha),
     ("next", Action::NextChange),
     ("prev", Action::PrevChange),
@@ -267,6 +283,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("next_file", Action::NextFile),
     ("prev_file", Action::PrevFile),
     ("accept_file", Action::AcceptFile),
+    ("accept_verified", Action::AcceptVerified),
+    ("filter", Action::Filter),
     ("reject_file", Action::RejectFile),
     ("whole_file", Action::ToggleWholeFile),
     ("search", Action::Search),
@@ -390,6 +408,8 @@ pub fn mode_title(mode: Mode) -> &'static str {
         Mode::ConfirmQuit => "Quitting",
         Mode::EditFailed => "An edit that cannot apply",
         Mode::Reload => "A file changed on disk",
+        Mode::Place => "Placing a change (digits type a line)",
+        Mode::ConfirmAcceptVerified => "Accepting every verified change",
     }
 }
 

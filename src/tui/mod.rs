@@ -16,6 +16,7 @@ pub mod editor;
 pub mod env;
 pub mod highlight;
 pub mod keys;
+pub mod place;
 pub mod saver;
 pub mod search;
 pub mod summary;

@@ -147,6 +147,16 @@ fn describe_override(review: &Review, words: &Words, o: &Override) -> String {
             "{} edited to replace the lines now at line {at}, which are not the batch's expected lines",
             named(review, *file, change)
         ),
+        Override::Placed {
+            file,
+            change,
+            from,
+            to,
+        } => format!(
+            "{} placed by you at line {to} instead of line {from} ({} takes it back)",
+            named(review, *file, change),
+            words.key(Action::Place)
+        ),
         Override::Relocated {
             file,
             change,

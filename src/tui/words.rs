@@ -18,6 +18,7 @@ pub enum Asked {
     Edit,
     Relocate,
     Override,
+    Place,
 }
 
 impl<'a> Words<'a> {
@@ -40,6 +41,16 @@ impl<'a> Words<'a> {
                 "{} moves it to line {to}, where its expected lines are",
                 self.key(Action::Relocate)
             ),
+            Way::Place { candidates } => match candidates {
+                0 => format!(
+                    "{} places it at the line you type",
+                    self.key(Action::Place)
+                ),
+                n => format!(
+                    "{} places it at one of the {n} places its expected lines stand, or a line you type",
+                    self.key(Action::Place)
+                ),
+            },
             Way::Reject => format!("{} rejects it", self.key(Action::Reject)),
         }
     }
@@ -53,6 +64,7 @@ impl<'a> Words<'a> {
                 Way::Relocate { to } => {
                     format!("{} moves it to line {to}", self.key(Action::Relocate))
                 }
+                Way::Place { .. } => format!("{} places", self.key(Action::Place)),
                 Way::Reject => format!("{} rejects", self.key(Action::Reject)),
             })
             .collect();
@@ -66,6 +78,7 @@ impl<'a> Words<'a> {
             Asked::Edit => "edit",
             Asked::Relocate => "move",
             Asked::Override => "override",
+            Asked::Place => "place",
         };
         let reject = self.way(Way::Reject);
         match refusal {
@@ -96,6 +109,14 @@ impl<'a> Words<'a> {
             Refusal::NoPlace => format!(
                 "{} moves a conflicting change whose expected lines were found once elsewhere; this one has no such place",
                 self.key(Action::Relocate)
+            ),
+            Refusal::NotThere { line } => format!(
+                "cannot place it at line {line}: the lines it replaces do not stand there (or the file is shorter); {}",
+                self.way(Way::Edit)
+            ),
+            Refusal::CannotPlace => format!(
+                "cannot place it: it has no lines to look for; {}",
+                self.way(Way::Reject)
             ),
             Refusal::NothingToOverride => format!(
                 "{} overrides a SHA-256 mismatch, or writes over a file where the batch creates one; this file has neither",

@@ -44,7 +44,7 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
             Decision::Reject => counts[2] += 1,
             Decision::Undecided => counts[3] += 1,
         }
-        if app.conflicting(first + ci) {
+        if app.open_conflict(first + ci) {
             counts[4] += 1;
         }
     }
@@ -132,7 +132,7 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
         // The same definition of a conflict as the header's count and `!`; a file with no
         // changes is a conflict when it does not verify.
         let conflicted = match app.first_of_file(index) {
-            Some(start) => (start..start + patch.changes.len()).any(|p| app.conflicting(p)),
+            Some(start) => (start..start + patch.changes.len()).any(|p| app.open_conflict(p)),
             None => check.status != Status::Ok,
         };
         // Uncommitted local changes in git, marked as git and lazygit mark them.

@@ -78,10 +78,20 @@ fn placed_range(app: &App, fi: usize, ci: usize) -> crate::model::LineRange {
             count: app.line_index(fi).len(),
         };
     }
-    app.review().shown_at(At {
+    let at = At {
         file: fi,
         change: ci,
-    })
+    };
+    // While the change is being placed, it is shown where it would go.
+    if let Some(line) = app.placing(at).and_then(|p| p.line()) {
+        let range = file.changes[ci].range;
+        let start = match file.changes[ci].operation {
+            crate::model::Operation::Insert => line + 1,
+            _ => line.max(1),
+        };
+        return crate::model::LineRange { start, ..range };
+    }
+    app.review().shown_at(at)
 }
 
 /// What the main pane shows, with expected and actual lines from their first column (the
@@ -379,7 +389,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if app.whole_file {
         title.push(Span::styled(" whole file ", p.dim));
     }
-    let border = if app.conflicting(app.pos) {
+    let border = if app.open_conflict(app.pos) {
         p.conflict
     } else {
         p.border

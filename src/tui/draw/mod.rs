@@ -19,7 +19,7 @@ pub use main_pane::{main_extent, main_hscroll};
 pub use overlays::{help_max_scroll, summary_max_scroll};
 pub use text::{highlight_matches, window_spans};
 
-use super::app::{App, Overlay, Tone};
+use super::app::{App, Filter, Overlay, Tone};
 use super::keys::{Action, Mode};
 use crate::model::Change;
 use ratatui::layout::Rect;
@@ -145,19 +145,27 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             p.rejected,
         ),
     ];
-    let conflict_style = if counts.conflicts > 0 {
-        p.conflict
-    } else {
-        p.dim
-    };
+    let conflict_style = if counts.open > 0 { p.conflict } else { p.dim };
     second.push(Span::styled(
         format!(
-            " {} {} conflict(s) ",
+            " {} {} open conflict(s) ",
             Glyph::Conflict.symbol(),
-            counts.conflicts
+            counts.open
         ),
         conflict_style,
     ));
+    if counts.resolved > 0 {
+        second.push(Span::styled(
+            format!("{} resolved ", counts.resolved),
+            p.accepted,
+        ));
+    }
+    if app.filter != Filter::All {
+        second.push(Span::styled(
+            format!(" [showing {}]", app.filter.describe()),
+            p.key,
+        ));
+    }
     if !batch.warnings.is_empty() {
         second.push(Span::styled(
             format!(" {} input warning(s)", batch.warnings.len()),
@@ -186,7 +194,10 @@ struct Counts {
     accepted: usize,
     edited: usize,
     rejected: usize,
-    conflicts: usize,
+    /// Conflicts still open.
+    open: usize,
+    /// Conflicts the person resolved (moved, placed, edited over, overridden).
+    resolved: usize,
 }
 
 impl Counts {
@@ -202,7 +213,13 @@ impl Counts {
                 Decision::Undecided => counts.decided -= 1,
             }
         }
-        counts.conflicts = (0..app.flat.len()).filter(|&p| app.conflicting(p)).count();
+        for pos in 0..app.flat.len() {
+            if app.open_conflict(pos) {
+                counts.open += 1;
+            } else if app.conflicting(pos) && !app.is_rejected(pos) {
+                counts.resolved += 1;
+            }
+        }
         counts
     }
 }
@@ -216,6 +233,15 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("▏", p.key),
             Span::styled("   Enter find · Esc cancel", p.dim),
         ])
+    } else if let Some(Overlay::Place(placing)) = &app.overlay {
+        let mut spans = vec![Span::styled(
+            format!(" {}", app.placing_text(placing)),
+            p.key,
+        )];
+        if let Some((_, text)) = app.status_text() {
+            spans.push(Span::styled(format!("  {text}"), p.conflict));
+        }
+        Line::from(spans)
     } else if app.mode() == Mode::CommitSummary {
         // The summary shows its own messages (a refusal, why it cannot commit).
         Line::default()
@@ -295,7 +321,9 @@ impl<'a> Availability<'a> {
                                 .any(|&a| a.file == file && review.accept_refusal(a).is_none())
                     }
                     Action::RejectFile => decides && at.is_some(),
-                    Action::NextConflict => (0..app.flat.len()).any(|p| app.conflicting(p)),
+                    Action::Place => decides && can(&|a| review.placeable(a).is_some()),
+                    Action::AcceptVerified => decides && review.verified_undecided() > 0,
+                    Action::NextConflict => (0..app.flat.len()).any(|p| app.open_conflict(p)),
                     Action::CommitSummary => !committed && !app.config.read_only,
                     Action::ScrollLeft | Action::ScrollRight => {
                         let (now, most) = *self.hscroll.get_or_init(|| {

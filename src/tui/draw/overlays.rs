@@ -20,6 +20,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
             summary_overlay(app).draw(frame, app, area, *scroll)
         }
         Some(Overlay::Committed) => committed(frame, app, area),
+        Some(Overlay::ConfirmAcceptVerified { count }) => prompt(
+            frame,
+            app,
+            area,
+            "Accept every verified change?",
+            vec![format!(
+                "{count} undecided change(s) verify as they are and would be accepted; conflicts, invalid changes and your decisions stay as they are."
+            )],
+        ),
         Some(Overlay::ConfirmQuit) => {
             prompt(frame, app, area, "Quit?", vec![app.quit_question()])
         }
@@ -41,7 +50,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     .into(),
             ],
         ),
-        None | Some(Overlay::Search) => {}
+        // Typing a search or placing a change happens in the status line, over the review.
+        None | Some(Overlay::Search) | Some(Overlay::Place(_)) => {}
     }
 }
 
@@ -86,14 +96,12 @@ struct Panel {
 }
 
 impl Panel {
-    fn paragraph(&self, app: &App, keys: bool) -> Paragraph<'static> {
+    fn paragraph(&self, app: &App) -> Paragraph<'static> {
         let p = &app.palette;
-        let mut block = Block::bordered()
+        let block = Block::bordered()
             .border_style(p.title)
-            .title(Span::styled(format!(" {} ", self.title), p.title));
-        if keys {
-            block = block.title_bottom(keys_line(app, self.mode));
-        }
+            .title(Span::styled(format!(" {} ", self.title), p.title))
+            .title_bottom(keys_line(app, self.mode));
         Paragraph::new(self.lines.clone())
             .block(block)
             .style(p.text)
@@ -102,18 +110,21 @@ impl Panel {
 
     /// Where the box goes on a screen of `area`, and how many of its wrapped lines do not fit
     /// (how far it can scroll).
-    fn place(&self, app: &App, area: Rect) -> (Rect, usize) {
+    fn place(&self, area: Rect) -> (Rect, usize) {
         let width = self.max_width.min(area.width);
-        let needed = self.paragraph(app, false).line_count(width);
+        // Counted without the block: ratatui's `line_count` wraps at the block's outer width,
+        // two columns wider than the text inside its borders.
+        let inner = Paragraph::new(self.lines.clone()).wrap(Wrap { trim: false });
+        let needed = inner.line_count(width.saturating_sub(2)) + 2;
         let rect = centered(area, width, needed.min(u16::MAX as usize) as u16);
         (rect, needed.saturating_sub(rect.height as usize))
     }
 
     fn draw(&self, frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
-        let (rect, hidden) = self.place(app, area);
+        let (rect, hidden) = self.place(area);
         frame.render_widget(Clear, rect);
         let scroll = scroll.min(hidden).min(u16::MAX as usize) as u16;
-        frame.render_widget(self.paragraph(app, true).scroll((scroll, 0)), rect);
+        frame.render_widget(self.paragraph(app).scroll((scroll, 0)), rect);
     }
 }
 
@@ -173,7 +184,7 @@ fn help_overlay(app: &App) -> Panel {
 
 /// How far the help can scroll on the current screen.
 pub fn help_max_scroll(app: &App) -> usize {
-    help_overlay(app).place(app, screen(app)).1
+    help_overlay(app).place(screen(app)).1
 }
 
 fn summary_overlay(app: &App) -> Panel {
@@ -210,7 +221,7 @@ fn summary_overlay(app: &App) -> Panel {
 
 /// How far the commit summary can scroll on the current screen.
 pub fn summary_max_scroll(app: &App) -> usize {
-    summary_overlay(app).place(app, screen(app)).1
+    summary_overlay(app).place(screen(app)).1
 }
 
 fn committed(frame: &mut Frame, app: &App, area: Rect) {
