@@ -308,6 +308,10 @@ fn many_files(root: &Path) {
     }
     let batch = json!({"batchKey": "many", "files": files});
     let (mut loading, mut first) = (Vec::new(), Vec::new());
+    let mut keys: Vec<(&str, Vec<Duration>)> = ["j", "]", "a", "u", "!", "/mod1999"]
+        .into_iter()
+        .map(|k| (k, Vec::new()))
+        .collect();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     for _ in 0..runs().min(5) {
         let start = Instant::now();
@@ -315,6 +319,20 @@ fn many_files(root: &Path) {
         loading.push(start.elapsed());
         app.size = (120, 40);
         first.push(cold_frame(&mut terminal, &app));
+        // A key and the frame after it, as a person sees it: each key ten times.
+        for (typed, samples) in keys.iter_mut() {
+            for _ in 0..10 {
+                let start = Instant::now();
+                for c in typed.chars() {
+                    app.key(Key::Char(c));
+                }
+                if typed.starts_with('/') {
+                    app.key(Key::Esc);
+                }
+                frame(&mut terminal, &app);
+                samples.push(start.elapsed());
+            }
+        }
     }
     println!();
     println!(
@@ -322,4 +340,12 @@ fn many_files(root: &Path) {
         ms(median(loading)),
         ms(median(first))
     );
+    for (typed, samples) in keys {
+        let worst = *samples.iter().max().expect("measured");
+        println!(
+            "  key {typed:<9} + frame: median {}, worst {}",
+            ms(median(samples)),
+            ms(worst)
+        );
+    }
 }

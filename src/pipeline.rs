@@ -256,3 +256,46 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     }
     lines.join("\n")
 }
+
+/// A commit's files counted in words: `wrote 3 file(s): 2 modified, 1 created`.
+pub fn describe_totals(written: &[commit::Written]) -> String {
+    match written.len() {
+        0 => "wrote nothing".to_owned(),
+        n => format!(
+            "wrote {n} file(s): {}",
+            plan::describe_kinds(written.iter().map(|w| w.kind))
+        ),
+    }
+}
+
+/// How to take a commit back.
+pub fn describe_undo(committed: &Committed) -> String {
+    match &committed.history_id {
+        Some(id) => format!("`patchdeck undo` restores every file as it was (commit {id})"),
+        None => "this commit is not kept in the undo history: `patchdeck undo` cannot take it back"
+            .to_owned(),
+    }
+}
+
+/// A commit for a person once it is done, in a few lines however many files it wrote: the
+/// totals, the first `shown` paths and how many more, and how to take it back.
+pub fn describe_committed(committed: &Committed, shown: usize) -> String {
+    let mut paths: Vec<String> = committed
+        .written
+        .iter()
+        .take(shown)
+        .map(|w| w.rel.display().to_string())
+        .collect();
+    let more = committed.written.len().saturating_sub(shown);
+    if more > 0 {
+        paths.push(format!("… and {more} more"));
+    }
+    let mut text = describe_totals(&committed.written);
+    if !paths.is_empty() {
+        text = format!("{text} ({})", paths.join(", "));
+    }
+    if !committed.written.is_empty() {
+        text = format!("{text}\n{}", describe_undo(committed));
+    }
+    text
+}

@@ -22,6 +22,26 @@ pub enum WriteKind {
     Delete,
 }
 
+/// Files counted by what happens to them, in words: `2 modified, 1 created`.
+pub fn describe_kinds(kinds: impl IntoIterator<Item = WriteKind>) -> String {
+    let mut counts = [0usize; 3];
+    for kind in kinds {
+        counts[match kind {
+            WriteKind::Modify => 0,
+            WriteKind::Create => 1,
+            WriteKind::Delete => 2,
+        }] += 1;
+    }
+    let words = ["modified", "created", "deleted"];
+    let parts: Vec<String> = counts
+        .iter()
+        .zip(words)
+        .filter(|&(&n, _)| n > 0)
+        .map(|(n, word)| format!("{n} {word}"))
+        .collect();
+    parts.join(", ")
+}
+
 /// One file the commit will write, create or delete.
 #[derive(Clone, Debug)]
 pub struct FileWrite {

@@ -170,8 +170,9 @@ pub fn hunk_rows(
                 }
                 text.push_str(value);
             }
-            // A line changed as a whole is not worth marking word by word.
-            if emphasis.len() == 1 && emphasis[0] == (0..text.len()) {
+            // A line that shares little with the line it replaces is not worth marking word by
+            // word: the marks would be noise.
+            if !similar_enough(&text, &emphasis) {
                 emphasis.clear();
             }
             let old_no = inline.old_index().map(|i| old_start + i);
@@ -192,6 +193,23 @@ pub fn hunk_rows(
         }
     }
     rows
+}
+
+/// Whether a changed line keeps enough of the line it pairs with for its changed words to be
+/// worth marking: at least a fifth of its visible characters unchanged. Lines that share
+/// less are shown as removed and added whole, as delta shows lines too far apart to pair.
+fn similar_enough(text: &str, emphasis: &[Range<usize>]) -> bool {
+    let (mut kept, mut visible) = (0usize, 0usize);
+    for (at, c) in text.char_indices() {
+        if c.is_whitespace() {
+            continue;
+        }
+        visible += 1;
+        if !emphasis.iter().any(|r| r.contains(&at)) {
+            kept += 1;
+        }
+    }
+    visible > 0 && kept * 5 >= visible
 }
 
 /// One change placed in a whole-file layout.
@@ -382,6 +400,25 @@ mod tests {
         );
         assert_eq!(LineIndex::new(b"x\n").len(), 1);
         assert!(LineIndex::new(b"").is_empty());
+    }
+
+    #[test]
+    fn lines_that_share_almost_nothing_are_not_marked_word_by_word() {
+        let bytes = b"    return self.items[name]\n";
+        let index = LineIndex::new(bytes);
+        let rows = change_rows(
+            bytes,
+            &index,
+            LineRange::inclusive(1, 1),
+            &s(&["        raise ValueError(\"item name must not be empty\")"]),
+            1,
+        );
+        assert_eq!(rows.len(), 2);
+        assert!(
+            rows.iter().all(|r| r.emphasis.is_empty()),
+            "{:?}",
+            rows.iter().map(|r| &r.emphasis).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub struct Resumed {
     pub restored: usize,
     /// Why a saved session could not be used, when it could not.
     pub warning: Option<String>,
+    /// A session set aside by `fresh`: how many decisions it holds and the copy kept of it.
+    /// The session itself is left as it is until the first decision is saved over it.
+    pub set_aside: Option<(usize, PathBuf)>,
 }
 
 impl Session {
@@ -61,11 +64,26 @@ impl Session {
             decisions: Decisions::undecided(batch),
             restored: 0,
             warning,
+            set_aside: None,
         };
-        if fresh || !self.path.exists() {
+        if !self.path.exists() {
             return start(None);
         }
         let path = self.path.display().to_string();
+        if fresh {
+            let held = Decisions::load(&path, batch).map_or(0, |(d, _)| d.decided().len());
+            let backup = self.backup_path();
+            return match fs::copy(&self.path, &backup) {
+                Ok(_) => Resumed {
+                    set_aside: Some((held, backup)),
+                    ..start(None)
+                },
+                Err(e) => start(Some(format!(
+                    "--fresh could not keep a copy of the saved session at {}: {e}; the session is overwritten at your first decision",
+                    backup.display()
+                ))),
+            };
+        }
         match Decisions::load(&path, batch) {
             Ok((decisions, _)) => {
                 let decisions = decisions.made_on(batch);
@@ -74,10 +92,16 @@ impl Session {
                     decisions,
                     restored,
                     warning: None,
+                    set_aside: None,
                 }
             }
             Err(e) => start(Some(format!("saved session not used: {e}"))),
         }
+    }
+
+    /// Where `--fresh` keeps a copy of the session it starts over from.
+    pub fn backup_path(&self) -> PathBuf {
+        self.path.with_extension("json.bak")
     }
 
     /// Saves the decisions atomically, creating the state folder (which ignores itself in git)

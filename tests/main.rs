@@ -38,6 +38,7 @@ mod planted;
 mod properties;
 mod readme;
 mod review_rules;
+mod reviewer_polish;
 mod tui_e2e;
 mod tui_render;
 mod tui_state;

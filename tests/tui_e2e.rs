@@ -255,3 +255,71 @@ fn colours_deep_in_a_file_are_repainted_once_the_background_parser_arrives() {
     term.keys(&["q"]);
     assert_eq!(term.wait_exit().0, 0);
 }
+
+#[test]
+fn a_large_commit_is_counted_scrolls_to_its_last_file_and_says_goodbye_in_words() {
+    use crate::common::{sha, workspace_with};
+    let names: Vec<String> = (0..60).map(|i| format!("mod{i:02}.txt")).collect();
+    let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"old\n"[..])).collect();
+    let ws = workspace_with(&files);
+    let batch: Vec<serde_json::Value> = names
+        .iter()
+        .map(|n| {
+            serde_json::json!({"docPath": n, "originalSha256": sha(b"old\n"), "changes": [
+                {"operation": "replace", "startLine": 1, "endLine": 1,
+                 "expectedOriginalLines": ["old"], "newLines": ["new"]}]})
+        })
+        .collect();
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("batch.json");
+    std::fs::write(&path, serde_json::json!({"files": batch}).to_string()).unwrap();
+    let mut term = Terminal::start(
+        home.path(),
+        &[
+            "--root",
+            ws.path().to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+        &[("NO_COLOR", "1")],
+    );
+    term.wait_for("0/60 decided");
+    term.keys(&["V"]);
+    term.wait_for("60 undecided change(s) verify");
+    term.keys(&["y"]);
+    term.wait_for("60/60 decided");
+    term.keys(&["c"]);
+    let summary = term.wait_for("Commit: all of these, or nothing");
+    assert!(
+        summary.contains("60 file(s) to write: 60 modified  60 change(s)  +60 -60"),
+        "{summary}"
+    );
+    term.keys(&["y"]);
+    let done = term.wait_for("Committed");
+    assert!(done.contains("wrote 60 file(s): 60 modified"), "{done}");
+    assert!(
+        done.contains("`patchdeck undo` restores every file"),
+        "{done}"
+    );
+    assert!(
+        !done.contains("mod59.txt"),
+        "the list is longer than the screen"
+    );
+    term.keys(&["G"]);
+    term.wait_for("mod59.txt");
+    term.keys(&["q"]);
+    let (status, screen) = term.wait_exit();
+    assert_eq!(status, 0, "{screen}");
+    assert!(
+        screen.contains("patchdeck: wrote 60 file(s): 60 modified (mod00.txt, mod01.txt, mod02.txt, … and 57 more)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("patchdeck: `patchdeck undo` restores every file"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Modify"), "no debug names: {screen}");
+    assert_eq!(
+        std::fs::read(ws.path().join("mod59.txt")).unwrap(),
+        b"new\n"
+    );
+}

@@ -1,7 +1,9 @@
 //! The reviewer as a state machine: keys in, decisions, sessions and bytes on disk out.
 //! No terminal is involved; the editor is a script, as `EDITOR` would name it.
 
-use crate::common::reviewer::{editor_script, open, press, select, selected_key, Open};
+use crate::common::reviewer::{
+    editor_script, open, press, run_edit, screen, select, selected_key, Open,
+};
 use crate::common::sample_workspace;
 use patchdeck::review::Decision;
 use patchdeck::tui::app::{App, Effect, Outcome, Overlay, Tone};
@@ -18,14 +20,6 @@ fn decision(app: &patchdeck::tui::app::App, key: &str) -> Decision {
 }
 
 /// Runs the editor the way the event loop does, and hands the result back.
-fn run_edit(app: &mut patchdeck::tui::app::App, effect: Effect, dir: &Path) {
-    let Effect::RunEditor { pos, buffer } = effect else {
-        panic!("expected the editor to be asked for, got {effect:?}");
-    };
-    let saved = editor::run(&app.env.editor, &buffer, dir).map_err(|e| e.to_string());
-    app.finish_edit(pos, saved);
-}
-
 #[test]
 fn accept_and_reject_move_to_the_next_undecided_change() {
     let ws = sample_workspace();
@@ -859,7 +853,7 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
         "{descriptions:?}"
     );
     let label = |app: &patchdeck::tui::app::App, pos| {
-        patchdeck::tui::draw::operation_label(app.change(pos).change)
+        patchdeck::tui::draw::operation_label(app.review(), app.flat[pos])
     };
     assert_eq!(label(&app, 0), "replace (ambiguous: lines 22, 27)");
     assert_eq!(label(&app, 1), "replace (not found)");
@@ -897,23 +891,62 @@ fn changes_the_format_could_not_place_are_neither_edited_nor_accepted() {
 }
 
 #[test]
-fn the_help_and_the_summary_scroll_no_further_than_their_end() {
+fn the_help_pages_like_a_pager_and_scrolls_no_further_than_its_end() {
     let ws = sample_workspace();
     let mut app = open(ws.path(), Open::default());
     app.size = (80, 24);
     press(&mut app, "?");
-    let most = patchdeck::tui::draw::help_max_scroll(&app);
-    assert!(most > 0, "the help is longer than 24 rows");
-    for _ in 0..most + 20 {
+    let scroll = |app: &App| patchdeck::tui::draw::overlay_scroll(app).expect("the help is shown");
+    let first = scroll(&app);
+    assert!(first.most > 0, "the help is longer than 24 rows");
+    assert!(first.page > 10, "{first:?}");
+    // The legend is the first thing in it.
+    let top = screen(&mut app, 80, 24);
+    assert!(top.lines().nth(1).unwrap().contains("Glyphs"), "{top}");
+    // Space and PgDn move a page, b and PgUp back, G and End to the end, g and Home to the top.
+    press(&mut app, " ");
+    assert_eq!(scroll(&app).now, first.page);
+    app.key(Key::PageDown);
+    assert_eq!(scroll(&app).now, (2 * first.page).min(first.most));
+    press(&mut app, "b");
+    app.key(Key::PageUp);
+    assert_eq!(scroll(&app).now, 0);
+    press(&mut app, "G");
+    assert_eq!(scroll(&app).now, first.most);
+    for _ in 0..20 {
         press(&mut app, "j");
     }
-    let scroll = |app: &App| match &app.overlay {
-        Some(Overlay::Help { scroll }) => *scroll,
-        other => panic!("the help is not shown: {other:?}"),
-    };
-    assert_eq!(scroll(&app), most);
+    assert_eq!(scroll(&app).now, first.most, "no further than the end");
     press(&mut app, "k");
-    assert_eq!(scroll(&app), most - 1, "one key back scrolls back at once");
+    assert_eq!(
+        scroll(&app).now,
+        first.most - 1,
+        "one key back scrolls back at once"
+    );
+    app.key(Key::Home);
+    assert_eq!(scroll(&app).now, 0);
+    // At 80 columns a wrapped description keeps to its column, under itself.
+    let mut text = String::new();
+    for _ in 0..=first.most / first.page + 1 {
+        text.push_str(&screen(&mut app, 80, 24));
+        press(&mut app, " ");
+    }
+    let wrapped: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.strip_prefix('│')
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_lowercase() || c == ' '))
+                && !l.starts_with("│  ")
+        })
+        .collect();
+    assert!(
+        wrapped.is_empty(),
+        "lines that lost their indent: {wrapped:#?}"
+    );
+    assert!(
+        text.contains("│                  "),
+        "some description wraps at 80 columns, under itself:\n{text}"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub struct DemoArgs {
     #[command(flatten)]
     pub view: ViewArgs,
-    /// Copy the demo into DIR (which must not exist yet) instead of a temporary folder [default: a new folder under $TMPDIR]
+    /// Copy the demo into DIR instead of a temporary folder; a DIR that holds a demo already is reopened where it was left [default: a new folder under $TMPDIR]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
@@ -63,9 +63,26 @@ pub fn run(args: DemoArgs, ctx: &Ctx) -> Result<i32, Error> {
             .map_or(0, |d| d.subsec_nanos());
         std::env::temp_dir().join(format!("patchdeck-demo-{}-{nanos}", std::process::id()))
     });
-    std::fs::create_dir(&dir)
-        .and_then(|()| unpack(&dir))
-        .map_err(|e| Error::io(format!("setting up the demo in {}", dir.display()), e))?;
+    // A folder a demo was unpacked into before is reopened as it was left (its decisions
+    // resumed); any other folder that exists is not the demo's to fill.
+    let reopened = dir.join("demo.json").is_file() && dir.join("workspace").is_dir();
+    if reopened {
+        super::output::eprintln(format!(
+            "patchdeck: reopening the demo in {} as it was left",
+            dir.display()
+        ));
+    } else if dir.exists() {
+        return Err(Error::Usage {
+            message: format!("{} exists and holds no demo", dir.display()),
+            hint: Some(
+                "give `--dir` a folder that does not exist yet (the demo is copied there), or one a demo was unpacked into before (it is reopened)".into(),
+            ),
+        });
+    } else {
+        std::fs::create_dir(&dir)
+            .and_then(|()| unpack(&dir))
+            .map_err(|e| Error::io(format!("setting up the demo in {}", dir.display()), e))?;
+    }
     let code = review::run(
         ReviewArgs {
             batch: BatchArgs {
@@ -78,7 +95,7 @@ pub fn run(args: DemoArgs, ctx: &Ctx) -> Result<i32, Error> {
             view: args.view,
             read_only: false,
             report: None,
-            fresh: true,
+            fresh: false,
         },
         ctx,
     )?;

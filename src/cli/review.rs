@@ -84,16 +84,15 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-/// What happened, on standard error once the screen is gone.
+/// How many written paths the farewell names before "… and N more".
+const FAREWELL_PATHS: usize = 3;
+
+/// What happened, on standard error once the screen is gone: a few lines, however many files.
 fn farewell(app: &App) {
     match &app.outcome {
         Some(Outcome::Written { committed, .. }) => {
-            for written in &committed.written {
-                super::output::eprintln(format!(
-                    "patchdeck: {:?} {}",
-                    written.kind,
-                    written.rel.display()
-                ));
+            for line in pipeline::describe_committed(committed, FAREWELL_PATHS).lines() {
+                super::output::eprintln(format!("patchdeck: {line}"));
             }
         }
         _ => {

@@ -74,8 +74,12 @@ pub enum Relocation {
     /// Moved to where its expected lines are, and accepted.
     Moved { to: usize },
     /// Back at its own place, undecided again; its file's SHA-256 override was taken back when
-    /// it no longer held.
-    Back { override_taken_back: bool },
+    /// it no longer held, and the person's edit of it, made at the place it was moved to, is
+    /// gone with the move (undo brings both back).
+    Back {
+        override_taken_back: bool,
+        edit_dropped: bool,
+    },
 }
 
 /// What the override of a file lets through.
@@ -198,6 +202,24 @@ impl Review {
             _ => {}
         }
         range
+    }
+
+    /// Where change `at` applies as decided when that is not its own range: moved or placed
+    /// by the person, or shifted by changes applied before it.
+    pub fn decided_at(&self, at: At) -> Option<LineRange> {
+        let view = self.change(at);
+        let over = view.file_check.sha_mismatch() && self.decisions.sha_overridden(&view.file.id);
+        match rules::placement(view.file, view.file_check, at.change, &self.decisions, over) {
+            Ok(
+                rules::Placement::Relocated { to }
+                | rules::Placement::Shifted { to }
+                | rules::Placement::Placed { to },
+            ) => Some(LineRange {
+                start: to,
+                ..view.change.range
+            }),
+            _ => None,
+        }
     }
 
     /// The plan the decisions make: every new content, or what blocks the commit.
@@ -523,6 +545,7 @@ impl Review {
         }
         let checked = &self.checked;
         let mut taken_back = false;
+        let edit_dropped = matches!(self.decisions.get(&id), Decision::Edit(_));
         self.history.push(at, Done::Unrelocate, {
             let mut tx = Tx::new(&mut self.decisions);
             tx.relocate(&id, false);
@@ -538,6 +561,7 @@ impl Review {
         });
         Ok(Relocation::Back {
             override_taken_back: taken_back,
+            edit_dropped,
         })
     }
 

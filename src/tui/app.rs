@@ -19,7 +19,7 @@ use crate::pipeline::Checked;
 use crate::plan::Plan;
 use crate::preview::LineIndex;
 use crate::review::{At, ChangeView, Decision, Decisions, Review};
-use crate::session::Session;
+use crate::session::{Resumed, Session};
 use crate::verify::FileCheck;
 use crate::workspace::Workspace;
 use std::cell::RefCell;
@@ -138,7 +138,9 @@ pub enum Overlay {
         scroll: usize,
     },
     /// What the last commit did ([`App::outcome`]).
-    Committed,
+    Committed {
+        scroll: usize,
+    },
     ConfirmQuit,
     EditFailed(FailedEdit),
     /// A commit stopped because this file changed on disk.
@@ -151,6 +153,28 @@ pub enum Overlay {
     ConfirmAcceptVerified {
         count: usize,
     },
+}
+
+impl Overlay {
+    /// How far the overlay's text is scrolled, for those that scroll.
+    pub fn scroll_mut(&mut self) -> Option<&mut usize> {
+        match self {
+            Overlay::Help { scroll }
+            | Overlay::CommitSummary { scroll, .. }
+            | Overlay::Committed { scroll } => Some(scroll),
+            _ => None,
+        }
+    }
+
+    /// How far the overlay's text is scrolled (0 for those that do not scroll).
+    pub fn scroll(&self) -> usize {
+        match self {
+            Overlay::Help { scroll }
+            | Overlay::CommitSummary { scroll, .. }
+            | Overlay::Committed { scroll } => *scroll,
+            _ => 0,
+        }
+    }
 }
 
 /// The whole state of the reviewer.
@@ -204,12 +228,18 @@ impl App {
             fresh,
         } = setup;
         let highlighter = Highlighter::new(&palette);
-        let (decisions, restored, warning) = match &session {
+        let (decisions, restored, warning, set_aside) = match &session {
             Some(session) => {
                 let resumed = session.resume(&checked.batch, fresh);
-                (resumed.decisions, resumed.restored, resumed.warning)
+                let Resumed {
+                    decisions,
+                    restored,
+                    warning,
+                    set_aside,
+                } = resumed;
+                (decisions, restored, warning, set_aside)
             }
-            None => (Decisions::undecided(&checked.batch), 0, None),
+            None => (Decisions::undecided(&checked.batch), 0, None, None),
         };
         let review = Review::new(checked, decisions);
         let flat = review.places().collect();
@@ -248,8 +278,14 @@ impl App {
             );
             app.pos = app.next_undecided_from(0).unwrap_or(0);
         }
-        if fresh {
-            app.save_session();
+        if let Some((held, backup)) = set_aside {
+            app.say(
+                Tone::Warning,
+                format!(
+                    "--fresh: starting over; the {held} decision(s) saved before stay until your first decision, and a copy is kept in {}",
+                    backup.display()
+                ),
+            );
         }
         app
     }
@@ -279,7 +315,7 @@ impl App {
             Some(Overlay::Help { .. }) => Mode::Help,
             Some(Overlay::Search) => Mode::Search,
             Some(Overlay::CommitSummary { .. }) => Mode::CommitSummary,
-            Some(Overlay::Committed) => Mode::Committed,
+            Some(Overlay::Committed { .. }) => Mode::Committed,
             Some(Overlay::ConfirmQuit) => Mode::ConfirmQuit,
             Some(Overlay::EditFailed(_)) => Mode::EditFailed,
             Some(Overlay::Reload { .. }) => Mode::Reload,
@@ -463,26 +499,20 @@ impl App {
         if self.overlay.is_none() {
             self.message = None;
         }
+        if let Some(to) = super::draw::overlay_scroll(self).and_then(|s| s.after(action)) {
+            if let Some(scroll) = self.overlay.as_mut().and_then(Overlay::scroll_mut) {
+                *scroll = to;
+            }
+            return Effect::None;
+        }
         let effect = match self.overlay.take() {
             None => self.browse(action),
-            Some(Overlay::Help { scroll }) => {
-                let most = super::draw::help_max_scroll(self);
-                self.overlay = match action {
-                    Action::NextChange => Some(Overlay::Help {
-                        scroll: (scroll + 1).min(most),
-                    }),
-                    Action::PrevChange => Some(Overlay::Help {
-                        scroll: scroll.saturating_sub(1),
-                    }),
-                    _ => None,
-                };
-                Effect::None
-            }
+            Some(Overlay::Help { .. }) => Effect::None,
             Some(Overlay::Search) => self.search_action(action),
             Some(Overlay::CommitSummary { plan, scroll }) => {
                 self.summary_action(action, plan, scroll)
             }
-            Some(Overlay::Committed) => match action {
+            Some(Overlay::Committed { .. }) => match action {
                 Action::Quit => Effect::Quit,
                 _ => Effect::None,
             },
@@ -585,6 +615,8 @@ impl App {
             Action::LastChange => self.step_to(|_, _| true, true),
             Action::PageDown => self.scroll_by(self.page() as i64),
             Action::PageUp => self.scroll_by(-(self.page() as i64)),
+            Action::DiffTop => self.scroll_by(i64::MIN / 4),
+            Action::DiffEnd => self.scroll_by(i64::MAX / 4),
             Action::ScrollRight => self.hscroll_by(1),
             Action::ScrollLeft => self.hscroll_by(-1),
             Action::Accept => self.accept(),
@@ -659,6 +691,17 @@ impl App {
     }
 
     /// Scrolls the main pane, within its content.
+    /// The main pane's first row now, and the furthest down it can start.
+    pub fn vscroll(&self) -> (usize, usize) {
+        let width = self.areas().main.width.saturating_sub(2);
+        let (anchor, total) = super::draw::main_extent(self, width);
+        let most = total.saturating_sub(self.page()).max(anchor);
+        (
+            (anchor as i64 + self.scroll).clamp(0, most as i64) as usize,
+            most,
+        )
+    }
+
     pub fn scroll_by(&mut self, rows: i64) {
         let width = self.areas().main.width.saturating_sub(2);
         let (anchor, total) = super::draw::main_extent(self, width);

@@ -48,22 +48,8 @@ impl App {
     }
 
     pub(super) fn summary_action(&mut self, action: Action, plan: Plan, scroll: usize) -> Effect {
-        let most = super::draw::summary_max_scroll(self);
-        match action {
-            Action::Confirm => self.commit(plan, scroll),
-            Action::NextChange => {
-                self.overlay = Some(Overlay::CommitSummary {
-                    plan,
-                    scroll: (scroll + 1).min(most),
-                })
-            }
-            Action::PrevChange => {
-                self.overlay = Some(Overlay::CommitSummary {
-                    plan,
-                    scroll: scroll.saturating_sub(1),
-                })
-            }
-            _ => {}
+        if action == Action::Confirm {
+            self.commit(plan, scroll);
         }
         Effect::None
     }
@@ -111,7 +97,7 @@ impl App {
                     committed: applied.committed,
                     report,
                 });
-                self.overlay = Some(Overlay::Committed);
+                self.overlay = Some(Overlay::Committed { scroll: 0 });
             }
             Err(Error::ChangedOnDisk { path, what }) => {
                 self.overlay = Some(Overlay::Reload {
@@ -124,7 +110,7 @@ impl App {
                     text.push_str(&format!(" (hint: {hint})"));
                 }
                 self.outcome = Some(Outcome::Failed(text));
-                self.overlay = Some(Overlay::Committed);
+                self.overlay = Some(Overlay::Committed { scroll: 0 });
             }
         }
     }

@@ -104,16 +104,23 @@ impl App {
             }
             Ok(Relocation::Back {
                 override_taken_back,
+                edit_dropped,
             }) => {
                 self.save_session();
-                self.say(
-                    Tone::Info,
-                    if override_taken_back {
-                        "no longer moved; the change is undecided again and its file's SHA-256 override is taken back"
-                    } else {
-                        "no longer moved; the change is undecided again"
-                    },
-                );
+                let mut text = "no longer moved; the change is undecided again".to_owned();
+                if override_taken_back {
+                    text.push_str(", and its file's SHA-256 override is taken back");
+                }
+                let tone = if edit_dropped {
+                    text.push_str(&format!(
+                        "; your edit of it is dropped with the move ({} brings both back)",
+                        self.words().key(super::keys::Action::Undo)
+                    ));
+                    Tone::Warning
+                } else {
+                    Tone::Info
+                };
+                self.say(tone, text);
             }
             Ok(Relocation::Moved { to }) => {
                 self.save_session();

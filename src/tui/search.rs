@@ -1,5 +1,7 @@
 //! Search: `/` over paths, keys, labels, descriptions and lines of every change, `n`/`N` to
-//! step through the matches, as in vim and less. Matching ignores case.
+//! step through the matches, as in vim and less. Matching ignores case. The search runs as it
+//! is typed (vim's `incsearch`): the first match from where it started is shown at once, and
+//! Esc goes back there.
 
 use super::app::{App, Effect, Overlay, Tone};
 use super::keys::{Action, Key};
@@ -18,11 +20,18 @@ pub struct Search {
     pub query: String,
     /// Positions (in batch order) of the changes that match `query`.
     pub matches: Vec<usize>,
+    /// Where the search being typed started, and the search before it, to go back to on Esc.
+    origin: Option<(usize, String, Vec<usize>)>,
 }
 
 impl App {
     pub(super) fn start_search(&mut self) {
         self.search.input.clear();
+        self.search.origin = Some((
+            self.pos,
+            self.search.query.clone(),
+            self.search.matches.clone(),
+        ));
         self.overlay = Some(Overlay::Search);
     }
 
@@ -35,22 +44,50 @@ impl App {
             }
             _ => return None,
         }
+        self.run_search();
         Some(Effect::None)
     }
 
+    /// Runs the search typed so far from where it started: the first match from there on,
+    /// wrapping to the top, as vim does.
+    fn run_search(&mut self) {
+        let origin = self.search.origin.as_ref().map_or(self.pos, |o| o.0);
+        self.search.query = self.search.input.clone();
+        if self.search.query.is_empty() {
+            self.search.matches.clear();
+            self.go(origin);
+            self.message = None;
+            return;
+        }
+        self.search.matches = self.find_all(&self.search.query.to_lowercase());
+        if self.search.matches.is_empty() {
+            self.go(origin);
+            let text = format!("no change matches \"{}\"", self.search.query);
+            self.say(Tone::Warning, text);
+        } else {
+            let matches = &self.search.matches;
+            let first = matches.iter().copied().find(|&p| p >= origin);
+            self.go(first.unwrap_or(matches[0]));
+            self.say_match(first.is_none().then_some(WRAPPED_TO_TOP));
+        }
+    }
+
     pub(super) fn search_action(&mut self, action: Action) -> Effect {
-        if action == Action::Confirm && !self.search.input.is_empty() {
-            self.search.query = std::mem::take(&mut self.search.input);
-            self.search.matches = self.find_all(&self.search.query.to_lowercase());
-            if self.search.matches.is_empty() {
-                let text = format!("no change matches \"{}\"", self.search.query);
-                self.say(Tone::Warning, text);
-            } else {
-                // From the cursor on, as vim does, wrapping to the top.
-                let matches = &self.search.matches;
-                let first = matches.iter().copied().find(|&p| p >= self.pos);
-                self.go(first.unwrap_or(matches[0]));
-                self.say_match(first.is_none().then_some(WRAPPED_TO_TOP));
+        let origin = self.search.origin.take();
+        match action {
+            Action::Confirm if !self.search.input.is_empty() => {
+                self.search.input.clear();
+            }
+            // Esc, or Enter on nothing typed: back where the search started, with the search
+            // before it.
+            _ => {
+                if let Some((pos, query, matches)) = origin {
+                    self.search.input.clear();
+                    self.search.query = query;
+                    self.search.matches = matches;
+                    self.go(pos);
+                    self.message = None;
+                }
             }
         }
         Effect::None

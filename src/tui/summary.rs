@@ -21,6 +21,7 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
     let batch = review.batch();
     let decisions = review.decisions();
     let mut out = Vec::new();
+    let (mut changes, mut all_added, mut all_removed) = (0, 0, 0);
     for write in &plan.writes {
         let file = &batch.files[write.file];
         let edited = write
@@ -32,6 +33,9 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
             write.before.as_ref().map_or(&[][..], |b| &b.bytes),
             &write.after,
         );
+        changes += write.changes.len();
+        all_added += added;
+        all_removed += removed;
         let verb = match write.kind {
             WriteKind::Modify => "write ",
             WriteKind::Create => "create",
@@ -51,6 +55,18 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
                 }
             ),
         ));
+    }
+    if !plan.writes.is_empty() {
+        out.insert(
+            0,
+            line(
+                false,
+                format!(
+                    "{}  {changes} change(s)  +{all_added} -{all_removed}",
+                    totals(plan)
+                ),
+            ),
+        );
     }
     let mut any_accepted = false;
     for (index, file) in batch.files.iter().enumerate() {
@@ -211,4 +227,13 @@ fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
         }
     }
     counts
+}
+
+/// The files a plan writes, counted: `3 file(s) to write: 2 modified, 1 created`.
+fn totals(plan: &Plan) -> String {
+    format!(
+        "{} file(s) to write: {}",
+        plan.writes.len(),
+        crate::plan::describe_kinds(plan.writes.iter().map(|w| w.kind))
+    )
 }

@@ -135,3 +135,13 @@ pub fn editor_script(dir: &Path, name: &str, body: &str) -> String {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
     path.display().to_string()
 }
+
+/// Runs the editor the reviewer asked for (`effect`), in `dir`, and hands back what it saved.
+pub fn run_edit(app: &mut App, effect: patchdeck::tui::app::Effect, dir: &Path) {
+    let patchdeck::tui::app::Effect::RunEditor { pos, buffer } = effect else {
+        panic!("expected the editor to be asked for, got {effect:?}");
+    };
+    let saved =
+        patchdeck::tui::editor::run(&app.env.editor, &buffer, dir).map_err(|e| e.to_string());
+    app.finish_edit(pos, saved);
+}

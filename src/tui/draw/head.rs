@@ -19,6 +19,9 @@ use ratatui::text::{Line, Span};
 
 /// The lines above the diff: description, file facts, and every conflict in full. Expected and
 /// actual lines are shown from column `hscroll` on, as the diff is.
+/// Rows of main pane from which the head says everything it can.
+const ROOMY_PAGE: usize = 16;
+
 pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     let p = &app.palette;
     let ChangeView {
@@ -31,7 +34,9 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     if let Some(description) = &change.description {
         out.push(Line::from(Span::styled(description.clone(), p.text)));
     }
-    if let Some(label) = &file.label {
+    // On a short screen the diff needs the rows more than the file's label, which the files
+    // list shows anyway.
+    if let Some(label) = file.label.as_ref().filter(|_| app.page() >= ROOMY_PAGE) {
         out.push(Line::from(Span::styled(format!("file: {label}"), p.dim)));
     }
     for problem in &file_check.problems {
@@ -150,6 +155,12 @@ fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
 /// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
 /// the first are indented by two.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    wrap_hanging(text, width, "  ")
+}
+
+/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
+/// the first start with `indent`.
+pub fn wrap_hanging(text: &str, width: usize, indent: &str) -> Vec<String> {
     let mut pieces = Vec::new();
     let mut current = String::new();
     for word in text.split(' ') {
@@ -157,7 +168,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         if len == 0 {
             current.push_str(word);
         } else if len + 1 + word.chars().count() > width {
-            pieces.push(std::mem::replace(&mut current, format!("  {word}")));
+            pieces.push(std::mem::replace(&mut current, format!("{indent}{word}")));
         } else {
             current.push(' ');
             current.push_str(word);
@@ -166,7 +177,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             let head: String = current.chars().take(width).collect();
             let tail: String = current.chars().skip(width).collect();
             pieces.push(head);
-            current = format!("  {tail}");
+            current = format!("{indent}{tail}");
         }
     }
     pieces.push(current);
@@ -263,7 +274,15 @@ fn mismatch_layout(m: &crate::verify::LineMismatch, width: u16) -> MismatchLayou
         .map(|l| l.len() - l.trim_start_matches(' ').len())
         .min()
         .unwrap_or(0);
-    let cut = |l: &String| l.get(indent..).unwrap_or("").replace('\t', "    ");
+    // A blank or whitespace-only line is shown as such, never as nothing.
+    let cut = |l: &String| match l.trim().is_empty() {
+        true if l.is_empty() => "⏎ (blank line)".to_owned(),
+        true => format!(
+            "{} (whitespace only)",
+            l.replace(' ', "·").replace('\t', "→")
+        ),
+        false => l.get(indent..).unwrap_or("").replace('\t', "    "),
+    };
     let expected: Vec<String> = m.expected.iter().map(cut).collect();
     let actual: Vec<String> = m.actual.iter().map(cut).collect();
     let width = width as usize;
@@ -330,7 +349,7 @@ fn mismatch_lines(
     let layout = mismatch_layout(m, width);
     let column = layout.column;
     let indent = layout.indent;
-    if indent > 0 {
+    if indent > 0 && app.page() >= ROOMY_PAGE {
         out.push(Line::from(Span::styled(
             format!("  (the {indent} spaces of indentation both sides share are not shown)"),
             p.dim,

@@ -125,6 +125,13 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     let inner_width = area.width.saturating_sub(2) as usize;
     let first = list_window(files.len(), selected, height);
     let needle = app.search_needle();
+    let is_dirty = |check: &crate::verify::FileCheck| {
+        check
+            .problems
+            .iter()
+            .any(|p| p.kind == crate::problem::ProblemKind::UncommittedChanges)
+    };
+    let any_dirty = app.review().verification().files.iter().any(is_dirty);
     let mut lines = Vec::with_capacity(height);
     for index in first..(first + height).min(files.len()) {
         let (patch, check) = app.file(index);
@@ -136,22 +143,22 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             None => check.status != Status::Ok,
         };
         // Uncommitted local changes in git, marked as git and lazygit mark them.
-        let dirty = check
-            .problems
-            .iter()
-            .any(|p| p.kind == crate::problem::ProblemKind::UncommittedChanges);
+        let dirty = is_dirty(check);
         let (mark, mark_style) = if conflicted {
             (Glyph::Conflict.symbol(), p.conflict)
-        } else if dirty {
-            ("M", p.warning)
         } else {
             (" ", p.text)
         };
         let mut spans = vec![
             Span::styled(if index == selected { "▸" } else { " " }, p.key),
             Span::styled(mark, mark_style),
-            Span::styled(" ", p.text),
         ];
+        // A column of its own, so a conflict never hides the person's uncommitted work (the
+        // very file an override would write over); there only when some file has any.
+        if any_dirty {
+            spans.push(Span::styled(if dirty { "M" } else { " " }, p.warning));
+        }
+        spans.push(Span::styled(" ", p.text));
         spans.push(Span::styled(path, p.text));
         let searched = spans.len();
         spans.extend(file_summary(app, index));
@@ -207,7 +214,13 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled(decision.symbol(), decision.style(p)),
             Span::styled(status.symbol(), status.style(p)),
             Span::styled(format!(" {name}"), p.text),
-            Span::styled(format!(" {}", super::operation_label(change)), p.dim),
+            Span::styled(
+                format!(
+                    " {}",
+                    super::operation_label(app.review(), crate::review::At { file, change: ci })
+                ),
+                p.dim,
+            ),
             Span::styled(
                 format!("  {}", change.description.as_deref().unwrap_or("")),
                 p.text,

@@ -255,6 +255,9 @@ fn hscroll_of(app: &App, content: &Content, width: u16) -> (usize, usize, usize)
     (now, most, text_width)
 }
 
+/// Columns of the first changed word that must show before the view moves sideways for it.
+const SHOWN_OF_CHANGE: usize = 12;
+
 /// Where to start showing the selected change so its first changed word is in view.
 fn first_change_column(app: &App, content: &Content, text_width: usize) -> usize {
     let Some(At {
@@ -302,8 +305,10 @@ fn first_change_column(app: &App, content: &Content, text_width: usize) -> usize
     }) else {
         return 0;
     };
-    // One column is kept for the marker that a line goes on.
-    if last < text_width {
+    // One column is kept for the marker that a line goes on. The start of a line (its
+    // indentation, the `def` it belongs to) is worth more than the end of a change: the view
+    // moves only when the first changed word would not show a few columns of itself.
+    if last < text_width || first + SHOWN_OF_CHANGE <= text_width {
         return 0;
     }
     let start = first.saturating_sub(text_width / 4);
@@ -343,6 +348,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         check,
     } = app.change(app.pos);
     let (first, row_first, row_count) = window(app, &content, height);
+    let total = content.head.len() + content.rows.len();
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     lines.extend(content.head.iter().skip(first).take(height).cloned());
     let rows = visible_rows(app, &content, row_first, row_count);
@@ -381,8 +387,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             " {path} · {}/{} {} · {} ",
             ci + 1,
             file.changes.len(),
-            change.key.as_deref().unwrap_or(change.id.as_str()),
-            super::operation_label(change)
+            change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1)),
+            super::operation_label(
+                app.review(),
+                crate::review::At {
+                    file: fi,
+                    change: ci
+                }
+            )
         ),
         p.title,
     ));
@@ -394,9 +406,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         p.border
     };
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .border_style(border)
         .title(Line::from(title));
+    // Where the view is in a diff longer than the pane, as a pager says it.
+    if total > height && height > 0 {
+        let last = (first + height).min(total);
+        let percent = last * 100 / total;
+        block = block.title_bottom(
+            Line::from(Span::styled(
+                format!(" rows {}-{last} of {total} · {percent}% ", first + 1),
+                p.dim,
+            ))
+            .right_aligned(),
+        );
+    }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 

@@ -16,12 +16,12 @@ mod text;
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
 pub use lists::list_window;
 pub use main_pane::{main_extent, main_hscroll};
-pub use overlays::{help_max_scroll, summary_max_scroll};
+pub use overlays::{overlay_scroll, Scroll};
 pub use text::{highlight_matches, window_spans};
 
 use super::app::{App, Filter, Overlay, Tone};
 use super::keys::{Action, Mode};
-use crate::model::Change;
+use crate::review::{At, Review};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -42,6 +42,9 @@ pub struct Areas {
 /// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
 /// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
 /// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
+/// Below this many columns, the screen is the diff alone.
+pub const COMPACT_WIDTH: u16 = 80;
+
 pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
     let mut rest = size.height;
     let mut take = |rows: u16| {
@@ -59,10 +62,15 @@ pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
     let status = row(body.bottom(), status_height);
     let footer = row(status.bottom(), footer_height);
     // The lists take two fifths of a wide screen; on a narrow one they give the diff at least
-    // 60 columns, down to 18 columns of their own.
-    let left_width = (body.width * 2 / 5)
-        .min(body.width.saturating_sub(60))
-        .max(18.min(body.width));
+    // 60 columns, down to 18 columns of their own; below 80 columns they give way to the diff
+    // (the title names the file and change, j/k and [/] still move).
+    let left_width = if body.width < COMPACT_WIDTH {
+        0
+    } else {
+        (body.width * 2 / 5)
+            .min(body.width.saturating_sub(60))
+            .max(18.min(body.width))
+    };
     let files_height = (file_count.min(u16::MAX as usize - 2) as u16 + 2)
         .clamp(3, (body.height / 2).max(3))
         .min(body.height);
@@ -93,8 +101,10 @@ pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
 pub fn draw(frame: &mut Frame, app: &App) {
     let areas = app.areas_in(frame.area());
     header(frame, app, areas.header);
-    lists::files(frame, app, areas.files);
-    lists::changes(frame, app, areas.changes);
+    if areas.files.width > 0 {
+        lists::files(frame, app, areas.files);
+        lists::changes(frame, app, areas.changes);
+    }
     main_pane::draw(frame, app, areas.main);
     status(frame, app, areas.status);
     footer(frame, app, areas.footer);
@@ -273,6 +283,7 @@ pub fn available(app: &App, action: Action) -> bool {
 struct Availability<'a> {
     app: &'a App,
     hscroll: std::cell::OnceCell<(usize, usize)>,
+    vscroll: std::cell::OnceCell<(usize, usize)>,
 }
 
 impl<'a> Availability<'a> {
@@ -280,6 +291,7 @@ impl<'a> Availability<'a> {
         Availability {
             app,
             hscroll: std::cell::OnceCell::new(),
+            vscroll: std::cell::OnceCell::new(),
         }
     }
 
@@ -289,15 +301,19 @@ impl<'a> Availability<'a> {
         let at = app.selected();
         let can = |test: &dyn Fn(crate::review::At) -> bool| at.is_some_and(test);
         match &app.overlay {
-            Some(Overlay::CommitSummary { plan, .. }) => match action {
-                Action::Confirm => !app.config.read_only && !plan.is_blocked(),
-                Action::NextChange | Action::PrevChange => summary_max_scroll(app) > 0,
-                _ => true,
-            },
-            Some(Overlay::Help { .. }) => match action {
-                Action::NextChange | Action::PrevChange => help_max_scroll(app) > 0,
-                _ => true,
-            },
+            Some(Overlay::CommitSummary { plan, .. }) if action == Action::Confirm => {
+                !app.config.read_only && !plan.is_blocked()
+            }
+            Some(
+                Overlay::Help { .. } | Overlay::CommitSummary { .. } | Overlay::Committed { .. },
+            ) => {
+                // Scrolling keys are offered only where there is more to see that way.
+                let scroll = overlays::overlay_scroll(app).expect("a scrolling overlay");
+                match scroll.after(action) {
+                    Some(to) => to != scroll.now,
+                    None => true,
+                }
+            }
             None => {
                 let committed = app.committed();
                 let decides = !committed;
@@ -325,6 +341,13 @@ impl<'a> Availability<'a> {
                     Action::AcceptVerified => decides && review.verified_undecided() > 0,
                     Action::NextConflict => (0..app.flat.len()).any(|p| app.open_conflict(p)),
                     Action::CommitSummary => !committed && !app.config.read_only,
+                    Action::PageDown | Action::DiffEnd => {
+                        let (now, most) = *self.vscroll.get_or_init(|| app.vscroll());
+                        now < most
+                    }
+                    Action::PageUp | Action::DiffTop => {
+                        self.vscroll.get_or_init(|| app.vscroll()).0 > 0
+                    }
                     Action::ScrollLeft | Action::ScrollRight => {
                         let (now, most) = *self.hscroll.get_or_init(|| {
                             let width = app.areas().main.width.saturating_sub(2);
@@ -346,25 +369,33 @@ impl<'a> Availability<'a> {
 }
 
 /// The keys that apply now, from the key map, in its order of priority: each that fits is
-/// shown, one that does not is skipped (a shorter one after it may still fit), and the help
-/// key always has its place.
+/// shown, one that does not is skipped (a shorter one after it may still fit), and the way out
+/// and the help always have their place, at the end.
 pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
     let p = &app.palette;
     let mut spans = Vec::new();
     let mut used = 0usize;
-    let help = app.mode() == Mode::Browse;
-    let help_key = app
-        .keymap
-        .key_for(Mode::Browse, Action::Help)
-        .map_or_else(String::new, |k| k.label());
-    let reserve = if help {
-        help_key.chars().count() + " help".len() + 1
+    let kept: &[Action] = if app.mode() == Mode::Browse {
+        &[Action::Quit, Action::Help]
     } else {
-        0
+        &[]
     };
+    let label = |action| {
+        app.keymap
+            .bindings(app.mode())
+            .find(|b| b.action == action)
+            .and_then(|b| Some((b.keys.first()?.label(), b.short)))
+    };
+    let kept: Vec<(String, &str)> = kept.iter().filter_map(|&a| label(a)).collect();
+    let reserve: usize = kept
+        .iter()
+        .map(|(key, short)| key.chars().count() + short.chars().count() + 3)
+        .sum();
     let availability = Availability::new(app);
     for binding in app.keymap.bindings(app.mode()) {
-        if !availability.allows(binding.action) || (help && binding.action == Action::Help) {
+        if !availability.allows(binding.action)
+            || (app.mode() == Mode::Browse && matches!(binding.action, Action::Quit | Action::Help))
+        {
             continue;
         }
         let key = binding.keys[0].label();
@@ -376,23 +407,40 @@ pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
         spans.push(Span::styled(format!(" {key}"), p.key));
         spans.push(Span::styled(format!(" {} ", binding.short), p.dim));
     }
-    if help {
-        spans.push(Span::styled(format!(" {help_key}"), p.key));
-        spans.push(Span::styled(" help", p.dim));
+    for (key, short) in kept {
+        spans.push(Span::styled(format!(" {key}"), p.key));
+        spans.push(Span::styled(format!(" {short} "), p.dim));
     }
     spans
 }
 
-/// How a change's operation and place read: `replace 12-14`, or for a change the format could
-/// not place, `replace (not found)` or `replace (ambiguous: lines 12, 40)`.
-pub fn operation_label(change: &Change) -> String {
+/// How a change's operation and place read: `replace 12-14`; where it applies elsewhere as
+/// decided (moved, placed), that place and the batch's: `replace 76 (was 74)`; for a change
+/// the format could not place, `replace (not found)` or `replace (ambiguous: 191 places)`.
+pub fn operation_label(review: &Review, at: At) -> String {
+    let change = review.change(at).change;
     match change.unplaced() {
         Some([]) => "replace (not found)".to_owned(),
-        Some(places) => {
-            let list: Vec<String> = places.iter().map(usize::to_string).collect();
-            format!("replace (ambiguous: lines {})", list.join(", "))
+        Some(places) if review.decisions().placed_at(&change.id).is_none() => {
+            if places.len() <= 3 {
+                let list: Vec<String> = places.iter().map(usize::to_string).collect();
+                format!("replace (ambiguous: lines {})", list.join(", "))
+            } else {
+                format!("replace (ambiguous: {} places)", places.len())
+            }
         }
-        None => format!("{} {}", change.operation.as_str(), change.range.describe()),
+        _ => {
+            let own = change.range;
+            let decided = review.decided_at(at);
+            let op = change.operation.as_str();
+            match decided {
+                Some(range) if range.start != own.start && own.start > 0 => {
+                    format!("{op} {} (was {})", range.describe(), own.describe())
+                }
+                Some(range) => format!("{op} {}", range.describe()),
+                None => format!("{op} {}", own.describe()),
+            }
+        }
     }
 }
 

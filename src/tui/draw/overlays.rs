@@ -5,7 +5,7 @@
 use super::glyphs::Glyph;
 use crate::plan::WriteKind;
 use crate::tui::app::{App, Outcome, Overlay};
-use crate::tui::keys::{self, Mode};
+use crate::tui::keys::{self, Action, Mode};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -19,7 +19,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::CommitSummary { scroll, .. }) => {
             summary_overlay(app).draw(frame, app, area, *scroll)
         }
-        Some(Overlay::Committed) => committed(frame, app, area),
+        Some(Overlay::Committed { scroll }) => {
+            committed_overlay(app).draw(frame, app, area, *scroll)
+        }
         Some(Overlay::ConfirmAcceptVerified { count }) => prompt(
             frame,
             app,
@@ -132,27 +134,15 @@ fn screen(app: &App) -> Rect {
     Rect::new(0, 0, app.size.0, app.size.1)
 }
 
+/// Widest the help is.
+const HELP_WIDTH: u16 = 100;
+/// Columns before a key's description: two of margin, the keys, a space.
+const HELP_KEYS: usize = 18;
+
 fn help_overlay(app: &App) -> Panel {
     let p = &app.palette;
     let mut lines = Vec::new();
-    let modes = [
-        Mode::Browse,
-        Mode::Search,
-        Mode::CommitSummary,
-        Mode::Committed,
-        Mode::ConfirmQuit,
-        Mode::EditFailed,
-        Mode::Reload,
-    ];
-    for mode in modes {
-        lines.push(Line::from(Span::styled(keys::mode_title(mode), p.title)));
-        for binding in app.keymap.bindings(mode) {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {:<15} ", keys::keys_label(binding)), p.key),
-                Span::styled(binding.help, p.text),
-            ]));
-        }
-    }
+    // The legend first, where it is found without scrolling.
     lines.push(Line::from(Span::styled("Glyphs", p.title)));
     let glyphs = [
         Glyph::Undecided,
@@ -164,27 +154,56 @@ fn help_overlay(app: &App) -> Panel {
         Glyph::Relocated,
         Glyph::Tolerant,
     ];
-    let mut spans = vec![Span::raw("  ")];
-    for glyph in glyphs {
-        spans.push(Span::styled(glyph.symbol(), glyph.style(p)));
-        spans.push(Span::styled(format!(" {}  ", glyph.word()), p.text));
+    for row in glyphs.chunks(4) {
+        let mut spans = vec![Span::raw("  ")];
+        for glyph in row {
+            spans.push(Span::styled(glyph.symbol(), glyph.style(p)));
+            spans.push(Span::styled(format!(" {:<15}", glyph.word()), p.text));
+        }
+        lines.push(Line::from(spans));
     }
-    lines.push(Line::from(spans));
     lines.push(Line::from(Span::styled(
         "  mouse: wheel scrolls, a click selects a file or change",
         p.dim,
     )));
+    let modes = [
+        Mode::Browse,
+        Mode::Search,
+        Mode::CommitSummary,
+        Mode::Committed,
+        Mode::ConfirmQuit,
+        Mode::EditFailed,
+        Mode::Reload,
+    ];
+    // Descriptions wrap under themselves, not under the keys.
+    let inner = (app.size.0.min(HELP_WIDTH) as usize).saturating_sub(2);
+    let room = inner.saturating_sub(HELP_KEYS).max(20);
+    for mode in modes {
+        lines.push(Line::from(Span::styled(keys::mode_title(mode), p.title)));
+        for binding in app.keymap.bindings(mode) {
+            let keys = format!("  {:<15} ", keys::keys_label(binding));
+            for (row, text) in super::head::wrap_hanging(binding.help, room, "")
+                .into_iter()
+                .enumerate()
+            {
+                let lead = if row == 0 {
+                    keys.clone()
+                } else {
+                    " ".repeat(HELP_KEYS)
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(lead, p.key),
+                    Span::styled(text, p.text),
+                ]));
+            }
+        }
+    }
     Panel {
         title: "Keys".into(),
         lines,
-        max_width: 100,
+        max_width: HELP_WIDTH,
         mode: Mode::Help,
     }
-}
-
-/// How far the help can scroll on the current screen.
-pub fn help_max_scroll(app: &App) -> usize {
-    help_overlay(app).place(screen(app)).1
 }
 
 fn summary_overlay(app: &App) -> Panel {
@@ -219,16 +238,22 @@ fn summary_overlay(app: &App) -> Panel {
     }
 }
 
-/// How far the commit summary can scroll on the current screen.
-pub fn summary_max_scroll(app: &App) -> usize {
-    summary_overlay(app).place(screen(app)).1
-}
-
-fn committed(frame: &mut Frame, app: &App, area: Rect) {
+/// What the last commit did: the totals and how to take it back first, then every file.
+fn committed_overlay(app: &App) -> Panel {
     let p = &app.palette;
     let mut lines = Vec::new();
     let title = match &app.outcome {
         Some(Outcome::Written { committed, report }) => {
+            lines.push(Line::from(Span::styled(
+                crate::pipeline::describe_totals(&committed.written),
+                p.title,
+            )));
+            if !committed.written.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    crate::pipeline::describe_undo(committed),
+                    p.dim,
+                )));
+            }
             for written in &committed.written {
                 let verb = match written.kind {
                     WriteKind::Modify => "wrote  ",
@@ -270,10 +295,53 @@ fn committed(frame: &mut Frame, app: &App, area: Rect) {
     Panel {
         title: title.into(),
         lines,
-        max_width: area.width.saturating_sub(4).min(120),
+        max_width: app.size.0.saturating_sub(4).min(120),
         mode: Mode::Committed,
     }
-    .draw(frame, app, area, 0);
+}
+
+/// How an overlay's text is scrolled, and how far it can be on the current screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scroll {
+    pub now: usize,
+    /// The furthest it scrolls: 0 when the text fits.
+    pub most: usize,
+    /// Rows of text shown at once.
+    pub page: usize,
+}
+
+impl Scroll {
+    /// Where `action` scrolls to, when it is a scrolling action: a line, a page, or either
+    /// end, as a pager does.
+    pub fn after(self, action: Action) -> Option<usize> {
+        let to = match action {
+            Action::NextChange => self.now + 1,
+            Action::PrevChange => self.now.saturating_sub(1),
+            Action::PageDown => self.now + self.page,
+            Action::PageUp => self.now.saturating_sub(self.page),
+            Action::FirstChange => 0,
+            Action::LastChange => self.most,
+            _ => return None,
+        };
+        Some(to.min(self.most))
+    }
+}
+
+/// The scrolling of the overlay in front, when it is one that scrolls (the help, the commit
+/// summary, what a commit did).
+pub fn overlay_scroll(app: &App) -> Option<Scroll> {
+    let panel = match &app.overlay {
+        Some(Overlay::Help { .. }) => help_overlay(app),
+        Some(Overlay::CommitSummary { .. }) => summary_overlay(app),
+        Some(Overlay::Committed { .. }) => committed_overlay(app),
+        _ => return None,
+    };
+    let (rect, most) = panel.place(screen(app));
+    Some(Scroll {
+        now: app.overlay.as_ref().map_or(0, Overlay::scroll),
+        most,
+        page: (rect.height as usize).saturating_sub(2).max(1),
+    })
 }
 
 fn prompt(frame: &mut Frame, app: &App, area: Rect, title: &str, text: Vec<String>) {
