@@ -298,3 +298,39 @@ fn demo_dir_reopens_a_demo_and_refuses_a_folder_that_is_not_one() {
     );
     assert!(!said.contains("os error"), "{said}");
 }
+
+#[test]
+fn undo_names_what_it_undid() {
+    let ws = sample_workspace();
+    let mut app = open(ws.path(), Open::default());
+    press(&mut app, "a");
+    press(&mut app, "u");
+    assert!(
+        message(&app).starts_with("undone: accept of src/app.py#1 \"log-load\""),
+        "{}",
+        message(&app)
+    );
+}
+
+#[test]
+fn a_small_terminal_shows_the_conflict_and_its_diff_on_one_screen() {
+    let ws = sample_workspace();
+    let mut app = open(ws.path(), Open::default());
+    select(&mut app, "clearer-error");
+    let shown = screen(&mut app, 60, 20);
+    assert!(!shown.contains("Files 1/6"), "the lists give way:\n{shown}");
+    assert!(
+        shown.contains("clearer-error"),
+        "the title names the change:\n{shown}"
+    );
+    assert!(shown.contains("CONFLICT"), "{shown}");
+    assert!(
+        shown.contains("30     -             raise ValueError(\"not enough \" + n"),
+        "the diff shows without scrolling:\n{shown}"
+    );
+    // At 80x24 the lines keep their start: the changed word starts in view.
+    let shown = screen(&mut app, 80, 24);
+    assert!(shown.contains("Files 1/6"), "{shown}");
+    assert!(shown.contains("if quantity > current:"), "{shown}");
+    assert!(!shown.contains('‹'), "{shown}");
+}

@@ -323,3 +323,23 @@ fn a_large_commit_is_counted_scrolls_to_its_last_file_and_says_goodbye_in_words(
         b"new\n"
     );
 }
+
+#[test]
+fn demo_dir_reopens_the_demo_as_it_was_left() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("demo");
+    let args = ["demo", "--dir", dir.to_str().unwrap()];
+    let mut term = Terminal::start(home.path(), &args, &[("NO_COLOR", "1")]);
+    term.wait_for("0/9 decided");
+    term.keys(&["r"]);
+    term.wait_for("1/9 decided");
+    term.keys(&["q"]);
+    assert_eq!(term.wait_exit().0, 0);
+    let mut term = Terminal::start(home.path(), &args, &[("NO_COLOR", "1")]);
+    let screen = term.wait_for("1/9 decided");
+    assert!(screen.contains("resumed 1 decision(s)"), "{screen}");
+    term.keys(&["q"]);
+    let (status, screen) = term.wait_exit();
+    assert_eq!(status, 0, "{screen}");
+    assert!(screen.contains("reopening the demo in"), "{screen}");
+}
