@@ -71,7 +71,8 @@ impl Session {
         }
         let path = self.path.display().to_string();
         if fresh {
-            let held = Decisions::load(&path, batch).map_or(0, |(d, _)| d.decided().len());
+            let held =
+                Decisions::load(&path, batch).map_or(0, |(d, _)| d.made_on(batch).decided().len());
             let backup = self.backup_path();
             return match fs::copy(&self.path, &backup) {
                 Ok(_) => Resumed {

@@ -149,3 +149,59 @@ fn a_placement_in_a_decisions_file_applies_headless_and_is_reported() {
     let written = fs::read_to_string(ws.path().join("lib.rs")).unwrap();
     assert_eq!(written.lines().nth(7), Some("    guard_checked();"));
 }
+
+#[test]
+fn a_change_the_format_could_not_place_is_not_offered_a_place() {
+    let ws = crate::common::sample_workspace();
+    let bytes = fs::read(crate::common::samples().join("structured-conflicting.json")).unwrap();
+    let mut app = open_input(ws.path(), "structured-conflicting.json", &bytes);
+    // Replacement 1's text stands twice, replacement 2's nowhere: neither has lines of its
+    // own to check at a place, so p refuses rather than promise a write the plan refuses.
+    for _ in 0..2 {
+        app.key(Key::Char('p'));
+        assert!(app.overlay.is_none(), "no picker");
+        let said = app.message.as_ref().unwrap().text.clone();
+        assert!(said.starts_with("cannot place it"), "{said}");
+        assert!(!screen(&mut app, 120, 30)
+            .lines()
+            .last()
+            .unwrap()
+            .contains("p place"));
+        app.key(Key::Char('j'));
+    }
+}
+
+#[test]
+fn taking_back_a_placement_says_an_edit_goes_with_it() {
+    let (ws, batch, _) = repeated();
+    let tools = tempfile::tempdir().unwrap();
+    let mut app = open_input(ws.path(), "b.json", &batch);
+    app.env.editor = crate::common::reviewer::editor_script(
+        tools.path(),
+        "edit.sh",
+        "sed -i 's/guard_checked/guard_verified/' \"$1\"",
+    );
+    app.key(Key::Char('p'));
+    app.key(Key::Enter);
+    let effect = app.key(Key::Char('e'));
+    crate::common::reviewer::run_edit(&mut app, effect, tools.path());
+    assert!(
+        matches!(
+            app.decisions().get(&app.change(0).change.id),
+            patchdeck::review::Decision::Edit(_)
+        ),
+        "{:?}",
+        app.message
+    );
+    app.key(Key::Char('p'));
+    let said = app.message.as_ref().unwrap().text.clone();
+    assert!(
+        said.contains("your edit of it is dropped with the place (u brings both back)"),
+        "{said}"
+    );
+    app.key(Key::Char('u'));
+    assert!(matches!(
+        app.decisions().get(&app.change(0).change.id),
+        patchdeck::review::Decision::Edit(_)
+    ));
+}

@@ -138,3 +138,49 @@ fn accepting_every_verified_change_asks_with_the_count_and_leaves_conflicts_open
         "one undo takes the whole step back"
     );
 }
+
+#[test]
+fn the_filter_starts_from_where_the_person_is_and_deciding_keeps_to_it() {
+    let ws = sample_workspace();
+    let mut app = demo(ws.path());
+    select(&mut app, "drop-demo-add");
+    press(&mut app, "ff"); // open conflicts: the next one on is debug-logs, not clearer-error
+    assert_eq!(selected_key(&app), "debug-logs");
+    press(&mut app, "ff"); // every change, then the undecided
+    select(&mut app, "log-load");
+    press(&mut app, "f"); // open conflicts again: from log-load, clearer-error is next
+    assert_eq!(selected_key(&app), "clearer-error");
+    press(&mut app, "m"); // resolved: on to the next open conflict, not to drop-demo-add
+    assert_eq!(selected_key(&app), "debug-logs");
+}
+
+#[test]
+fn the_last_file_says_so_and_undoing_v_comes_back_where_it_was() {
+    let ws = sample_workspace();
+    let mut app = demo(ws.path());
+    press(&mut app, "G");
+    press(&mut app, "]");
+    assert_eq!(app.message.as_ref().unwrap().text, "this is the last file");
+    select(&mut app, "todo-crlf");
+    press(&mut app, "Vy");
+    press(&mut app, "g");
+    press(&mut app, "u");
+    assert_eq!(selected_key(&app), "todo-crlf");
+}
+
+#[test]
+fn the_help_names_the_keys_of_placing_and_of_accepting_every_verified_change() {
+    let ws = sample_workspace();
+    let mut app = demo(ws.path());
+    press(&mut app, "?");
+    let mut text = String::new();
+    for _ in 0..10 {
+        text.push_str(&screen(&mut app, 120, 40));
+        press(&mut app, " ");
+    }
+    assert!(
+        text.contains("Placing a change (digits type a line)"),
+        "{text}"
+    );
+    assert!(text.contains("Accepting every verified change"), "{text}");
+}

@@ -182,24 +182,21 @@ impl Review {
     /// applied before it), else, for a conflict whose expected lines stand at one other place,
     /// there (where moving it would put it), else its own range.
     pub fn shown_at(&self, at: At) -> LineRange {
+        if let Some(range) = self.decided_at(at) {
+            return range;
+        }
         let view = self.change(at);
         let mut range = view.change.range;
-        match rules::placement(
+        if let Err(rules::Stuck::Unresolved {
+            found_at: Some(to), ..
+        }) = rules::placement(
             view.file,
             view.file_check,
             at.change,
             &self.decisions,
             false,
         ) {
-            Ok(
-                rules::Placement::Relocated { to }
-                | rules::Placement::Shifted { to }
-                | rules::Placement::Placed { to },
-            ) => range.start = to,
-            Err(rules::Stuck::Unresolved {
-                found_at: Some(to), ..
-            }) => range.start = to,
-            _ => {}
+            range.start = to;
         }
         range
     }
@@ -262,12 +259,12 @@ impl Review {
 
     /// Accepts every undecided change that verifies as it is (its own lines, or applied
     /// already), as one step; returns how many.
-    pub fn accept_verified(&mut self) -> usize {
+    pub fn accept_verified(&mut self, at: At) -> usize {
         let ids: Vec<_> = self
             .verified_undecided_places()
             .map(|at| self.change(at).change.id.clone())
             .collect();
-        self.step(At::default(), Done::AcceptVerified, |tx| {
+        self.step(at, Done::AcceptVerified, |tx| {
             ids.iter().for_each(|id| tx.decide(id, Decision::Accept))
         });
         ids.len()
@@ -285,13 +282,26 @@ impl Review {
             let view = self.change(at);
             view.check.status == Status::Ok
                 && *self.decisions.get(&view.change.id) == Decision::Undecided
-                && self.accept_refusal(at).is_none()
+                && self.can_accept(at)
                 && !self.open_conflict(at)
         })
     }
 
+    /// Whether change `at` can be accepted as it is: [`Review::accept_refusal`] without
+    /// working out the ways out of a refusal (which may search the whole file), for the
+    /// questions asked of every change on every frame.
+    pub fn can_accept(&self, at: At) -> bool {
+        let view = self.change(at);
+        file_refusal(view.file_check).is_none()
+            && view.change.unplaced().is_none()
+            && (view.check.status == Status::Ok || self.resolved(at))
+    }
+
     /// Why change `at` cannot be accepted as it is, if it cannot.
     pub fn accept_refusal(&self, at: At) -> Option<Refusal> {
+        if self.can_accept(at) {
+            return None;
+        }
         let view = self.change(at);
         if let Some(refusal) = file_refusal(view.file_check) {
             return Some(refusal);
@@ -400,7 +410,10 @@ impl Review {
         let needs_place = view.check.status != Status::Ok
             || rules::unverified_position(view.check)
             || self.decisions.placed_at(&view.change.id).is_some();
-        if !needs_place {
+        // A change the format could not place has no lines of its own to check at a place
+        // (its find text matched inside lines, or nowhere): the plan would refuse any.
+        let has_lines = view.change.unplaced().is_none() || view.change.expected.is_some();
+        if !needs_place || !has_lines {
             return None;
         }
         let places = places_of(view.file_check, view.change);
@@ -477,13 +490,16 @@ impl Review {
         Ok(())
     }
 
-    /// Takes back the placement of change `at`: it is undecided again.
-    pub fn unplace(&mut self, at: At) {
+    /// Takes back the placement of change `at`: it is undecided again. Returns whether an
+    /// edit of it, made for that place, went with it (undo brings both back).
+    pub fn unplace(&mut self, at: At) -> bool {
         let id = self.change(at).change.id.clone();
+        let edit_dropped = matches!(self.decisions.get(&id), Decision::Edit(_));
         self.step(at, Done::Unplace, |tx| {
             tx.place(&id, None);
             tx.decide(&id, Decision::Undecided);
         });
+        edit_dropped
     }
 
     /// Accepts change `at` (an edited change stays edited).
@@ -598,9 +614,8 @@ impl Review {
         let places: Vec<At> = (0..self.checked.batch.files[file].changes.len())
             .map(|change| At { file, change })
             .collect();
-        let (ok, left): (Vec<At>, Vec<At>) = places
-            .into_iter()
-            .partition(|&at| self.accept_refusal(at).is_none());
+        let (ok, left): (Vec<At>, Vec<At>) =
+            places.into_iter().partition(|&at| self.can_accept(at));
         let ids: Vec<_> = ok
             .iter()
             .map(|&at| self.change(at).change.id.clone())

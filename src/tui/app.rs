@@ -525,7 +525,8 @@ impl App {
             Some(Overlay::Place(placing)) => self.place_action(action, placing),
             Some(Overlay::ConfirmAcceptVerified { count }) => {
                 if action == Action::Confirm {
-                    let done = self.review.accept_verified();
+                    let at = self.selected().unwrap_or_default();
+                    let done = self.review.accept_verified(at);
                     self.save_session();
                     let text = match done == count {
                         true => format!("accepted {done} verified change(s)"),
@@ -563,11 +564,15 @@ impl App {
             return Effect::None;
         }
         match action {
-            Action::NextChange => self.step_to(|app, p| p > app.pos, false),
-            Action::PrevChange => self.step_to(|app, p| p < app.pos, true),
+            Action::NextChange => self.step_to(|app, p| p > app.pos, false, ""),
+            Action::PrevChange => self.step_to(|app, p| p < app.pos, true, ""),
             Action::NextFile => {
                 let file = self.file_index();
-                self.step_to(|app, p| app.flat[p].file > file, false)
+                self.step_to(
+                    |app, p| app.flat[p].file > file,
+                    false,
+                    "this is the last file",
+                )
             }
             Action::PrevFile => {
                 let file = self.file_index();
@@ -588,8 +593,8 @@ impl App {
             }
             Action::Filter => {
                 self.filter = self.filter.next();
-                if !self.shows(self.pos) {
-                    self.step_to(|_, _| true, false);
+                if let Some(p) = self.shown_from(self.pos) {
+                    self.go(p);
                 }
                 let text = format!(
                     "showing {} ({} shows {})",
@@ -611,8 +616,8 @@ impl App {
                 }
             }
             Action::NextConflict => self.next_conflict(),
-            Action::FirstChange => self.step_to(|_, _| true, false),
-            Action::LastChange => self.step_to(|_, _| true, true),
+            Action::FirstChange => self.step_to(|_, _| true, false, ""),
+            Action::LastChange => self.step_to(|_, _| true, true, ""),
             Action::PageDown => self.scroll_by(self.page() as i64),
             Action::PageUp => self.scroll_by(-(self.page() as i64)),
             Action::DiffTop => self.scroll_by(i64::MIN / 4),
@@ -655,8 +660,9 @@ impl App {
     }
 
     /// Goes to the first change `wanted` picks that the filter shows, searching forward (or
-    /// backward) through the batch; says so when there is none.
-    fn step_to(&mut self, wanted: impl Fn(&App, usize) -> bool, backward: bool) {
+    /// backward) through the batch; says `none` when there is none (or, under a filter, that
+    /// it shows no more that way).
+    fn step_to(&mut self, wanted: impl Fn(&App, usize) -> bool, backward: bool, none: &str) {
         let mut positions: Box<dyn Iterator<Item = usize>> = if backward {
             Box::new((0..self.flat.len()).rev())
         } else {
@@ -664,12 +670,23 @@ impl App {
         };
         match positions.find(|&p| wanted(self, p) && self.shows(p)) {
             Some(p) => self.go(p),
-            None if self.filter == Filter::All => {}
+            None if self.filter == Filter::All => {
+                if !none.is_empty() {
+                    self.say(Tone::Info, none.to_owned());
+                }
+            }
             None => {
                 let text = format!("no more {} that way", self.filter.describe());
                 self.say(Tone::Info, text);
             }
         }
+    }
+
+    /// The first change the filter shows from `pos` on, wrapping to the top.
+    pub(super) fn shown_from(&self, pos: usize) -> Option<usize> {
+        (pos..self.flat.len())
+            .chain(0..pos.min(self.flat.len()))
+            .find(|&p| self.shows(p))
     }
 
     /// Whether the change at `pos` is rejected.
@@ -690,7 +707,6 @@ impl App {
         self.pos = pos;
     }
 
-    /// Scrolls the main pane, within its content.
     /// The main pane's first row now, and the furthest down it can start.
     pub fn vscroll(&self) -> (usize, usize) {
         let width = self.areas().main.width.saturating_sub(2);
@@ -702,12 +718,13 @@ impl App {
         )
     }
 
+    /// Scrolls the main pane by `rows`, within its content.
     pub fn scroll_by(&mut self, rows: i64) {
         let width = self.areas().main.width.saturating_sub(2);
-        let (anchor, total) = super::draw::main_extent(self, width);
-        let (anchor, total) = (anchor as i64, total as i64);
-        let last_first = (total - self.page() as i64).max(0);
-        self.scroll = (anchor + self.scroll + rows).clamp(0, last_first.max(anchor)) - anchor;
+        let (anchor, _) = super::draw::main_extent(self, width);
+        let (now, most) = self.vscroll();
+        let to = (now as i64).saturating_add(rows).clamp(0, most as i64);
+        self.scroll = to - anchor as i64;
     }
 
     /// Scrolls long lines by half the width of their text, `direction` -1 (left) or 1 (right),
@@ -734,12 +751,12 @@ impl App {
         }
     }
 
-    /// The first undecided change at or after `from`, wrapping around.
+    /// The first undecided change the filter shows at or after `from`, wrapping around.
     pub fn next_undecided_from(&self, from: usize) -> Option<usize> {
         let n = self.flat.len();
-        (0..n)
-            .map(|step| (from + step) % n)
-            .find(|&p| *self.decisions().get(&self.change(p).change.id) == Decision::Undecided)
+        (0..n).map(|step| (from + step) % n).find(|&p| {
+            *self.decisions().get(&self.change(p).change.id) == Decision::Undecided && self.shows(p)
+        })
     }
 
     /// How many changes have a decision.

@@ -35,12 +35,20 @@ impl App {
         let Some(at) = self.selected() else { return };
         let id = self.change(self.pos).change.id.clone();
         if self.decisions().placed_at(&id).is_some() {
-            self.review_mut().unplace(at);
+            let edit_dropped = self.review_mut().unplace(at);
             self.save_session();
-            self.say(
-                Tone::Info,
-                "no longer placed; the change is undecided again",
-            );
+            if edit_dropped {
+                let text = format!(
+                    "no longer placed; the change is undecided again, and your edit of it is dropped with the place ({} brings both back)",
+                    self.words().key(super::keys::Action::Undo)
+                );
+                self.say(Tone::Warning, text);
+            } else {
+                self.say(
+                    Tone::Info,
+                    "no longer placed; the change is undecided again",
+                );
+            }
             return;
         }
         if self.review().placeable(at).is_none() {

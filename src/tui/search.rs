@@ -21,17 +21,29 @@ pub struct Search {
     /// Positions (in batch order) of the changes that match `query`.
     pub matches: Vec<usize>,
     /// Where the search being typed started, and the search before it, to go back to on Esc.
-    origin: Option<(usize, String, Vec<usize>)>,
+    origin: Option<Origin>,
+}
+
+/// The view and the search when `/` was pressed.
+#[derive(Clone, Debug)]
+struct Origin {
+    pos: usize,
+    scroll: i64,
+    hscroll: Option<usize>,
+    query: String,
+    matches: Vec<usize>,
 }
 
 impl App {
     pub(super) fn start_search(&mut self) {
         self.search.input.clear();
-        self.search.origin = Some((
-            self.pos,
-            self.search.query.clone(),
-            self.search.matches.clone(),
-        ));
+        self.search.origin = Some(Origin {
+            pos: self.pos,
+            scroll: self.scroll,
+            hscroll: self.hscroll,
+            query: self.search.query.clone(),
+            matches: self.search.matches.clone(),
+        });
         self.overlay = Some(Overlay::Search);
     }
 
@@ -51,7 +63,7 @@ impl App {
     /// Runs the search typed so far from where it started: the first match from there on,
     /// wrapping to the top, as vim does.
     fn run_search(&mut self) {
-        let origin = self.search.origin.as_ref().map_or(self.pos, |o| o.0);
+        let origin = self.search.origin.as_ref().map_or(self.pos, |o| o.pos);
         self.search.query = self.search.input.clone();
         if self.search.query.is_empty() {
             self.search.matches.clear();
@@ -73,21 +85,21 @@ impl App {
     }
 
     pub(super) fn search_action(&mut self, action: Action) -> Effect {
-        let origin = self.search.origin.take();
-        match action {
-            Action::Confirm if !self.search.input.is_empty() => {
-                self.search.input.clear();
-            }
-            // Esc, or Enter on nothing typed: back where the search started, with the search
-            // before it.
-            _ => {
-                if let Some((pos, query, matches)) = origin {
-                    self.search.input.clear();
-                    self.search.query = query;
-                    self.search.matches = matches;
-                    self.go(pos);
-                    self.message = None;
-                }
+        let Some(origin) = self.search.origin.take() else {
+            return Effect::None;
+        };
+        let typed = !std::mem::take(&mut self.search.input).is_empty();
+        // Esc, or Enter on nothing typed: back to the view and the search before `/`; Enter
+        // on nothing typed then runs that search again, forward, as vim does.
+        if !typed || action != Action::Confirm {
+            self.search.query = origin.query;
+            self.search.matches = origin.matches;
+            self.go(origin.pos);
+            self.scroll = origin.scroll;
+            self.hscroll = origin.hscroll;
+            self.message = None;
+            if action == Action::Confirm {
+                self.search_step(true);
             }
         }
         Effect::None

@@ -17,11 +17,11 @@ use crate::tui::words::Asked;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// The lines above the diff: description, file facts, and every conflict in full. Expected and
-/// actual lines are shown from column `hscroll` on, as the diff is.
 /// Rows of main pane from which the head says everything it can.
 const ROOMY_PAGE: usize = 16;
 
+/// The lines above the diff: description, file facts, and every conflict in full. Expected and
+/// actual lines are shown from column `hscroll` on, as the diff is.
 pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     let p = &app.palette;
     let ChangeView {

@@ -39,12 +39,12 @@ pub struct Areas {
     pub footer: Rect,
 }
 
-/// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
-/// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
-/// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
 /// Below this many columns, the screen is the diff alone.
 pub const COMPACT_WIDTH: u16 = 80;
 
+/// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
+/// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
+/// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
 pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
     let mut rest = size.height;
     let mut take = |rows: u16| {
@@ -321,7 +321,7 @@ impl<'a> Availability<'a> {
                     Action::Undo => decides && review.history().can_undo(),
                     Action::Redo => decides && review.history().can_redo(),
                     Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-                    Action::Accept => decides && can(&|a| review.accept_refusal(a).is_none()),
+                    Action::Accept => decides && can(&|a| review.can_accept(a)),
                     Action::Reject => decides && at.is_some(),
                     Action::Edit => decides && can(&|a| review.edit_refusal(a).is_none()),
                     Action::Relocate => decides && can(&|a| review.relocate_refusal(a).is_none()),
@@ -334,7 +334,7 @@ impl<'a> Availability<'a> {
                             && app
                                 .flat
                                 .iter()
-                                .any(|&a| a.file == file && review.accept_refusal(a).is_none())
+                                .any(|&a| a.file == file && review.can_accept(a))
                     }
                     Action::RejectFile => decides && at.is_some(),
                     Action::Place => decides && can(&|a| review.placeable(a).is_some()),

@@ -169,6 +169,8 @@ fn help_overlay(app: &App) -> Panel {
     let modes = [
         Mode::Browse,
         Mode::Search,
+        Mode::Place,
+        Mode::ConfirmAcceptVerified,
         Mode::CommitSummary,
         Mode::Committed,
         Mode::ConfirmQuit,
@@ -338,7 +340,7 @@ pub fn overlay_scroll(app: &App) -> Option<Scroll> {
     };
     let (rect, most) = panel.place(screen(app));
     Some(Scroll {
-        now: app.overlay.as_ref().map_or(0, Overlay::scroll),
+        now: app.overlay.as_ref().map_or(0, Overlay::scroll).min(most),
         most,
         page: (rect.height as usize).saturating_sub(2).max(1),
     })
