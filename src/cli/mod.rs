@@ -8,6 +8,7 @@ mod check;
 mod config;
 mod demo;
 mod diff;
+mod export;
 mod feedback;
 mod generate;
 mod output;
@@ -81,6 +82,11 @@ pub enum Command {
         after_help = "Example:\n  patchdeck feedback batch.json > feedback.md\n  patchdeck feedback --json --decisions session.json batch.json"
     )]
     Feedback(feedback::FeedbackArgs),
+    /// Print the selected changes as a fresh batch rebased on the files as they are now
+    #[command(
+        after_help = "Example:\n  patchdeck export --relocate --allow-sha-mismatch batch.json > rebased.json\n  patchdeck export --to unified --decisions session.json batch.json | git apply --check"
+    )]
+    Export(export::ExportArgs),
     /// Print one change, file patch or the batch, by ID or key
     #[command(after_help = "Example:\n  patchdeck show batch.json chg-0007")]
     Show(show::ShowArgs),
@@ -210,6 +216,7 @@ pub fn run() -> i32 {
         Command::Recover(a) => a.json,
         Command::Undo(a) => a.json,
         Command::Config(a) => a.json,
+        Command::Export(_) => false,
         Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
@@ -240,6 +247,7 @@ pub fn run() -> i32 {
         Command::Apply(args) => apply::run(args, &ctx),
         Command::Diff(args) => diff::run(args, &ctx),
         Command::Feedback(args) => feedback::run(args, &ctx),
+        Command::Export(args) => export::run(args, &ctx),
         Command::Show(args) => show::run(args, &ctx),
         Command::Recover(args) => recover::run(args, &ctx),
         Command::Undo(args) => undo::run(args, &ctx),
