@@ -1,7 +1,7 @@
 //! Writing a plan as a git-style unified diff that `git apply` accepts.
 //!
-//! Each planned write becomes one `diff --git` section with creation and deletion headers as
-//! git writes them, hunks with three lines of context, and `\ No newline at end of file`
+//! Each planned write becomes one `diff --git` section with creation, deletion and mode
+//! headers as git writes them, hunks with three lines of context, and `\ No newline at end of file`
 //! markers. Lines are compared with their endings, so CRLF content and a gained or lost final
 //! newline appear exactly. Applying the output with `git apply` gives the same bytes as the
 //! commit writes; a test holds this.
@@ -25,25 +25,31 @@ pub fn write_plan(plan: &Plan, out: &mut impl Write) -> io::Result<()> {
 pub fn write_file(write: &FileWrite, out: &mut impl Write) -> io::Result<()> {
     let old: &[u8] = write.before.as_ref().map_or(&[], |b| &b.bytes);
     let new: &[u8] = &write.after;
-    if write.kind == WriteKind::Modify && old == new {
+    let git_mode = |executable: bool| if executable { "100755" } else { "100644" };
+    let was_executable = write
+        .before
+        .as_ref()
+        .is_some_and(|b| b.stamp.mode & 0o111 != 0);
+    // The batch's mode when it gives one (a created file's, a `new mode`), else the file's.
+    let executable = write.executable.unwrap_or(was_executable);
+    let mode_changes = write.kind == WriteKind::Modify && executable != was_executable;
+    if write.kind == WriteKind::Modify && old == new && !mode_changes {
         return Ok(());
     }
     let path = write.rel.to_string_lossy();
     let a = quote(&format!("a/{path}"));
     let b = quote(&format!("b/{path}"));
     writeln!(out, "diff --git {a} {b}")?;
-    let mode = write.before.as_ref().map_or(0o100644, |b| b.stamp.mode);
-    let git_mode = if mode & 0o111 != 0 {
-        "100755"
-    } else {
-        "100644"
-    };
     match write.kind {
-        WriteKind::Create => writeln!(out, "new file mode {git_mode}")?,
-        WriteKind::Delete => writeln!(out, "deleted file mode {git_mode}")?,
+        WriteKind::Create => writeln!(out, "new file mode {}", git_mode(executable))?,
+        WriteKind::Delete => writeln!(out, "deleted file mode {}", git_mode(was_executable))?,
+        WriteKind::Modify if mode_changes => {
+            writeln!(out, "old mode {}", git_mode(was_executable))?;
+            writeln!(out, "new mode {}", git_mode(executable))?;
+        }
         WriteKind::Modify => {}
     }
-    if old.is_empty() && new.is_empty() {
+    if old == new {
         return Ok(());
     }
     let from = if write.kind == WriteKind::Create {
@@ -235,6 +241,68 @@ mod tests {
         assert_eq!(
             hunks("a\nc\n", "c\nc\nb\nb\nb"),
             "@@ -1,2 +1,5 @@\n-a\n c\n+c\n+b\n+b\n+b\n\\ No newline at end of file\n"
+        );
+    }
+
+    /// A planned write of `run.sh` (regular, 0644), as the commit gets it.
+    fn write_of(
+        before: &[u8],
+        after: &[u8],
+        kind: WriteKind,
+        executable: Option<bool>,
+    ) -> FileWrite {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.sh");
+        std::fs::write(&path, before).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let snapshot = crate::workspace::read_snapshot(&path).unwrap();
+        FileWrite {
+            file: 0,
+            rel: "run.sh".into(),
+            kind,
+            before: (kind != WriteKind::Create).then_some(snapshot),
+            after: after.to_vec(),
+            changes: Vec::new(),
+            ranges: Vec::new(),
+            mode: None,
+            owner: None,
+            executable,
+        }
+    }
+
+    fn diff(write: &FileWrite) -> String {
+        let mut out = Vec::new();
+        write_file(write, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_mode_the_batch_gives_is_written_as_git_writes_it() {
+        let same = write_of(b"echo\n", b"echo\n", WriteKind::Modify, Some(true));
+        assert_eq!(
+            diff(&same),
+            "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+        );
+        let edited = write_of(b"echo\n", b"echo hi\n", WriteKind::Modify, Some(true));
+        assert!(diff(&edited).starts_with(
+            "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/run.sh\n+++ b/run.sh\n@@"
+        ));
+        let created = write_of(b"", b"echo\n", WriteKind::Create, Some(true));
+        assert!(diff(&created).starts_with("diff --git a/run.sh b/run.sh\nnew file mode 100755\n"));
+        // A mode the file has already, or none given: nothing to say.
+        assert_eq!(
+            diff(&write_of(
+                b"echo\n",
+                b"echo\n",
+                WriteKind::Modify,
+                Some(false)
+            )),
+            ""
+        );
+        assert_eq!(
+            diff(&write_of(b"echo\n", b"echo\n", WriteKind::Modify, None)),
+            ""
         );
     }
 

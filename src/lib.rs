@@ -10,12 +10,18 @@
 //! itself, draws on a terminal, and it is behind the `tui` feature: the core builds without
 //! any terminal crate. [`config`] merges the user's file and environment once; [`git`] asks git
 //! which target files have uncommitted changes and stages what was written.
+//!
+//! [`feedback`] tells the model that wrote a batch what failed and what is really there, and
+//! [`export`] gives a batch as decided, rebased on the files now: the command line and the
+//! reviewer ask both of a checked batch and its decisions.
 
 pub mod bounded;
 pub mod commit;
 pub mod config;
 pub mod diff_writer;
 pub mod error;
+pub mod export;
+pub mod feedback;
 pub mod formats;
 pub mod generated;
 pub mod git;

@@ -56,6 +56,10 @@ pub struct FileWrite {
     pub after: Vec<u8>,
     /// The changes written, by their index in the file patch, in file order.
     pub changes: Vec<usize>,
+    /// Where each of `changes` is written: the range of the lines it replaces in the content
+    /// it applies to (the file as verified, the file a creation copies, or nothing), after
+    /// every move the decisions make. In the same order as `changes`.
+    pub ranges: Vec<LineRange>,
     /// Permissions for the written file when not the original's (a file restored by `undo`);
     /// `None` keeps the original's, or the default for a new file.
     pub mode: Option<u32>,
@@ -565,6 +569,7 @@ pub fn plan_with(
             before: check.snapshot.clone(),
             after,
             changes: splices.iter().map(|(_, ci, _)| *ci).collect(),
+            ranges: splices.iter().map(|(range, _, _)| *range).collect(),
             mode: None,
             owner: None,
             executable: file.mode.map(|m| m == crate::model::FileMode::Executable),

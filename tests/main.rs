@@ -14,6 +14,8 @@ mod commit_last_moment;
 mod commit_races;
 mod core_boundary;
 mod corpus;
+mod export;
+mod feedback;
 mod formats_codex_markers;
 mod formats_corpus;
 mod formats_crlf_finds;

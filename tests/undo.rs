@@ -202,6 +202,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
             before: Some(read_snapshot(&path).unwrap()),
             after: Vec::new(),
             changes: Vec::new(),
+            ranges: Vec::new(),
             mode: None,
             owner: None,
             executable: None,

@@ -8,6 +8,8 @@ mod check;
 mod config;
 mod demo;
 mod diff;
+mod export;
+mod feedback;
 mod generate;
 mod output;
 mod paint;
@@ -75,6 +77,16 @@ pub enum Command {
     /// Print what apply would write, as a git-style unified diff
     #[command(after_help = "Example:\n  patchdeck diff batch.json | git apply --check")]
     Diff(diff::DiffArgs),
+    /// Print what failed in a batch and what is really there, as a message for the model that wrote it
+    #[command(
+        after_help = "Example:\n  patchdeck feedback batch.json > feedback.md\n  patchdeck feedback --json --decisions session.json batch.json"
+    )]
+    Feedback(feedback::FeedbackArgs),
+    /// Print the selected changes as a fresh batch rebased on the files as they are now
+    #[command(
+        after_help = "Example:\n  patchdeck export --relocate --allow-sha-mismatch batch.json > rebased.json\n  patchdeck export --to unified --decisions session.json batch.json | git apply --check"
+    )]
+    Export(export::ExportArgs),
     /// Print one change, file patch or the batch, by ID or key
     #[command(after_help = "Example:\n  patchdeck show batch.json chg-0007")]
     Show(show::ShowArgs),
@@ -200,9 +212,11 @@ pub fn run() -> i32 {
         Command::Apply(a) => a.json,
         Command::Show(a) => a.json,
         Command::Diff(a) => a.json,
+        Command::Feedback(a) => a.json,
         Command::Recover(a) => a.json,
         Command::Undo(a) => a.json,
         Command::Config(a) => a.json,
+        Command::Export(_) => false,
         Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
@@ -232,6 +246,8 @@ pub fn run() -> i32 {
         Command::Check(args) => check::run(args, &ctx),
         Command::Apply(args) => apply::run(args, &ctx),
         Command::Diff(args) => diff::run(args, &ctx),
+        Command::Feedback(args) => feedback::run(args, &ctx),
+        Command::Export(args) => export::run(args, &ctx),
         Command::Show(args) => show::run(args, &ctx),
         Command::Recover(args) => recover::run(args, &ctx),
         Command::Undo(args) => undo::run(args, &ctx),

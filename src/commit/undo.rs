@@ -107,6 +107,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             before: now,
             after: original,
             changes: Vec::new(),
+            ranges: Vec::new(),
             mode: saved.as_ref().map(|s| s.mode),
             owner: saved.as_ref().map(|s| (s.uid, s.gid)),
             executable: None,
