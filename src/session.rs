@@ -109,13 +109,8 @@ impl Session {
     /// and the sessions folder when needed.
     pub fn save(&self, decisions: &Decisions) -> io::Result<()> {
         let dir = self.path.parent().expect("a session path has a folder");
-        if let Some(state_dir) = dir.parent() {
-            if !state_dir.exists() {
-                fs::create_dir_all(state_dir)?;
-                fs::write(state_dir.join(".gitignore"), "# patchdeck's own state\n*\n")?;
-            }
-        }
-        fs::create_dir_all(dir)?;
+        let state_dir = dir.parent().expect("sessions sit in the state folder");
+        crate::workspace::ensure_state_subdir(state_dir, SESSIONS_DIR)?;
         let json = serde_json::to_vec_pretty(decisions).expect("decisions always serialise");
         let name = self
             .path

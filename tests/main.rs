@@ -32,6 +32,7 @@ mod formats_unified_strict;
 mod fuzz_crashers;
 mod generated_files;
 mod git_stage_undo;
+mod handback;
 mod hostile_input;
 mod kill_random;
 mod overwrite;

@@ -292,7 +292,7 @@ fn remap(pairs: &[(&str, &[&str])]) -> Result<KeyMap, String> {
 
 #[test]
 fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
-    let keymap = remap(&[("accept", &["y"]), ("reject", &["x"]), ("help", &["F"])]).unwrap();
+    let keymap = remap(&[("accept", &["y"]), ("reject", &["x"]), ("help", &["H"])]).unwrap();
     assert_eq!(
         keymap.lookup(Mode::Browse, Key::Char('y')),
         Some(Action::Accept)
@@ -308,7 +308,7 @@ fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
         .collect();
     assert!(footer.contains(" y accept"), "{footer}");
     assert!(footer.contains(" x reject"), "{footer}");
-    assert!(footer.contains(" F help"), "{footer}");
+    assert!(footer.contains(" H help"), "{footer}");
     assert!(!footer.contains(" a accept"), "{footer}");
 
     // The remapped key decides; the old one no longer does.
@@ -322,7 +322,7 @@ fn remapped_keys_drive_the_reviewer_and_show_in_footer_and_help() {
         "y accepted change {first}"
     );
 
-    app.key(Key::Char('F'));
+    app.key(Key::Char('H'));
     assert_eq!(app.mode(), Mode::Help);
     let mut terminal = Terminal::new(TestBackend::new(100, 60)).unwrap();
     app.size = (100, 60);
@@ -912,7 +912,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
     use patchdeck::tui::words::{Asked, Words};
     let keymap = remap(&[
         ("accept", &["Y"]),
-        ("reject", &["X"]),
+        ("reject", &["B"]),
         ("edit", &["E"]),
         ("move", &["M"]),
         ("override_sha", &["O"]),
@@ -949,7 +949,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
                 .collect::<String>()
         };
         for pos in 0..app.flat.len() {
-            for key in ["Y", "Z", "M", "O", "X", "Z", "E"] {
+            for key in ["Y", "Z", "M", "O", "B", "Z", "E"] {
                 app.go(pos);
                 said.push(screen(&app));
                 let effect = app.key(Key::Char(key.chars().next().unwrap()));
@@ -1047,7 +1047,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
     let all = said.join("\n");
     for remapped in [
         "M moves",
-        "X rejects",
+        "B rejects",
         "E edits",
         "O overrides",
         "Q quits",

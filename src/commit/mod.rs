@@ -339,7 +339,7 @@ fn ensure_state_dir(root: &Root) -> Result<Dir> {
                         return Ok(());
                     }
                     let mut ignore = state.create_new(OsStr::new(".gitignore.tmp"), 0o644)?;
-                    ignore.write_all(b"# patchdeck's own state\n*\n")?;
+                    ignore.write_all(crate::workspace::STATE_GITIGNORE)?;
                     state.rename(
                         OsStr::new(".gitignore.tmp"),
                         &state,

@@ -644,6 +644,8 @@ impl App {
             Action::SearchPrev => self.search_step(false),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::CommitSummary => self.open_summary(),
+            Action::Feedback => self.write_feedback(),
+            Action::Export => self.write_export(),
             Action::Quit => return self.quit(),
             Action::Confirm | Action::Cancel | Action::EditAgain | Action::Discard => {}
         }

@@ -44,6 +44,10 @@ pub enum Action {
     SearchPrev,
     Help,
     CommitSummary,
+    /// Write the feedback for the model that wrote the batch.
+    Feedback,
+    /// Write the batch as decided, rebased on the files as they are.
+    Export,
     Quit,
     /// `y` in a prompt: commit, quit, reload.
     Confirm,
@@ -220,6 +224,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
     bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
     bind(M::Browse, &[K::Char('V')], A::AcceptVerified, "accept verified", "accept every undecided change that verifies, batch-wide (asks first)"),
+    bind(M::Browse, &[K::Char('F')], A::Feedback, "feedback", "write what failed and what is on disk, for the model (as `patchdeck feedback`)"),
+    bind(M::Browse, &[K::Char('X')], A::Export, "export", "write the batch as decided, rebased on the files now (as `patchdeck export`)"),
     bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
     bind(M::Browse, &[K::Char('/')], A::Search, "search", "search paths, keys, IDs, labels, descriptions and lines"),
     bind(M::Browse, &[K::Char('n')], A::SearchNext, "next match", "next search match"),
@@ -318,6 +324,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("diff_end", Action::DiffEnd),
     ("scroll_left", Action::ScrollLeft),
     ("scroll_right", Action::ScrollRight),
+    ("feedback", Action::Feedback),
+    ("export", Action::Export),
     ("help", Action::Help),
     ("quit", Action::Quit),
 ];

@@ -14,6 +14,7 @@ pub mod decide;
 pub mod draw;
 pub mod editor;
 pub mod env;
+pub mod handback;
 pub mod highlight;
 pub mod keys;
 pub mod place;

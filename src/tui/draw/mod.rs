@@ -341,6 +341,7 @@ impl<'a> Availability<'a> {
                     Action::AcceptVerified => decides && review.verified_undecided() > 0,
                     Action::NextConflict => (0..app.flat.len()).any(|p| app.open_conflict(p)),
                     Action::CommitSummary => !committed && !app.config.read_only,
+                    Action::Feedback | Action::Export => !app.config.read_only,
                     Action::PageDown | Action::DiffEnd => {
                         let (now, most) = *self.vscroll.get_or_init(|| app.vscroll());
                         now < most
