@@ -1,7 +1,7 @@
 //! Handing a batch back from the reviewer: `F` writes the feedback for the model, `X` the batch
 //! as decided; the status line says where, and what is written is what the commands print.
 
-use crate::common::reviewer::{open, press, select, Open};
+use crate::common::reviewer::{open, open_demo, press, select, Open};
 use crate::common::{copy_tree, patchdeck, sample_workspace, samples, stderr, user_tree};
 use std::fs;
 use std::path::PathBuf;
@@ -16,13 +16,7 @@ fn said_path(text: &str, after: &str) -> PathBuf {
 #[test]
 fn feedback_from_the_reviewer_names_the_open_conflicts_and_quotes_the_disk() {
     let ws = sample_workspace();
-    let mut app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let mut app = open_demo(ws.path());
     press(&mut app, "F");
     let text = app.message.as_ref().unwrap().text.clone();
     assert!(
@@ -70,13 +64,7 @@ fn an_export_from_the_reviewer_applies_to_what_committing_there_writes() {
     let ws = sample_workspace();
     let twin = tempfile::tempdir().unwrap();
     copy_tree(ws.path(), twin.path());
-    let mut app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let mut app = open_demo(ws.path());
     // Refused while an accepted change cannot be written, saying why.
     press(&mut app, "V");
     press(&mut app, "y");

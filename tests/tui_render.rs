@@ -2,7 +2,7 @@
 //! asserts check the styles that carry meaning (a conflict must look like one, decisions show
 //! glyphs, the footer lists only keys that apply).
 
-use crate::common::reviewer::{open, press, select, Open};
+use crate::common::reviewer::{open, open_demo, press, select, Open};
 use crate::common::sample_workspace;
 use patchdeck::tui::app::App;
 use patchdeck::tui::draw::draw;
@@ -115,13 +115,7 @@ fn commit_summary_and_help() {
 #[test]
 fn a_conflict_looks_like_one_in_colour() {
     let ws = sample_workspace();
-    let mut app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let mut app = open_demo(ws.path());
     select(&mut app, "clearer-error");
     let (text, buffer) = render(&mut app, 160, 32);
     let conflict_bg = Color::Rgb(0xa0, 0x1c, 0x1c);
@@ -340,13 +334,7 @@ fn the_selected_row_reads_in_high_contrast() {
 #[test]
 fn the_files_pane_shows_each_files_label_dimmed() {
     let ws = sample_workspace();
-    let mut app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let mut app = open_demo(ws.path());
     let (text, buffer) = render(&mut app, 140, 30);
     let (fg, _, _) = style_at(&buffer, &text, "Helpers: tolerate spaces");
     assert_eq!(fg, Color::Rgb(0x65, 0x73, 0x7e), "the theme's dim colour");
@@ -509,13 +497,7 @@ fn the_whole_file_view_marks_conflicting_changes() {
 #[test]
 fn search_matches_are_marked() {
     let ws = sample_workspace();
-    let mut app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let mut app = open_demo(ws.path());
     press(&mut app, "/valueerror");
     app.key(patchdeck::tui::keys::Key::Enter);
     let (text, buffer) = render(&mut app, 140, 30);

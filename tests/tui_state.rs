@@ -2,7 +2,7 @@
 //! No terminal is involved; the editor is a script, as `EDITOR` would name it.
 
 use crate::common::reviewer::{
-    editor_script, open, press, run_edit, screen, select, selected_key, Open,
+    editor_script, open, open_demo, press, run_edit, screen, select, selected_key, Open,
 };
 use crate::common::sample_workspace;
 use patchdeck::review::Decision;
@@ -529,13 +529,7 @@ fn search_finds_keys_paths_and_lines_and_steps_with_n() {
 #[test]
 fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
     let ws = sample_workspace();
-    let app = open(
-        ws.path(),
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    );
+    let app = open_demo(ws.path());
     let pos = (0..app.flat.len())
         .find(|&p| app.change(p).change.key.as_deref() == Some("clearer-error"))
         .unwrap();

@@ -3,18 +3,8 @@
 //! undecided changes or open conflicts, and every verified change is accepted at once after a
 //! question that names how many.
 
-use crate::common::reviewer::{open, press, screen, select, selected_key, Open};
+use crate::common::reviewer::{open_demo, press, screen, select, selected_key};
 use crate::common::sample_workspace;
-
-fn demo(root: &std::path::Path) -> patchdeck::tui::app::App {
-    open(
-        root,
-        Open {
-            session: false,
-            ..Open::default()
-        },
-    )
-}
 
 fn header(app: &mut patchdeck::tui::app::App) -> String {
     screen(app, 160, 30).lines().nth(1).unwrap().to_owned()
@@ -23,7 +13,7 @@ fn header(app: &mut patchdeck::tui::app::App) -> String {
 #[test]
 fn resolving_both_demo_conflicts_brings_the_count_to_zero_and_bang_visits_only_open_ones() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     assert!(
         header(&mut app).contains("⚠ 2 open conflict(s)"),
         "{}",
@@ -67,7 +57,7 @@ fn resolving_both_demo_conflicts_brings_the_count_to_zero_and_bang_visits_only_o
 #[test]
 fn the_filter_narrows_moving_to_undecided_changes_then_open_conflicts() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     press(&mut app, "g");
     press(&mut app, "a"); // log-load accepted
     press(&mut app, "f");
@@ -104,7 +94,7 @@ fn the_filter_narrows_moving_to_undecided_changes_then_open_conflicts() {
 #[test]
 fn accepting_every_verified_change_asks_with_the_count_and_leaves_conflicts_open() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     select(&mut app, "log-load");
     press(&mut app, "r");
     press(&mut app, "V");
@@ -142,7 +132,7 @@ fn accepting_every_verified_change_asks_with_the_count_and_leaves_conflicts_open
 #[test]
 fn the_filter_starts_from_where_the_person_is_and_deciding_keeps_to_it() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     select(&mut app, "drop-demo-add");
     press(&mut app, "ff"); // open conflicts: the next one on is debug-logs, not clearer-error
     assert_eq!(selected_key(&app), "debug-logs");
@@ -157,7 +147,7 @@ fn the_filter_starts_from_where_the_person_is_and_deciding_keeps_to_it() {
 #[test]
 fn the_last_file_says_so_and_undoing_v_comes_back_where_it_was() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     press(&mut app, "G");
     press(&mut app, "]");
     assert_eq!(app.message.as_ref().unwrap().text, "this is the last file");
@@ -171,7 +161,7 @@ fn the_last_file_says_so_and_undoing_v_comes_back_where_it_was() {
 #[test]
 fn the_help_names_the_keys_of_placing_and_of_accepting_every_verified_change() {
     let ws = sample_workspace();
-    let mut app = demo(ws.path());
+    let mut app = open_demo(ws.path());
     press(&mut app, "?");
     let mut text = String::new();
     for _ in 0..10 {

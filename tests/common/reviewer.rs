@@ -48,6 +48,17 @@ pub fn open(root: &Path, how: Open) -> App {
     open_bytes(root, how.batch, bytes, how)
 }
 
+/// The reviewer on the demo batch over the workspace at `root`, without a session.
+pub fn open_demo(root: &Path) -> App {
+    open(
+        root,
+        Open {
+            session: false,
+            ..Open::default()
+        },
+    )
+}
+
 /// The reviewer on a batch given as bytes (named `name`), without a session.
 pub fn open_input(root: &Path, name: &str, bytes: &[u8]) -> App {
     let how = Open {

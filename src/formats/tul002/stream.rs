@@ -142,6 +142,41 @@ macro_rules! not_an_object {
     };
 }
 
+/// Visitor methods for a value that must be an array, for every other kind: the value is
+/// walked past and given back, leanly, through `$not` (a number's or string's value is not kept).
+macro_rules! not_an_array {
+    ($value:ty, $not:path, $what:literal) => {
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str($what)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
+            Ok($not(Lean::Bool))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<$value, E> {
+            Ok($not(Lean::Number(v.into())))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<$value, E> {
+            Ok($not(Lean::Number(v.into())))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$value, E> {
+            Ok($not(Lean::Number(0.into())))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$value, E> {
+            Ok($not(Lean::Str(String::new())))
+        }
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($not(Lean::Null))
+        }
+        fn visit_none<E>(self) -> Result<$value, E> {
+            Ok($not(Lean::Null))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$value, A::Error> {
+            Ignore { trail: self.trail }.visit_map(map)?;
+            Ok($not(Lean::Object))
+        }
+    };
+}
+
 /// The keys the top level is read with: the batch's own, then the envelopes'.
 const TOP_KEYS: &[&str] = &[
     "batchLabel",
@@ -321,34 +356,8 @@ impl<'de> DeserializeSeed<'de> for FilesSeed<'_, '_> {
 impl<'de> Visitor<'de> for FilesSeed<'_, '_> {
     type Value = FilesRead;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of file patches")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Bool))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Number(v.into())))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Number(v.into())))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Number(0.into())))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Str(String::new())))
-    }
-    fn visit_unit<E>(self) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Null))
-    }
-    fn visit_none<E>(self) -> Result<FilesRead, E> {
-        Ok(FilesRead::Not(Lean::Null))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<FilesRead, A::Error> {
-        Ignore { trail: self.trail }.visit_map(map)?;
-        Ok(FilesRead::Not(Lean::Object))
-    }
+    not_an_array!(FilesRead, FilesRead::Not, "an array of file patches");
+
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FilesRead, A::Error> {
         let mut files = Files::default();
         loop {
@@ -482,34 +491,8 @@ impl<'de> DeserializeSeed<'de> for ChangesSeed<'_, '_> {
 impl<'de> Visitor<'de> for ChangesSeed<'_, '_> {
     type Value = ChangesField;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of changes")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Bool))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Number(v.into())))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Number(v.into())))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Number(0.into())))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Str(String::new())))
-    }
-    fn visit_unit<E>(self) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Null))
-    }
-    fn visit_none<E>(self) -> Result<ChangesField, E> {
-        Ok(ChangesField::Not(Lean::Null))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ChangesField, A::Error> {
-        Ignore { trail: self.trail }.visit_map(map)?;
-        Ok(ChangesField::Not(Lean::Object))
-    }
+    not_an_array!(ChangesField, ChangesField::Not, "an array of changes");
+
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChangesField, A::Error> {
         let mut changes = super::ChangesRead::default();
         loop {
