@@ -11,6 +11,7 @@ use crate::plan::{overridden, Blocker, Override, Plan};
 use crate::problem::ProblemKind;
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Problem, Status, Verification};
+use crate::workspace::Snapshot;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -109,7 +110,10 @@ pub struct FileReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'static str>,
     pub expected_sha256: Option<&'a str>,
-    pub actual_sha256: Option<&'a str>,
+    /// SHA-256 of the file as read: hashed when the report is written as JSON (on every
+    /// core, see [`Report::write_json`]), never for the text report.
+    #[serde(serialize_with = "sha256_of")]
+    pub actual_sha256: Option<&'a Snapshot>,
     /// SHA-256 of what an apply wrote (absent when nothing was written).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_sha256: Option<&'a str>,
@@ -434,7 +438,7 @@ impl<'a> Report<'a> {
                 action: check.action.as_str(),
                 mode: file.mode.map(crate::model::FileMode::as_git),
                 expected_sha256: file.expected_sha256.as_deref(),
-                actual_sha256: check.actual_sha256(),
+                actual_sha256: check.snapshot.as_ref(),
                 new_sha256,
                 status: check.status.as_str(),
                 problems: check.problems.iter().map(ProblemReport::from).collect(),
@@ -492,6 +496,7 @@ impl<'a> Report<'a> {
     /// never held as text.
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
         use std::io::Write;
+        self.hash_files();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
         serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
@@ -499,7 +504,21 @@ impl<'a> Report<'a> {
     }
 
     pub fn to_json(&self) -> String {
+        self.hash_files();
         serde_json::to_string_pretty(self).expect("a report always serialises")
+    }
+
+    /// Computes every file's `actualSha256` on every core, ahead of writing them one by one.
+    fn hash_files(&self) {
+        let unhashed: Vec<&Snapshot> = self
+            .files
+            .iter()
+            .filter_map(|f| f.actual_sha256)
+            .filter(|s| !s.is_hashed())
+            .collect();
+        crate::parallel::map(&unhashed, |s| {
+            s.sha256();
+        });
     }
 
     /// The report as compiler-style text.
@@ -662,5 +681,16 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
+    }
+}
+
+/// A file's `actualSha256`: its snapshot's hash, computed now if it was not yet.
+fn sha256_of<S: serde::Serializer>(
+    snapshot: &Option<&Snapshot>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match snapshot {
+        Some(snapshot) => serializer.serialize_str(snapshot.sha256()),
+        None => serializer.serialize_none(),
     }
 }

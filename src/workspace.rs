@@ -15,7 +15,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The largest file patchdeck reads for editing.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -66,12 +66,39 @@ impl PathProblem {
     }
 }
 
-/// A file's content and identity at the moment it was read. Cloning it shares the bytes.
+/// A file's content and identity at the moment it was read. Cloning it shares the bytes, and
+/// the SHA-256 once some clone has computed it.
+///
+/// The SHA-256 is computed only when asked for ([`Snapshot::sha256`]): where it is the
+/// contract (a batch that names the hash it was written against, the JSON report's
+/// `actualSha256`, the journal). Checking a unified diff needs none, and hashing every target
+/// was a fifth of what `check` spent; the commit's own re-check compares bytes instead.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub bytes: Arc<Vec<u8>>,
-    pub sha256: String,
+    sha256: Arc<OnceLock<String>>,
     pub stamp: Stamp,
+}
+
+impl Snapshot {
+    /// The snapshot of `bytes` read with `stamp`.
+    pub fn new(bytes: Vec<u8>, stamp: Stamp) -> Snapshot {
+        Snapshot {
+            bytes: Arc::new(bytes),
+            sha256: Arc::default(),
+            stamp,
+        }
+    }
+
+    /// Lowercase hex SHA-256 of the bytes, computed on the first call.
+    pub fn sha256(&self) -> &str {
+        self.sha256.get_or_init(|| sha256_hex(&self.bytes))
+    }
+
+    /// Whether the SHA-256 has been computed already (for tests of what is hashed).
+    pub fn is_hashed(&self) -> bool {
+        self.sha256.get().is_some()
+    }
 }
 
 /// What identifies a file's version cheaply: re-checked with the hash before a commit writes.
@@ -472,11 +499,7 @@ pub fn snapshot_of(mut file: File) -> io::Result<Snapshot> {
     // Bounded again: a file that grows while it is read stops at the limit too.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     (&mut file).take(MAX_FILE_BYTES).read_to_end(&mut bytes)?;
-    Ok(Snapshot {
-        sha256: sha256_hex(&bytes),
-        bytes: Arc::new(bytes),
-        stamp: Stamp::of(&meta),
-    })
+    Ok(Snapshot::new(bytes, Stamp::of(&meta)))
 }
 
 /// Code points HFS+ ignores in names, so that `.g\u{200c}it` is `.git` there (git's

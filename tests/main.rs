@@ -33,6 +33,7 @@ mod fuzz_crashers;
 mod generated_files;
 mod git_stage_undo;
 mod handback;
+mod hashing;
 mod hostile_input;
 mod kill_random;
 mod overwrite;

@@ -126,7 +126,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         !options.undoing,
         &journal::Progress::default(),
     )?;
-    // Re-reading and hashing every target, and hashing every new content, on every core.
+    // Re-reading every target and hashing it and every new content, on every core.
     let found = crate::parallel::map(&writes, |w| recheck(&root, w))
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
@@ -399,15 +399,20 @@ fn recheck(root: &Root, write: &FileWrite) -> Result<Option<Stamp>> {
         .and_then(snapshot_of)
         .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
     let (was, is) = (&before.stamp, &now.stamp);
-    if now.sha256 != before.sha256
+    // The bytes themselves, not their hash: comparing is several times cheaper than hashing
+    // and says the same (the hashes are computed only to name the difference).
+    if now.bytes != before.bytes
         || (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
     {
         return Err(changed(format!(
             "it was edited since the batch was verified (SHA-256 {} then, {} now)",
-            short(&before.sha256),
-            short(&now.sha256)
+            short(before.sha256()),
+            short(now.sha256())
         )));
     }
+    // The journal names the original by its hash (recovery finds it by it): hashed here, on
+    // this worker thread, rather than one file after another when the journal is written.
+    before.sha256();
     if is.mode != was.mode {
         return Err(changed(format!(
             "its permissions changed since the batch was verified ({:o} then, {:o} now)",
@@ -484,7 +489,7 @@ impl<'a> Transaction<'a> {
                 kind: w.kind.into(),
                 staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
                 backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
-                pre_sha256: w.before.as_ref().map(|b| b.sha256.clone()),
+                pre_sha256: w.before.as_ref().map(|b| b.sha256().to_owned()),
                 post_sha256: post_sha256.clone(),
                 created_dirs: if w.kind == WriteKind::Create {
                     missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)

@@ -77,7 +77,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             EntryKind::Delete => None,
             _ => entry.post_sha256.as_deref(),
         };
-        if now.as_ref().map(|s| s.sha256.as_str()) != expected {
+        if now.as_ref().map(|s| s.sha256()) != expected {
             changed.push(entry.path.display().to_string());
             continue;
         }

@@ -72,8 +72,8 @@ pub fn load(
         }
         let mut file = builder.file(&path, FileAction::Modify);
         let bytes = match disk {
-            OnDisk::File { bytes, sha256 } => {
-                file.expected_sha256 = Some(sha256);
+            OnDisk::File { bytes, snapshot } => {
+                file.expected_sha256 = Some(snapshot.sha256().to_owned());
                 Some(bytes)
             }
             _ => None,

@@ -7,7 +7,7 @@ use crate::model::{
     Operation,
 };
 use crate::problem::ProblemKind;
-use crate::workspace::{Resolved, Workspace};
+use crate::workspace::{Resolved, Snapshot, Workspace};
 use similar::group_diff_ops;
 use std::sync::Arc;
 
@@ -260,7 +260,8 @@ fn describe_hunk(start: usize, len: usize, added: usize, removed: usize) -> Stri
 pub enum OnDisk {
     File {
         bytes: Arc<Vec<u8>>,
-        sha256: String,
+        /// The file as read: its SHA-256 is computed only if a format pins the file by it.
+        snapshot: Snapshot,
     },
     Missing,
     /// The path cannot be used (outside the root, a link, ...): verify reports why.
@@ -272,8 +273,8 @@ pub fn read_doc(workspace: &Workspace, doc_path: &str) -> OnDisk {
     match workspace.resolve(doc_path) {
         Ok(Resolved::File { rel, .. }) => match workspace.read(&rel) {
             Ok(snapshot) => OnDisk::File {
-                sha256: snapshot.sha256,
-                bytes: snapshot.bytes,
+                bytes: snapshot.bytes.clone(),
+                snapshot,
             },
             Err(_) => OnDisk::Unusable,
         },

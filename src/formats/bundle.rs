@@ -78,8 +78,8 @@ pub fn load(
             Some("delete") => {
                 let mut file = builder.file(&doc_path, FileAction::Delete);
                 let spec = match read_doc(workspace, &doc_path) {
-                    OnDisk::File { bytes, sha256 } => {
-                        file.expected_sha256 = Some(sha256);
+                    OnDisk::File { bytes, snapshot } => {
+                        file.expected_sha256 = Some(snapshot.sha256().to_owned());
                         delete_all(&bytes, format!("delete {doc_path}"))
                     }
                     _ => ChangeSpec {
@@ -127,9 +127,9 @@ fn whole_file(
 ) -> crate::model::FilePatch {
     let disk = read_doc(workspace, doc_path);
     match (disk, operation) {
-        (OnDisk::File { bytes, sha256 }, None | Some("replace")) => {
+        (OnDisk::File { bytes, snapshot }, None | Some("replace")) => {
             let mut file = builder.file(doc_path, FileAction::Modify);
-            file.expected_sha256 = Some(sha256);
+            file.expected_sha256 = Some(snapshot.sha256().to_owned());
             for spec in diff_changes(&bytes, content.as_bytes()) {
                 builder.push(&mut file, spec);
             }

@@ -82,8 +82,8 @@ pub fn load(
             Op::Delete { path } => {
                 let mut file = builder.file(&path, FileAction::Delete);
                 let spec = match read_doc(workspace, &path) {
-                    OnDisk::File { bytes, sha256 } => {
-                        file.expected_sha256 = Some(sha256);
+                    OnDisk::File { bytes, snapshot } => {
+                        file.expected_sha256 = Some(snapshot.sha256().to_owned());
                         delete_all(&bytes, format!("delete {path}"))
                     }
                     _ => ChangeSpec {
@@ -148,9 +148,9 @@ fn update(
     }
     let disk = read_doc(workspace, path);
     let bytes = match &disk {
-        OnDisk::File { bytes, sha256 } => {
+        OnDisk::File { bytes, snapshot } => {
             if !moved {
-                file.expected_sha256 = Some(sha256.clone());
+                file.expected_sha256 = Some(snapshot.sha256().to_owned());
             }
             Some(bytes.clone())
         }

@@ -104,8 +104,8 @@ pub fn load(
                 _ => FileAction::Modify,
             };
             let mut file = builder.file(doc_path, action);
-            if let OnDisk::File { sha256, .. } = disk {
-                file.expected_sha256 = Some(sha256);
+            if let OnDisk::File { snapshot, .. } = disk {
+                file.expected_sha256 = Some(snapshot.sha256().to_owned());
             }
             for spec in specs {
                 builder.push(&mut file, spec);

@@ -156,8 +156,8 @@ pub fn patch_file(
 ) -> FilePatch {
     let mut file = builder.file(doc_path, FileAction::Modify);
     let bytes = match read_doc(workspace, doc_path) {
-        OnDisk::File { bytes, sha256 } => {
-            file.expected_sha256 = Some(sha256);
+        OnDisk::File { bytes, snapshot } => {
+            file.expected_sha256 = Some(snapshot.sha256().to_owned());
             bytes
         }
         _ => {

@@ -116,7 +116,7 @@ pub struct FileCheck {
 
 impl FileCheck {
     pub fn actual_sha256(&self) -> Option<&str> {
-        self.snapshot.as_ref().map(|s| s.sha256.as_str())
+        self.snapshot.as_ref().map(Snapshot::sha256)
     }
 
     /// Whether the file's bytes differ from the ones the batch was written against.
@@ -167,17 +167,38 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
             std::iter::once(file.doc_path.as_str()).chain(file.copy_from.as_deref())
         }),
     );
+    // Resolving and reading go through the workspace's caches, one file after another; the
+    // lines of every file are then checked on every core.
+    let opened: Vec<(&FilePatch, Opened)> = batch
+        .files
+        .iter()
+        .map(|file| (file, open_file(file, workspace)))
+        .collect();
     Verification {
-        files: batch
-            .files
-            .iter()
-            .map(|file| verify_file(file, workspace))
-            .collect(),
+        files: crate::parallel::map_into(opened, |(file, opened)| match opened {
+            Opened::Finished(check) => check,
+            Opened::Read(check) => check_lines(check, file),
+        }),
     }
 }
 
 /// Verifies one file patch.
 pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
+    match open_file(file, workspace) {
+        Opened::Finished(check) => check,
+        Opened::Read(check) => check_lines(check, file),
+    }
+}
+
+/// A file patch's target, resolved and read: checked already when that failed.
+enum Opened {
+    Finished(FileCheck),
+    Read(FileCheck),
+}
+
+/// Resolves and reads a file patch's target (and the file it copies), with the problems that
+/// finds.
+fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
     let mut check = FileCheck {
         status: Status::Ok,
         resolved: None,
@@ -205,7 +226,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
             check
                 .problems
                 .push(Problem::new(problem.kind, problem.message));
-            return finish(check, file, Status::Invalid);
+            return Opened::Finished(finish(check, file, Status::Invalid));
         }
     };
     check.resolved = Some(resolved.clone());
@@ -229,7 +250,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                         }
                     ),
                 ));
-                return finish(check, file, Status::Conflict);
+                return Opened::Finished(finish(check, file, Status::Conflict));
             }
             check.action = FileAction::Create;
             if let Some(source) = &file.copy_from {
@@ -237,7 +258,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                     Ok(snapshot) => check.copied_from = Some(snapshot),
                     Err(problem) => {
                         check.problems.push(problem);
-                        return finish(check, file, Status::Conflict);
+                        return Opened::Finished(finish(check, file, Status::Conflict));
                     }
                 }
             }
@@ -250,7 +271,7 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                         ProblemKind::Unreadable,
                         format!("cannot read {}: {e}", rel.display()),
                     ));
-                    return finish(check, file, Status::Conflict);
+                    return Opened::Finished(finish(check, file, Status::Conflict));
                 }
             };
             // The hash of empty content says the author saw no file (or an empty one): a
@@ -292,13 +313,13 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                 }
             }
             if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
-                if *expected != snapshot.sha256 {
+                if expected != snapshot.sha256() {
                     check.problems.push(Problem::new(
                         ProblemKind::ShaMismatch,
                         format!(
                             "{} has changed since the batch was written: expected SHA-256 {expected}, found {}",
                             rel.display(),
-                            snapshot.sha256
+                            snapshot.sha256()
                         ),
                     ));
                 }
@@ -313,16 +334,25 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
                     ),
                 ));
             }
-            if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
-                check.problems.push(Problem::new(
-                    ProblemKind::NotUtf8,
-                    format!(
-                        "{} is not valid UTF-8 (first bad byte at offset {offset}); patchdeck will not edit its lines",
-                        rel.display()
-                    ),
-                ));
-            }
             check.snapshot = Some(snapshot);
+        }
+    }
+    Opened::Read(check)
+}
+
+/// Checks a read file's content and every change against its lines (no workspace needed:
+/// files are checked on several threads).
+fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
+    let resolved = check.resolved.clone().expect("a read file is resolved");
+    if let Some(snapshot) = &check.snapshot {
+        if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
+            check.problems.push(Problem::new(
+                ProblemKind::NotUtf8,
+                format!(
+                    "{} is not valid UTF-8 (first bad byte at offset {offset}); patchdeck will not edit its lines",
+                    resolved.rel().display()
+                ),
+            ));
         }
     }
     let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes[..]);

@@ -8,6 +8,7 @@ use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
+use std::borrow::Cow;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
@@ -24,7 +25,7 @@ pub fn build(
             .filter(|section| !section.created)
             .filter_map(|section| section.old_path.as_deref()),
     );
-    for section in files {
+    for mut section in files {
         let description = section.subject.clone();
         if loaded.label.is_none() {
             loaded.label = description.clone();
@@ -122,22 +123,19 @@ pub fn build(
             _ => None,
         };
         let lines = bytes.map(Lines::split);
-        let mut specs: Vec<ChangeSpec> = section
-            .hunks
-            .iter()
-            .map(|h| place_hunk(h, lines.as_ref()))
+        // The hunks are placed by value: their lines move into the changes, uncopied.
+        let hunks = std::mem::take(&mut section.hunks);
+        let headers: Vec<String> = hunks.iter().map(|h| h.header.clone()).collect();
+        let mut specs: Vec<ChangeSpec> = hunks
+            .into_iter()
+            .map(|h| place_hunk(Cow::Owned(h), lines.as_ref()))
             .collect();
-        flag_overlapping_hunks(&section.hunks, &mut specs);
+        flag_overlapping_hunks(&headers, &mut specs);
         for spec in specs {
             builder.push(&mut file, spec);
         }
-        mode::on_change(
-            &section,
-            &mut file,
-            builder,
-            !moves && section.hunks.is_empty(),
-        );
-        if moves && section.hunks.is_empty() {
+        mode::on_change(&section, &mut file, builder, !moves && headers.is_empty());
+        if moves && headers.is_empty() {
             builder.push(
                 &mut file,
                 ChangeSpec {
@@ -179,7 +177,7 @@ pub fn build(
 
 /// Hunks of one section placed over the same lines (context included): git apply refuses them
 /// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
-fn flag_overlapping_hunks(hunks: &[Hunk], specs: &mut [ChangeSpec]) {
+fn flag_overlapping_hunks(headers: &[String], specs: &mut [ChangeSpec]) {
     let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
     for j in 1..specs.len() {
         let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
@@ -193,9 +191,9 @@ fn flag_overlapping_hunks(hunks: &[Hunk], specs: &mut [ChangeSpec]) {
                 ProblemKind::Overlap,
                 format!(
                     "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
-                    hunks[j].header,
+                    headers[j],
                     b.describe(),
-                    hunks[i].header,
+                    headers[i],
                     a.describe()
                 ),
             ));
@@ -238,7 +236,11 @@ fn continue_file(
     let continuation = match continuation {
         Ok(c) => c,
         Err(why) => {
-            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            let specs = section
+                .hunks
+                .iter()
+                .map(|h| place_hunk(Cow::Borrowed(h), None))
+                .collect();
             chain::refuse(builder, file, specs, &why);
             return;
         }
@@ -262,7 +264,7 @@ fn continue_file(
     let specs = section
         .hunks
         .iter()
-        .map(|h| place_hunk(h, Some(&current)))
+        .map(|h| place_hunk(Cow::Borrowed(h), Some(&current)))
         .collect();
     continuation.extend(builder, file, specs);
 }
@@ -298,12 +300,16 @@ fn continue_move(
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(h, Some(&current)))
+                .map(|h| place_hunk(Cow::Borrowed(h), Some(&current)))
                 .collect();
             continuation.extend(builder, &mut file, specs);
         }
         Err(why) => {
-            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            let specs = section
+                .hunks
+                .iter()
+                .map(|h| place_hunk(Cow::Borrowed(h), None))
+                .collect();
             chain::refuse(builder, &mut file, specs, &why);
         }
     }
@@ -358,14 +364,14 @@ fn lines(n: usize) -> String {
     format!("{n} line{}", if n == 1 { "" } else { "s" })
 }
 
-/// Places a hunk in the file's lines as `git apply` would (without fuzz).
-fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
+/// Places a hunk in the file's lines as `git apply` would (without fuzz). A hunk given by
+/// value gives its lines to the change; one borrowed is copied.
+fn place_hunk(hunk: Cow<'_, Hunk>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
-    let without_bom;
     let hunk = match lines {
         Some(lines) if lines.has_bom() && hunk.old_start <= 1 => {
-            let mut h = hunk.clone();
+            let mut h = hunk.into_owned();
             for side in [&mut h.old, &mut h.new] {
                 if let Some(first) = side.first_mut() {
                     if let Some(rest) = first.text.strip_prefix('\u{feff}') {
@@ -373,40 +379,89 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
                     }
                 }
             }
-            without_bom = h;
-            &without_bom
+            Cow::Owned(h)
         }
         _ => hunk,
     };
-    let description = if hunk.section.is_empty() {
-        hunk.header.clone()
-    } else {
-        hunk.section.clone()
-    };
-    let old_texts: Vec<String> = hunk.old.iter().map(|l| l.text.clone()).collect();
-    let new_texts: Vec<String> = hunk.new.iter().map(|l| l.text.clone()).collect();
     // Where the hunk says it applies (0-based index of its first old line).
     let stated = if hunk.old_count == 0 {
         hunk.old_start
     } else {
         hunk.old_start.saturating_sub(1)
     };
+    let placed = lines.map(|lines| locate(&hunk, lines, stated));
+    let old_len = hunk.old.len();
+    let at_end = |at: usize| lines.is_some_and(|l| at + old_len == l.len());
+    let eof_newline = match placed {
+        Some(Ok(at)) if at_end(at) => hunk.new.last().map(|last| last.eol != Eol::None),
+        _ => None,
+    };
+    let new_eols = hunk.new.iter().map(|l| l.eol).collect();
+    let header = hunk.header.clone();
+    let (description, old, new) = match hunk {
+        Cow::Owned(h) => (
+            if h.section.is_empty() {
+                h.header
+            } else {
+                h.section
+            },
+            h.old.into_iter().map(|l| l.text).collect::<Vec<_>>(),
+            h.new.into_iter().map(|l| l.text).collect(),
+        ),
+        Cow::Borrowed(h) => (
+            if h.section.is_empty() {
+                h.header.clone()
+            } else {
+                h.section.clone()
+            },
+            h.old.iter().map(|l| l.text.clone()).collect(),
+            h.new.iter().map(|l| l.text.clone()).collect(),
+        ),
+    };
     let mut spec = ChangeSpec {
         description: Some(description),
         key: None,
         range: Some(LineRange {
             start: stated + 1,
-            count: hunk.old.len(),
+            count: old_len,
         }),
-        expected: (!hunk.old.is_empty()).then(|| old_texts.clone()),
-        new_lines: new_texts,
-        new_eols: Some(hunk.new.iter().map(|l| l.eol).collect()),
+        expected: (!old.is_empty()).then_some(old),
+        new_lines: new,
+        new_eols: Some(new_eols),
+        eof_newline,
         ..ChangeSpec::default()
     };
-    let Some(lines) = lines else {
+    match placed {
         // A missing or unusable file: verify reports it.
-        return spec;
-    };
+        None => {}
+        Some(Err(problem)) => spec.problems.push(problem),
+        Some(Ok(at)) => {
+            spec.range = Some(LineRange {
+                start: at + 1,
+                count: old_len,
+            });
+            if at != stated {
+                spec.tier = MatchTier::Offset;
+                let offset = at as i64 - stated as i64;
+                spec.problems.push(LoadProblem::note(
+                    ProblemKind::Offset,
+                    format!(
+                        "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
+                        header,
+                        at + 1,
+                        stated + 1,
+                        if offset.abs() == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+        }
+    }
+    spec
+}
+
+/// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
+/// other place they occur; else the conflict that says why not.
+fn locate(hunk: &Hunk, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
     let all = lines.all();
     let matches_at = |at: usize| -> bool {
         at + hunk.old.len() <= all.len()
@@ -420,77 +475,49 @@ fn place_hunk(hunk: &Hunk, lines: Option<&Lines<'_>>) -> ChangeSpec {
     let allowed = |at: usize| -> bool {
         (!match_beginning || at == 0) && (!match_end || at + hunk.old.len() == all.len())
     };
-    let at = if matches_at(stated) && allowed(stated) {
-        Some(stated)
-    } else {
-        let places: Vec<usize> = (0..=all.len().saturating_sub(hunk.old.len()))
-            .filter(|&at| matches_at(at) && allowed(at))
-            .collect();
-        match places.as_slice() {
-            [one] => Some(*one),
-            [] => {
-                let why = if match_end && !hunk.old.is_empty() && (0..all.len()).any(matches_at) {
-                    "; a hunk without trailing context must match at the end of the file (as git apply requires)"
-                } else if match_beginning && (0..all.len()).any(matches_at) {
-                    "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
-                } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
-                    && all.iter().any(|l| l.eol == Eol::CrLf)
-                    || hunk.old.iter().any(|l| l.eol == Eol::CrLf)
-                        && all.iter().any(|l| l.eol == Eol::Lf)
-                {
-                    "; the line endings differ (LF against CRLF), and git apply compares them too"
-                } else {
-                    ""
-                };
-                spec.problems.push(LoadProblem::conflict(
-                    ProblemKind::NotFound,
-                    format!(
-                        "hunk {}: its context and removed lines are not at line {} nor anywhere else in the file{why}",
-                        hunk.header,
-                        stated + 1
-                    ),
-                ));
-                None
-            }
-            many => {
-                let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
-                spec.problems.push(LoadProblem::conflict(
-                    ProblemKind::Ambiguous,
-                    format!(
-                        "hunk {}: not at line {}; its lines occur {} times, at lines {} (git apply would take the nearest; patchdeck does not guess)",
-                        hunk.header,
-                        stated + 1,
-                        many.len(),
-                        list.join(", ")
-                    ),
-                ));
-                None
-            }
-        }
-    };
-    let Some(at) = at else { return spec };
-    spec.range = Some(LineRange {
-        start: at + 1,
-        count: hunk.old.len(),
-    });
-    if at != stated {
-        spec.tier = MatchTier::Offset;
-        let offset = at as i64 - stated as i64;
-        spec.problems.push(LoadProblem::note(
-            ProblemKind::Offset,
-            format!(
-                "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
-                hunk.header,
-                at + 1,
-                stated + 1,
-                if offset.abs() == 1 { "" } else { "s" }
-            ),
-        ));
+    if matches_at(stated) && allowed(stated) {
+        return Ok(stated);
     }
-    if at + hunk.old.len() == all.len() {
-        if let Some(last) = hunk.new.last() {
-            spec.eof_newline = Some(last.eol != Eol::None);
+    let places: Vec<usize> = (0..=all.len().saturating_sub(hunk.old.len()))
+        .filter(|&at| matches_at(at) && allowed(at))
+        .collect();
+    match places.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let why = if match_end && !hunk.old.is_empty() && (0..all.len()).any(matches_at) {
+                "; a hunk without trailing context must match at the end of the file (as git apply requires)"
+            } else if match_beginning && (0..all.len()).any(matches_at) {
+                "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
+            } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
+                && all.iter().any(|l| l.eol == Eol::CrLf)
+                || hunk.old.iter().any(|l| l.eol == Eol::CrLf)
+                    && all.iter().any(|l| l.eol == Eol::Lf)
+            {
+                "; the line endings differ (LF against CRLF), and git apply compares them too"
+            } else {
+                ""
+            };
+            Err(LoadProblem::conflict(
+                ProblemKind::NotFound,
+                format!(
+                    "hunk {}: its context and removed lines are not at line {} nor anywhere else in the file{why}",
+                    hunk.header,
+                    stated + 1
+                ),
+            ))
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
+            Err(LoadProblem::conflict(
+                ProblemKind::Ambiguous,
+                format!(
+                    "hunk {}: not at line {}; its lines occur {} times, at lines {} (git apply would take the nearest; patchdeck does not guess)",
+                    hunk.header,
+                    stated + 1,
+                    many.len(),
+                    list.join(", ")
+                ),
+            ))
         }
     }
-    spec
 }
