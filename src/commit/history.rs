@@ -7,7 +7,7 @@
 //! by the next recovery. A recorded journal is sealed and validated like the live one before
 //! `undo` trusts it.
 
-use super::beneath::{Dir, Kind, Root};
+use super::beneath::{Dir, Folders, Kind, Root};
 use super::journal::{
     hash_beneath, original_of, read_all, remove_beside, write_durably, EntryKind, Journal,
     Originals,
@@ -71,19 +71,20 @@ pub fn archive(
     let dest = history.subdir(id)?;
     let record_dir = record_dir_of(&journal.id);
     let mut record = journal.clone();
+    let folders = Folders::new(root);
     for (n, entry) in record.entries.iter_mut().enumerate() {
         if entry.backup.is_none() {
             continue;
         }
         let name = OsString::from(n.to_string());
         if dest.stat(&name)?.is_none() {
-            if let Some(from) = original_of(root, entry)? {
-                let (dir, file) = root.parent_of(&from)?;
+            if let Some(from) = original_of(&folders, entry)? {
+                let (dir, file) = folders.parent_of(&from)?;
                 move_original(&dir, file, &dest, &name)?;
             }
         }
         let original = journal.entries[n].clone();
-        remove_beside(root, &original)?;
+        remove_beside(&folders, &original)?;
         entry.backup = Some(record_dir.join(n.to_string()));
         progress.step();
     }

@@ -18,7 +18,7 @@
 //! then goes through [`beneath`], which never follows a link. A journal planted in a cloned
 //! repository therefore cannot reach outside the root or into `.git`.
 
-use super::beneath::{Dir, Kind, Root};
+use super::beneath::{Dir, Folders, Kind, Root};
 use super::seal::{Key, Purpose};
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
@@ -302,8 +302,9 @@ impl Journal {
                 super::history::archive(self, root, state, progress)?
             }
             State::Committed => {
+                let folders = Folders::new(root);
                 for entry in &self.entries {
-                    remove_beside(root, entry)?;
+                    remove_beside(&folders, entry)?;
                     progress.step();
                 }
             }
@@ -325,9 +326,9 @@ impl Journal {
 /// Where a file's original is once its commit went past it: at the original's name when it was
 /// moved or linked there, else at the staged name (exchanged with the target). `None` when
 /// neither holds a file any more (archived, or never there).
-pub fn original_of(root: &Root, entry: &Entry) -> io::Result<Option<PathBuf>> {
+pub fn original_of(folders: &Folders, entry: &Entry) -> io::Result<Option<PathBuf>> {
     for name in [&entry.backup, &entry.staged].into_iter().flatten() {
-        if matches!(root.stat(name), Ok(Some(st)) if st.kind == Kind::File) {
+        if matches!(folders.stat(name), Ok(Some(st)) if st.kind == Kind::File) {
             return Ok(Some(name.clone()));
         }
     }
@@ -336,9 +337,9 @@ pub fn original_of(root: &Root, entry: &Entry) -> io::Result<Option<PathBuf>> {
 
 /// Removes what a finished entry leaves beside its target: the staged name and the
 /// original's name, whichever still hold a file.
-pub fn remove_beside(root: &Root, entry: &Entry) -> io::Result<()> {
+pub fn remove_beside(folders: &Folders, entry: &Entry) -> io::Result<()> {
     for name in [&entry.staged, &entry.backup].into_iter().flatten() {
-        match root.parent_of(name) {
+        match folders.parent_of(name) {
             Ok((dir, file)) => dir.remove_file_if_exists(file)?,
             Err(e) if e.kind() == ErrorKind::NotFound => {}
             Err(e) => return Err(e),

@@ -2,11 +2,14 @@
 //!
 //! The steps: take the workspace lock; finish or roll back any earlier interrupted commit;
 //! re-check that every target is still the bytes that were verified; write the journal; create
-//! folders; stage each new content in a temporary file beside its target and fsync it (on
-//! several threads: the disk, not the processor, is what a commit waits on); keep a backup of
-//! each original (a hard link, or a copy when the original has other names); fsync folders;
-//! rename every staged file over its target (each target checked once more just before) and
-//! remove deleted files; fsync folders; mark the journal committed; clean up. Any failure
+//! folders; stage each new content in a temporary file beside its target and start its
+//! writeback (on several threads: the disk, not the processor, is what a commit waits on);
+//! fsync every staged file; fsync folders; check that every folder is still where it was;
+//! exchange every staged file with its target (`RENAME_EXCHANGE`: the original, now at the
+//! staged name, is the backup; where the file system cannot exchange, a hard link or a copy
+//! keeps it) and move deleted files aside, each checked once more; fsync folders; mark the
+//! journal committed; clean up (the originals go to the undo history). Each folder is opened
+//! once per commit ([`beneath::Folders`]). Any failure
 //! before the mark rolls every file back; a crash leaves the journal for the next run
 //! ([`recover`]). Every file operation goes through [`beneath`]: nothing here follows a
 //! symbolic link, even one that appears while the commit runs.
@@ -23,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
-use beneath::{Dir, Kind, Root, Stat};
+use beneath::{Dir, Folders, Kind, Root, Stat};
 use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
@@ -127,7 +130,8 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         &journal::Progress::default(),
     )?;
     // Re-reading every target and hashing it and every new content, on every core.
-    let found = crate::parallel::map(&writes, |w| recheck(&root, w))
+    let folders = Folders::new(&root);
+    let found = crate::parallel::map(&writes, |w| recheck(&root, &folders, w))
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
     let post: Vec<Option<String>> = crate::parallel::map(&writes, |w| {
@@ -151,7 +155,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         rolled_back: true,
     })?;
     let mut tx = Transaction::new(workspace, &writes, &post, sequence, options);
-    if let Err((path, step, cause)) = tx.run(&root, &state, &writes, &found) {
+    if let Err((path, step, cause)) = tx.run(&folders, &state, &writes, &found) {
         let rolled_back = tx.journal.recover(&root, &state);
         // Rolled back means the journal is gone and no byte of this commit remains; a file
         // another program changed meanwhile is named, and left as that program made it.
@@ -356,7 +360,7 @@ fn ensure_state_dir(root: &Root) -> Result<Dir> {
 
 /// Checks, under the lock, that a target is still what was verified, and returns the
 /// identity it has now (none for a file to create), for the last check before its rename.
-fn recheck(root: &Root, write: &FileWrite) -> Result<Option<Stamp>> {
+fn recheck(root: &Root, folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
     let changed = |what: String| Error::ChangedOnDisk {
         path: write.rel.display().to_string(),
         what,
@@ -369,7 +373,7 @@ fn recheck(root: &Root, write: &FileWrite) -> Result<Option<Stamp>> {
         None => changed(format!("it can no longer be reached: {e}")),
     };
     let Some(before) = &write.before else {
-        return match root.stat(&write.rel) {
+        return match folders.stat(&write.rel) {
             Ok(None) => Ok(None),
             Ok(Some(_)) => Err(changed(
                 "it was created since the batch was verified".into(),
@@ -377,7 +381,7 @@ fn recheck(root: &Root, write: &FileWrite) -> Result<Option<Stamp>> {
             Err(e) => Err(unreachable(e)),
         };
     };
-    let (dir, name) = root.parent_of(&write.rel).map_err(unreachable)?;
+    let (dir, name) = folders.parent_of(&write.rel).map_err(unreachable)?;
     match dir.stat(name).map_err(unreachable)? {
         None => {
             return Err(changed(
@@ -526,11 +530,12 @@ impl<'a> Transaction<'a> {
 
     fn run(
         &mut self,
-        root: &Root,
+        folders: &Folders,
         state: &Dir,
         writes: &[&FileWrite],
         found: &[Option<Stamp>],
     ) -> Result<(), StepError> {
+        let root = folders.root();
         let state_rel = state.rel().to_path_buf();
         self.step("journal", &state_rel, self.journal.save(state))?;
         for entry in &self.journal.entries {
@@ -558,7 +563,13 @@ impl<'a> Transaction<'a> {
             let owner = write
                 .owner
                 .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
-            let staged = stage(root, staged, &write.after, (mode, write.executable), owner);
+            let staged = stage(
+                folders,
+                staged,
+                &write.after,
+                (mode, write.executable),
+                owner,
+            );
             let staged = staged.map(|kept| {
                 if !kept {
                     let mut not_kept = self.owner_not_kept.lock().expect("not poisoned");
@@ -571,21 +582,35 @@ impl<'a> Transaction<'a> {
             .lock()
             .expect("not poisoned")
             .sort_unstable();
+        // Staging only started each file's writeback; now every staged file is made durable,
+        // most of them already written out by the time their fsync comes.
+        crate::parallel::try_each(&staging, IO_THREADS, |(entry, _)| {
+            let staged = entry.staged.as_deref().expect("filtered");
+            let synced = folders
+                .parent_of(staged)
+                .and_then(|(dir, name)| dir.open_file(name))
+                .and_then(|file| file.sync_all());
+            synced.map_err(|e| (entry.path.clone(), step_name("stage"), e))
+        })?;
         let dirs: Vec<PathBuf> = entries
             .iter()
             .map(|(e, _)| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        self.sync_dirs(root, &dirs)?;
+        self.sync_dirs(folders, &dirs)?;
+        // The folders were opened once, at staging: each must still be where it was.
+        folders
+            .still_in_place()
+            .map_err(|e| (state_rel.clone(), step_name("rename"), e))?;
         for ((entry, write), stamp) in entries.iter().zip(found) {
-            let result = root
+            let result = folders
                 .parent_of(&entry.path)
                 .and_then(|(dir, name)| hit(self.failpoint, "rename").map(|()| (dir, name)))
                 .and_then(|(dir, name)| put_in_place(&dir, name, entry, write, stamp.as_ref()));
             result.map_err(|e| (entry.path.clone(), step_name("rename"), e))?;
         }
-        self.sync_dirs(root, &dirs)?;
+        self.sync_dirs(folders, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
         self.journal.state = State::Committed;
         let marked = hit(self.failpoint, "mark").and_then(|()| self.journal.save(state));
@@ -601,10 +626,10 @@ impl<'a> Transaction<'a> {
     }
 
     /// Makes the entries of every folder the commit touches durable, on several threads.
-    fn sync_dirs(&self, root: &Root, dirs: &[PathBuf]) -> Result<(), StepError> {
+    fn sync_dirs(&self, folders: &Folders, dirs: &[PathBuf]) -> Result<(), StepError> {
         let dirs: Vec<&PathBuf> = dirs.iter().collect();
         crate::parallel::try_each(&dirs, IO_THREADS, |dir| {
-            self.step("sync", dir, root.dir(dir).and_then(|d| d.sync()))
+            self.step("sync", dir, folders.dir(dir).and_then(|d| d.sync()))
         })
     }
 }
@@ -774,39 +799,52 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
 }
 
 /// Writes the new content to a fresh temporary file with the original's owner, group and
-/// permissions, durably. The owner is given where this process may give it (root may; anyone
+/// permissions, and starts writing it out to the disk (`sync_file_range`); the commit makes it
+/// durable (fsync) once every file is staged. The owner is given where this process may give it (root may; anyone
 /// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
 /// any editor, and the answer is false so that the commit says so. `(mode, executable)`: the
 /// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
 /// makes the file executable or not (see [`with_execute_bits`]).
 fn stage(
-    root: &Root,
+    folders: &Folders,
     staged: &Path,
     bytes: &[u8],
     (mode, executable): (Option<u32>, Option<bool>),
     owner: Option<(u32, u32)>,
 ) -> io::Result<bool> {
-    let (dir, name) = root.parent_of(staged)?;
-    let mut file = dir.create_new(name, 0o666)?;
+    use std::os::unix::fs::MetadataExt;
+    let (dir, name) = folders.parent_of(staged)?;
+    // Created with the permissions it will have where the umask allows them (then no chmod).
+    let mut file = dir.create_new(name, mode.unwrap_or(0o666))?;
     file.write_all(bytes)?;
+    start_writeback(&file);
+    let created = file.metadata()?;
+    let chowned = owner.is_some_and(|owner| (created.uid(), created.gid()) != owner);
     let kept = match owner {
-        Some(owner) => give_to(&file, owner)?,
-        None => true,
+        Some(owner) if chowned => give_to(&file, owner)?,
+        _ => true,
     };
-    let mode = match (mode, executable) {
-        (_, None) => mode,
-        (Some(mode), Some(executable)) => Some(with_execute_bits(mode, executable)),
-        (None, Some(executable)) => {
-            use std::os::unix::fs::MetadataExt;
-            let default = file.metadata()?.mode() & 0o7777;
-            Some(with_execute_bits(default, executable))
-        }
+    let default = mode.unwrap_or(created.mode() & 0o7777);
+    let mode = match executable {
+        Some(executable) => with_execute_bits(default, executable),
+        None => default,
     };
-    if let Some(mode) = mode {
+    // A change of owner clears set-user-ID bits: the permissions are set after it.
+    if chowned || mode != created.mode() & 0o7777 {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    file.sync_all()?;
     Ok(kept)
+}
+
+/// Asks the kernel to start writing a file's data out now (`sync_file_range`), without waiting:
+/// by the time the commit fsyncs it, the disk has mostly done the work. Advice only: where it
+/// is not supported, the fsync does it all.
+fn start_writeback(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a descriptor we own; the call only schedules writeback of its pages.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+    }
 }
 
 /// Permissions made executable as `git apply` makes them (each execute bit where its read bit
