@@ -11,6 +11,10 @@
 //! workspace, copied outside the timing. Sizes: `PATCHDECK_BENCH_SIZES` (default
 //! `10,200,2000`). `PATCHDECK_BENCH_OUT=DIR` only writes the workspace and batches for profiling.
 //!
+//! The durable-protocol floor (`support/floor.rs`: only the disk work an atomic, durable apply
+//! must do, handed the new contents) runs on the same fresh copies, in this process, and the
+//! summary gives each target ratio of issue 17 with its figures.
+//!
 //! GNU `patch` is skipped when it is not installed. The TUI figures come from
 //! `cargo bench --bench frame`, which `cargo bench` runs too.
 
@@ -23,6 +27,9 @@ use std::time::{Duration, Instant};
 
 #[path = "support/mod.rs"]
 mod support;
+
+#[path = "support/floor.rs"]
+mod floor;
 
 use support::Rng;
 
@@ -404,6 +411,25 @@ fn main() {
                     &base,
                 )
             });
+            if *format == "unified" {
+                let writes: Vec<(PathBuf, Vec<u8>)> = files
+                    .iter()
+                    .map(|f| (PathBuf::from(&f.path), f.new_text().into_bytes()))
+                    .collect();
+                let floor = median_run(runs, || {
+                    copy_tree(&ws, &scratch);
+                    Run {
+                        wall: Duration::from_nanos(floor::run(&scratch, &writes) as u64),
+                        max_rss_kib: 0,
+                    }
+                });
+                rows.push(Row {
+                    size,
+                    what: "apply unified".into(),
+                    run: apply.clone_figures(),
+                    peer: Some(("durable-protocol floor".into(), floor)),
+                });
+            }
             let (check_peer, apply_peer) = if *format == "unified" {
                 let c = median_run(runs, || {
                     run_once("git", &["apply", "--check", &diff_path], &ws)
@@ -474,6 +500,15 @@ fn main() {
     for row in &rows {
         let mib = |r: &Run| r.max_rss_kib as f64 / 1024.0;
         match &row.peer {
+            Some((name, peer)) if peer.max_rss_kib == 0 => println!(
+                "| {} | {} | {:.0} | {:.0} | {name} | {:.0} | | {:.2} | |",
+                row.size,
+                row.what,
+                ms(row.run.wall),
+                mib(&row.run),
+                ms(peer.wall),
+                ms(row.run.wall) / ms(peer.wall),
+            ),
             Some((name, peer)) => println!(
                 "| {} | {} | {:.0} | {:.0} | {name} | {:.0} | {:.0} | {:.2} | {:.2} |",
                 row.size,
@@ -493,6 +528,33 @@ fn main() {
                 mib(&row.run)
             ),
         }
+    }
+
+    // The targets of issue 17, at the largest size, each a ratio measured in this run.
+    let largest = *sizes.iter().max().unwrap();
+    let ratio = |what: &str, peer: &str| {
+        rows.iter()
+            .find(|r| {
+                r.size == largest && r.what == what && r.peer.as_ref().is_some_and(|p| p.0 == peer)
+            })
+            .map(|r| {
+                let p = &r.peer.as_ref().unwrap().1;
+                (
+                    ms(r.run.wall) / ms(p.wall),
+                    r.run.max_rss_kib as f64 / p.max_rss_kib.max(1) as f64,
+                )
+            })
+    };
+    println!();
+    println!("Targets at {largest} files (ratio measured in this run; target in brackets):");
+    if let Some((t, m)) = ratio("check unified", "git apply --check") {
+        println!("  check / git apply --check: time {t:.2} [<= 0.5], peak memory {m:.2} [<= 1.0]");
+    }
+    if let Some((t, m)) = ratio("apply unified", "git apply") {
+        println!("  apply / git apply:         time {t:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]");
+    }
+    if let Some((t, _)) = ratio("apply unified", "durable-protocol floor") {
+        println!("  apply / durable floor:     time {t:.2} [<= 1.2]");
     }
 
     // Growth: time per file at each size, against the largest size (1.00 is linear).
