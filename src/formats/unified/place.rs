@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
-    files: Vec<DiffFile>,
+    mut files: Vec<DiffFile>,
     workspace: &Workspace,
     builder: &mut Builder,
     loaded: &mut Loaded,
@@ -25,7 +25,10 @@ pub fn build(
             .filter(|section| !section.created)
             .filter_map(|section| section.old_path.as_deref()),
     );
+    let once = named_once(&files);
+    let mut placed = place_plain(files.iter_mut(), &once, workspace).into_iter();
     for mut section in files {
+        let placed = placed.next().flatten();
         let description = section.subject.clone();
         if loaded.label.is_none() {
             loaded.label = description.clone();
@@ -58,7 +61,12 @@ pub fn build(
         };
         let moves = (section.renamed || section.copied)
             && section.new_path.as_ref().is_some_and(|p| *p != old_path);
-        if let Some(k) = continued(&loaded.files[first..], &old_path) {
+        // Only a path named by more than one section can continue an earlier file patch.
+        let repeated = !once.contains(old_path.as_str());
+        if let Some(k) = repeated
+            .then(|| continued(&loaded.files[first..], &old_path))
+            .flatten()
+        {
             let at = match (moves, section.new_path.as_deref()) {
                 (true, Some(new_path)) => {
                     continue_move(&section, loaded, first + k, new_path, workspace, builder);
@@ -122,20 +130,19 @@ pub fn build(
             OnDisk::File { bytes, .. } => Some(bytes.as_slice()),
             _ => None,
         };
-        let lines = bytes.map(Lines::split);
-        // The hunks are placed by value: their lines move into the changes, uncopied.
-        let hunks = std::mem::take(&mut section.hunks);
-        let headers: Vec<String> = hunks.iter().map(|h| h.header.clone()).collect();
-        let mut specs: Vec<ChangeSpec> = hunks
-            .into_iter()
-            .map(|h| place_hunk(Cow::Owned(h), lines.as_ref()))
-            .collect();
-        flag_overlapping_hunks(&headers, &mut specs);
+        let (specs, had_hunks) = match placed {
+            Some(placed) => placed,
+            None => {
+                let hunks = std::mem::take(&mut section.hunks);
+                let had_hunks = !hunks.is_empty();
+                (place_all(hunks, bytes), had_hunks)
+            }
+        };
         for spec in specs {
             builder.push(&mut file, spec);
         }
-        mode::on_change(&section, &mut file, builder, !moves && headers.is_empty());
-        if moves && headers.is_empty() {
+        mode::on_change(&section, &mut file, builder, !moves && !had_hunks);
+        if moves && !had_hunks {
             builder.push(
                 &mut file,
                 ChangeSpec {
@@ -173,6 +180,72 @@ pub fn build(
             file.load_problems.push(problem);
         }
     }
+}
+
+/// The paths exactly one section of the diff names (as its old or its new path).
+fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for section in files {
+        let mut paths = vec![section.old_path.as_deref(), section.new_path.as_deref()];
+        paths.dedup();
+        for path in paths.into_iter().flatten() {
+            *count.entry(path).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(_, n)| *n == 1)
+        .map(|(p, _)| p.to_owned())
+        .collect()
+}
+
+/// Places, on every core, the hunks of every section that plainly modifies a file no other
+/// section names (most of a large diff): such a section depends on nothing placed before it.
+/// Each such section's hunks are taken; the answer, per section in order, is its changes and
+/// whether it had hunks (`None` for the sections left to the loop).
+fn place_plain<'s>(
+    sections: impl Iterator<Item = &'s mut DiffFile>,
+    once: &std::collections::HashSet<String>,
+    workspace: &Workspace,
+) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
+    type Plain = Option<(Vec<Hunk>, std::sync::Arc<Vec<u8>>)>;
+    let work: Vec<Plain> = sections
+        .map(|section| {
+            let old_path = section.old_path.as_deref()?;
+            let plain = !section.created
+                && !section.deleted
+                && !section.renamed
+                && !section.copied
+                && section.new_path.as_deref().is_none_or(|p| p == old_path)
+                && once.contains(old_path);
+            if !plain {
+                return None;
+            }
+            match read_doc(workspace, old_path) {
+                OnDisk::File { bytes, .. } => Some((std::mem::take(&mut section.hunks), bytes)),
+                _ => None,
+            }
+        })
+        .collect();
+    crate::parallel::map_into(work, |plain| {
+        plain.map(|(hunks, bytes)| {
+            let had_hunks = !hunks.is_empty();
+            (place_all(hunks, Some(&bytes)), had_hunks)
+        })
+    })
+}
+
+/// Places every hunk of a section in the file's bytes (none for a missing or unusable file),
+/// giving each hunk's lines to its change, and flags hunks that overlap.
+fn place_all(hunks: Vec<Hunk>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
+    let lines = bytes.map(Lines::split);
+    let headers: Vec<String> = hunks.iter().map(|h| h.header.clone()).collect();
+    let mut specs: Vec<ChangeSpec> = hunks
+        .into_iter()
+        .map(|h| place_hunk(Cow::Owned(h), lines.as_ref()))
+        .collect();
+    flag_overlapping_hunks(&headers, &mut specs);
+    specs
 }
 
 /// Hunks of one section placed over the same lines (context included): git apply refuses them
