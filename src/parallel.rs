@@ -12,22 +12,7 @@ pub fn cores() -> usize {
 
 /// Applies `f` to every item on one thread per core; the results are in the items' order.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = cores().min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a worker thread panicked"))
-            .collect()
-    })
+    map_into(items.iter().collect(), f)
 }
 
 /// [`map`], taking the items by value.

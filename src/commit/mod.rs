@@ -131,7 +131,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     )?;
     // Re-reading every target and hashing it and every new content, on every core.
     let folders = Folders::new(&root);
-    let found = crate::parallel::map(&writes, |w| recheck(&root, &folders, w))
+    let found = crate::parallel::map(&writes, |w| recheck(&folders, w))
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
     let post: Vec<Option<String>> = crate::parallel::map(&writes, |w| {
@@ -360,7 +360,8 @@ fn ensure_state_dir(root: &Root) -> Result<Dir> {
 
 /// Checks, under the lock, that a target is still what was verified, and returns the
 /// identity it has now (none for a file to create), for the last check before its rename.
-fn recheck(root: &Root, folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
+fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
+    let root = folders.root();
     let changed = |what: String| Error::ChangedOnDisk {
         path: write.rel.display().to_string(),
         what,
@@ -583,7 +584,9 @@ impl<'a> Transaction<'a> {
             .expect("not poisoned")
             .sort_unstable();
         // Staging only started each file's writeback; now every staged file is made durable,
-        // most of them already written out by the time their fsync comes.
+        // most of them already written out by the time their fsync comes. Each is opened again
+        // for it rather than kept open from staging: thousands of files held open at once
+        // could pass the process's limit on descriptors.
         crate::parallel::try_each(&staging, IO_THREADS, |(entry, _)| {
             let staged = entry.staged.as_deref().expect("filtered");
             let synced = folders

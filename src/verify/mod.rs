@@ -175,25 +175,29 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
         .map(|file| (file, open_file(file, workspace)))
         .collect();
     Verification {
-        files: crate::parallel::map_into(opened, |(file, opened)| match opened {
-            Opened::Finished(check) => check,
-            Opened::Read(check) => check_lines(check, file),
-        }),
+        files: crate::parallel::map_into(opened, |(file, opened)| opened.check(file)),
     }
 }
 
 /// Verifies one file patch.
 pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
-    match open_file(file, workspace) {
-        Opened::Finished(check) => check,
-        Opened::Read(check) => check_lines(check, file),
-    }
+    open_file(file, workspace).check(file)
 }
 
 /// A file patch's target, resolved and read: checked already when that failed.
 enum Opened {
     Finished(FileCheck),
     Read(FileCheck),
+}
+
+impl Opened {
+    /// The whole check: the lines of a read file checked (see [`check_lines`]).
+    fn check(self, file: &FilePatch) -> FileCheck {
+        match self {
+            Opened::Finished(check) => check,
+            Opened::Read(check) => check_lines(check, file),
+        }
+    }
 }
 
 /// Resolves and reads a file patch's target (and the file it copies), with the problems that
