@@ -33,6 +33,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod preview;
 pub mod problem;
+pub mod read_ahead;
 pub mod report;
 pub mod review;
 pub mod session;

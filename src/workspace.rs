@@ -8,8 +8,9 @@
 
 use crate::model::sha256_hex;
 use crate::problem::ProblemKind;
+use crate::read_ahead::ReadAhead;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -23,12 +24,15 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Name of the folder under the root where patchdeck keeps its lock, journal and sessions.
 pub const STATE_DIR: &str = ".patchdeck";
 
-/// A workspace root, with a cache of folder listings for case-insensitive lookups, of where
-/// each docPath led and of the files read, so that a file is resolved, read and hashed once
+/// A workspace root, with a cache of folder listings for case-insensitive lookups, of the
+/// folders on the way to files, of where each docPath led and of the files read, so that a file is resolved, read and hashed once
 /// however many steps look at it (until [`Workspace::forget_reads`]).
 pub struct Workspace {
     root: PathBuf,
     listings: RefCell<HashMap<PathBuf, Vec<OsString>>>,
+    /// Folders found to be folders (not links) on the way to a docPath: the files of one
+    /// folder share them, so each is looked at once.
+    folders: RefCell<HashSet<PathBuf>>,
     reads: RefCell<HashMap<PathBuf, Snapshot>>,
     resolved: RefCell<HashMap<String, Result<Resolved, PathProblem>>>,
 }
@@ -141,6 +145,7 @@ impl Workspace {
         Ok(Workspace {
             root,
             listings: RefCell::new(HashMap::new()),
+            folders: RefCell::default(),
             reads: RefCell::new(HashMap::new()),
             resolved: RefCell::new(HashMap::new()),
         })
@@ -227,11 +232,14 @@ impl Workspace {
         let mut rel = PathBuf::new();
         for (i, component) in components.iter().enumerate() {
             rel.push(component);
+            let last = i + 1 == components.len();
+            if !last && self.folders.borrow().contains(&rel) {
+                continue;
+            }
             let meta = match fs::symlink_metadata(self.abs(&rel)) {
                 Ok(meta) => meta,
                 Err(_) => return Ok(Exact::Missing),
             };
-            let last = i + 1 == components.len();
             let kind = meta.file_type();
             if kind.is_symlink() {
                 return Err(self.symlink_problem(&rel));
@@ -249,6 +257,7 @@ impl Workspace {
                     Exact::NotFile(rel, describe_kind(&kind))
                 });
             }
+            self.folders.borrow_mut().insert(rel.clone());
         }
         Ok(Exact::Missing)
     }
@@ -410,10 +419,25 @@ impl Workspace {
         self.reads.borrow_mut().extend(read);
     }
 
+    /// Runs `parse` with a [`ReadAhead`] that reads (and, with `hash`, hashes) on the other
+    /// cores each file `parse` asks for, and keeps what it read as this workspace's reads: a
+    /// batch's files are read while the batch is still being parsed (see [`crate::read_ahead`]).
+    /// A file read already keeps its first snapshot.
+    pub fn reading_ahead<T>(&self, hash: bool, parse: impl FnOnce(&ReadAhead) -> T) -> T {
+        let ahead = ReadAhead::start(&self.root, hash);
+        let parsed = parse(&ahead);
+        let mut reads = self.reads.borrow_mut();
+        for (rel, snapshot) in ahead.finish() {
+            reads.entry(rel).or_insert(snapshot);
+        }
+        parsed
+    }
+
     /// Forgets every file and folder read so far, so the next look sees the disk as it is now.
     pub fn forget_reads(&self) {
         self.reads.borrow_mut().clear();
         self.listings.borrow_mut().clear();
+        self.folders.borrow_mut().clear();
         self.resolved.borrow_mut().clear();
     }
 }

@@ -124,6 +124,11 @@ impl<'r> Folders<'r> {
         self.root
     }
 
+    /// How many folders are held open.
+    pub fn open_count(&self) -> usize {
+        self.open.lock().expect("not poisoned").len()
+    }
+
     /// The folder `rel`, opened on first use from its own parent (itself opened once).
     pub fn dir(&self, rel: &Path) -> io::Result<std::sync::Arc<Dir>> {
         if let Some(dir) = self.open.lock().expect("not poisoned").get(rel) {

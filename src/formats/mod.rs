@@ -214,7 +214,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
         }
     }
     if format == tul002::NAME {
-        return load_tul002(input);
+        return load_tul002(input, workspace);
     }
     let text = std::str::from_utf8(&input.bytes).map_err(|e| {
         let line = input.bytes[..e.valid_up_to()]
@@ -345,7 +345,9 @@ pub(crate) fn load_text(
     match format {
         unified::NAME => {
             let strip = context.options.strip.unwrap_or(1);
-            let files = unified::parse(text, 1, strip, &mut problems);
+            let files = context.workspace.reading_ahead(false, |ahead| {
+                unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
+            });
             if problems.is_empty() {
                 unified::build(files, context.workspace, builder, loaded);
             }
@@ -409,9 +411,11 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
     }
 }
 
-fn load_tul002(input: &Input) -> Result<Batch> {
+fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
     let mut walker = Walker::default();
-    let parsed = tul002::parse(&input.bytes, &mut walker);
+    let parsed = workspace.reading_ahead(true, |ahead| {
+        tul002::parse_reading_ahead(&input.bytes, &mut walker, ahead)
+    });
     match parsed {
         Some(parsed) if !walker.has_problems() => {
             let mut batch = parsed.into_batch(&input.source);

@@ -14,6 +14,7 @@ use crate::model::{
     Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, LineRange,
     MatchTier, Operation,
 };
+use crate::read_ahead::ReadAhead;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -84,7 +85,17 @@ fn unwrap_envelope(value: &Value) -> Option<(&Map<String, Value>, &'static str)>
 /// Problems and warnings go to `walker`; the batch is returned only when there are no
 /// problems.
 pub fn parse(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
-    stream::read(input, walker)
+    stream::read(input, walker, None)
+}
+
+/// [`parse`], handing each file's docPath to `ahead` as soon as it is read, so that the files
+/// are read (and hashed, as every TUL-002 file names its SHA-256) while the rest is parsed.
+pub fn parse_reading_ahead(
+    input: &[u8],
+    walker: &mut Walker,
+    ahead: &ReadAhead,
+) -> Option<ParsedBatch> {
+    stream::read(input, walker, Some(ahead))
 }
 
 /// Fields read from a stream, by their place in a list of known fields.

@@ -14,18 +14,20 @@ use crate::formats::{MAX_CHANGES, MAX_FILES};
 use crate::json::stream::{Ignore, Key, KeySeed, Lean, LeanSeed, SeenKeys};
 use crate::json::{field_path, index_path, Trail, Walker};
 use crate::model::IdDeriver;
+use crate::read_ahead::ReadAhead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
 use std::fmt;
 
 /// Reads and checks a TUL-002 batch from its bytes. Problems and warnings go to `walker`; the
 /// batch is returned only when there are none.
-pub fn read(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
+pub fn read(input: &[u8], walker: &mut Walker, ahead: Option<&ReadAhead>) -> Option<ParsedBatch> {
     let ids = IdDeriver::new(input);
     let trail = Trail::default();
     let mut deserializer = serde_json::Deserializer::from_slice(input);
     let read = Top {
         ids: &ids,
+        ahead,
         trail: &trail,
     }
     .deserialize(&mut deserializer)
@@ -97,6 +99,7 @@ pub(super) enum FilesRead {
 #[derive(Clone, Copy)]
 struct Top<'a> {
     ids: &'a IdDeriver,
+    ahead: Option<&'a ReadAhead>,
     trail: &'a Trail,
 }
 
@@ -193,7 +196,7 @@ impl<'de> Visitor<'de> for Top<'_> {
     not_an_object!(Outer<TopRead>);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut body = Body::new(self.ids, self.trail, "");
+        let mut body = Body::new(self.ids, self.ahead, self.trail, "");
         let (mut result, mut arguments) = (None, None);
         let mut seen = SeenKeys::default();
         while let Some(key) = map.next_key_seed(KeySeed { known: TOP_KEYS })? {
@@ -209,6 +212,7 @@ impl<'de> Visitor<'de> for Top<'_> {
                     body.unknown.push(name.clone());
                     map.next_value_seed(BodySeed {
                         ids: self.ids,
+                        ahead: self.ahead,
                         trail: self.trail,
                         root,
                     })
@@ -237,6 +241,7 @@ impl<'de> Visitor<'de> for Top<'_> {
 #[derive(Clone, Copy)]
 struct BodySeed<'a> {
     ids: &'a IdDeriver,
+    ahead: Option<&'a ReadAhead>,
     trail: &'a Trail,
     root: &'static str,
 }
@@ -254,7 +259,7 @@ impl<'de> Visitor<'de> for BodySeed<'_> {
     not_an_object!(Outer<BodyRead>);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut body = Body::new(self.ids, self.trail, self.root);
+        let mut body = Body::new(self.ids, self.ahead, self.trail, self.root);
         let mut seen = SeenKeys::default();
         while let Some(key) = map.next_key_seed(KeySeed {
             known: BATCH_FIELDS,
@@ -282,6 +287,8 @@ struct Body<'a> {
 /// What the files of one batch object share while they are read.
 struct Reading<'a> {
     ids: &'a IdDeriver,
+    /// Where each file's docPath goes as soon as it is read, to be read meanwhile.
+    ahead: Option<&'a ReadAhead>,
     walker: Walker,
     /// JSON path of the batch object (`""`, `result` or `arguments`).
     root: &'static str,
@@ -290,10 +297,16 @@ struct Reading<'a> {
 }
 
 impl<'a> Body<'a> {
-    fn new(ids: &'a IdDeriver, trail: &'a Trail, root: &'static str) -> Body<'a> {
+    fn new(
+        ids: &'a IdDeriver,
+        ahead: Option<&'a ReadAhead>,
+        trail: &'a Trail,
+        root: &'static str,
+    ) -> Body<'a> {
         Body {
             reading: RefCell::new(Reading {
                 ids,
+                ahead,
                 walker: Walker::default(),
                 root,
                 changes: 0,
@@ -440,7 +453,14 @@ impl<'de> Visitor<'de> for FileSeed<'_, '_> {
                     .map(|read| changes = Some(read)),
                 Key::Known(i) => map
                     .next_value_seed(LeanSeed { trail: self.trail })
-                    .map(|value| fields.0[*i] = Some(value)),
+                    .map(|value| {
+                        if let (Some(ahead), "docPath", Lean::Str(doc_path)) =
+                            (self.reading.borrow().ahead, FILE_FIELDS[*i], &value)
+                        {
+                            ahead.want(doc_path);
+                        }
+                        fields.0[*i] = Some(value)
+                    }),
                 Key::Unknown(name) => map
                     .next_value_seed(Ignore { trail: self.trail })
                     .map(|_| unknown.push(name.clone())),

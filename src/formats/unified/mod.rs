@@ -23,7 +23,7 @@ mod mode;
 mod parse;
 mod place;
 
-pub use parse::parse;
+pub use parse::{parse, parse_reading_ahead};
 pub use place::build;
 
 use crate::lines::Eol;

@@ -4,6 +4,7 @@
 use super::{DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
 use crate::lines::Eol;
+use crate::read_ahead::ReadAhead;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
 /// input), `strip` the number of leading path components to remove.
@@ -12,6 +13,18 @@ pub fn parse(
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
+) -> Vec<DiffFile> {
+    parse_reading_ahead(text, first_line, strip, problems, None)
+}
+
+/// [`parse`], handing `ahead` the file each section changes as soon as its headers are read
+/// (at its first hunk), so that the files are read while the rest of the diff is parsed.
+pub fn parse_reading_ahead(
+    text: &str,
+    first_line: usize,
+    strip: usize,
+    problems: &mut Vec<InputProblem>,
+    ahead: Option<&ReadAhead>,
 ) -> Vec<DiffFile> {
     let raw: Vec<&str> = text.split_inclusive('\n').collect();
     let mut files: Vec<DiffFile> = Vec::new();
@@ -166,6 +179,14 @@ pub fn parse(
                     );
                     i += 1;
                     continue;
+                }
+                if let (Some(ahead), true, false, Some(old)) = (
+                    ahead,
+                    file.hunks.is_empty(),
+                    file.created,
+                    file.old_path.as_deref(),
+                ) {
+                    ahead.want(old);
                 }
                 match read_hunk(&raw, i, first_line) {
                     Ok((hunk, next)) => {

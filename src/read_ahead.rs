@@ -1,0 +1,154 @@
+//! Reading a batch's target files while the batch is still being parsed.
+//!
+//! Parsing a large batch is one core's work, and reading its target files (and hashing them,
+//! for a batch that names their SHA-256) is independent of it: a file can be read as soon as
+//! its path has been parsed. [`Workspace::reading_ahead`] runs a parser with a [`ReadAhead`],
+//! to which the parser hands each path as it meets it; threads on the other cores read those
+//! files meanwhile, and what they read joins the workspace's reads, so that resolving and
+//! verifying find the files already in memory.
+//!
+//! Only a path exactly as written is read ahead, walked down from the root one folder at a
+//! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
+//! when it names a regular file. Anything else (a path that is not plain, a missing file, a
+//! link, a special file, a name that only matches ignoring case) is left alone for
+//! [`Workspace::resolve`] and [`Workspace::read`], which say why. A file read ahead is what
+//! `read` would have read a moment later, with its stamp: the commit compares the bytes again
+//! before it writes.
+//!
+//! [`Workspace::reading_ahead`]: crate::workspace::Workspace::reading_ahead
+//! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
+//! [`Workspace::read`]: crate::workspace::Workspace::read
+
+use crate::commit::beneath::{Folders, Root};
+use crate::workspace::{check_lexically, snapshot_of, Snapshot};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// How many folders a reading thread keeps open at once; past it, it starts again (so that a
+/// batch spread over many thousand folders never holds as many descriptors).
+const OPEN_FOLDERS: usize = 256;
+
+/// Files read on other threads while a batch is parsed: the parser gives each path with
+/// [`ReadAhead::want`].
+pub struct ReadAhead {
+    paths: Sender<String>,
+    threads: Vec<JoinHandle<Vec<(PathBuf, Snapshot)>>>,
+}
+
+impl ReadAhead {
+    /// Starts the reading threads for the workspace at `root` (one per core but the one that
+    /// parses, at least one); `hash` has them hash what they read too.
+    pub fn start(root: &Path, hash: bool) -> ReadAhead {
+        let (paths, wanted) = mpsc::channel::<String>();
+        let wanted = Arc::new(Mutex::new(wanted));
+        let count = crate::parallel::cores().saturating_sub(1).clamp(1, 8);
+        let threads = (0..count)
+            .map(|_| {
+                let (root, wanted) = (root.to_path_buf(), wanted.clone());
+                std::thread::spawn(move || read_wanted(&root, &wanted, hash))
+            })
+            .collect();
+        ReadAhead { paths, threads }
+    }
+
+    /// Asks for the file at `doc_path` (as a batch names it) to be read.
+    pub fn want(&self, doc_path: &str) {
+        // The threads end only when this sender is dropped; a send fails only if they all
+        // panicked, and then the file is simply read later.
+        let _ = self.paths.send(doc_path.to_owned());
+    }
+
+    /// Waits for every file asked for, and returns what was read, by root-relative path.
+    pub fn finish(self) -> Vec<(PathBuf, Snapshot)> {
+        drop(self.paths);
+        self.threads
+            .into_iter()
+            // A thread that panicked read nothing usable; its files are read later, and the
+            // panic has been printed.
+            .flat_map(|thread| thread.join().unwrap_or_default())
+            .collect()
+    }
+}
+
+/// One reading thread: reads every path it is given until the parser is done.
+fn read_wanted(
+    root: &Path,
+    wanted: &Mutex<Receiver<String>>,
+    hash: bool,
+) -> Vec<(PathBuf, Snapshot)> {
+    let mut read = Vec::new();
+    let Ok(root) = Root::open(root) else {
+        // The workspace cannot be opened this way: everything is read later, as usual.
+        while wanted.lock().is_ok_and(|w| w.recv().is_ok()) {}
+        return read;
+    };
+    let mut folders = Folders::new(&root);
+    loop {
+        let next = match wanted.lock() {
+            Ok(wanted) => wanted.recv(),
+            Err(_) => break,
+        };
+        let Ok(doc_path) = next else { break };
+        let Ok(components) = check_lexically(&doc_path) else {
+            continue;
+        };
+        let rel: PathBuf = components.iter().collect();
+        if folders.open_count() > OPEN_FOLDERS {
+            folders = Folders::new(&root);
+        }
+        let Ok((folder, name)) = folders.parent_of(&rel) else {
+            continue;
+        };
+        let Ok(snapshot) = folder.open_file(name).and_then(snapshot_of) else {
+            continue;
+        };
+        if hash {
+            snapshot.sha256();
+        }
+        read.push((rel, snapshot));
+    }
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn only_plain_regular_files_reached_without_a_link_are_read_ahead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("a")).unwrap();
+        std::fs::write(root.join("a/b.txt"), b"bytes\n").unwrap();
+        std::os::unix::fs::symlink("a", root.join("c")).unwrap();
+        std::os::unix::fs::symlink("b.txt", root.join("a/link.txt")).unwrap();
+        std::fs::write(root.join("outside.txt"), b"x").unwrap();
+        let fifo = CString::new(root.join("fifo").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+        let ahead = ReadAhead::start(root, true);
+        for doc_path in [
+            "a/b.txt",
+            "c/b.txt",    // through a link to a folder
+            "a/link.txt", // a link itself
+            "fifo",       // not a regular file (and opening it must not wait for a writer)
+            "a/../outside.txt",
+            "A/B.TXT", // only the resolution that ignores case finds it
+            "missing/file",
+            "a",
+        ] {
+            ahead.want(doc_path);
+        }
+        let read = ahead.finish();
+        let names: Vec<&Path> = read.iter().map(|(rel, _)| rel.as_path()).collect();
+        assert_eq!(names, [Path::new("a/b.txt")]);
+        let snapshot = &read[0].1;
+        assert_eq!(snapshot.bytes.as_slice(), b"bytes\n");
+        assert!(snapshot.is_hashed());
+    }
+}
