@@ -93,12 +93,20 @@ pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Resul
 /// [`load`] with every loading option (`-p`, the size limit). Files git reports as changed
 /// carry an `uncommitted_changes` note.
 pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) -> Result<Checked> {
-    let batch = formats::load_with(input, workspace, options)?;
-    let mut verification = verify::verify(&batch, workspace);
-    mark_uncommitted(&mut verification, workspace);
-    Ok(Checked {
-        batch,
-        verification,
+    // git reports its status while the batch is parsed and verified: it reads the index and
+    // stats the work tree, independent of patchdeck's work, and starting it takes a while.
+    let root = workspace.root();
+    std::thread::scope(|scope| {
+        let status = scope.spawn(|| crate::git::status(root));
+        let batch = formats::load_with(input, workspace, options)?;
+        let mut verification = verify::verify(&batch, workspace);
+        if let Some(status) = status.join().expect("git status does not panic") {
+            crate::git::mark_uncommitted(&mut verification, &status);
+        }
+        Ok(Checked {
+            batch,
+            verification,
+        })
     })
 }
 
