@@ -257,3 +257,78 @@ fn content_sha256_is_the_hash_of_the_input_in_every_format() {
         );
     }
 }
+
+/// Derived IDs are what saved decisions name (a session, `apply --decisions FILE`), so a
+/// batch read again, by this build or a later one, gets the IDs it got before. These are the
+/// IDs patchdeck gave the sample batches when the IDs began to be derived on every core, after
+/// the batch is read, instead of one by one as each change was read: the first and last change
+/// of each, in every format that derives them.
+#[test]
+fn derived_ids_are_the_ids_earlier_builds_gave() {
+    let root = format!("{}/sample-batches/workspace", env!("CARGO_MANIFEST_DIR"));
+    let workspace = Workspace::open(std::path::Path::new(&root)).unwrap();
+    for (sample, count, first, last) in [
+        (
+            "unified-clean.patch",
+            6,
+            "chg-038de08436f41c15",
+            "chg-c7e378d6cfa2f8e0",
+        ),
+        (
+            "codex-clean.patch",
+            5,
+            "chg-a47e3eadd14ed1e1",
+            "chg-95ca82c44f122a9f",
+        ),
+        (
+            "edits-clean.json",
+            5,
+            "chg-9348ccb185ed3098",
+            "chg-3b19d4b3b479cfd2",
+        ),
+        (
+            "aider-clean.md",
+            3,
+            "chg-a127e9608d6f3caf",
+            "chg-20bf4798d22b5a30",
+        ),
+        (
+            "clean.json",
+            9,
+            "chg-cfd5f4758b193496",
+            "chg-3a4c9c72f3d5d117",
+        ),
+        (
+            "structured-clean.json",
+            4,
+            "chg-073af6e9db5999c0",
+            "chg-17b7428ba4639923",
+        ),
+        (
+            "bundle-clean.json",
+            4,
+            "chg-63d902386f26b53b",
+            "chg-4d52c7d128850144",
+        ),
+        (
+            "markdown-clean.md",
+            2,
+            "chg-1126c536fe8a4c48",
+            "chg-07961ded67c7defb",
+        ),
+    ] {
+        let path = format!("{}/sample-batches/{sample}", env!("CARGO_MANIFEST_DIR"));
+        let input = patchdeck::formats::Input::read(&path).unwrap();
+        let batch = patchdeck::formats::load(&input, None, &workspace).unwrap();
+        let ids: Vec<&str> = batch
+            .files
+            .iter()
+            .flat_map(|f| f.changes.iter().map(|c| c.id.as_str()))
+            .collect();
+        assert_eq!(
+            (ids.len(), ids[0], ids[ids.len() - 1]),
+            (count, first, last),
+            "{sample}"
+        );
+    }
+}

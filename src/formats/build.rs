@@ -3,8 +3,8 @@
 
 use crate::lines::{Eol, Lines};
 use crate::model::{
-    Change, FileAction, FilePatch, IdDeriver, InputWarning, LineRange, LoadProblem, MatchTier,
-    Operation,
+    Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, InputWarning, LineRange,
+    LoadProblem, MatchTier, Operation,
 };
 use crate::problem::ProblemKind;
 use crate::workspace::{Resolved, Snapshot, Workspace};
@@ -131,7 +131,6 @@ impl Builder {
                 ),
             ));
         }
-        let index = file.changes.len();
         let range = spec.range.unwrap_or(LineRange::after(0));
         let operation = if range.count == 0 {
             Operation::Insert
@@ -140,17 +139,10 @@ impl Builder {
         } else {
             Operation::Replace
         };
-        let id = self.ids.change_id_with(&file.id, index, |f| {
-            f.text(operation.as_str())
-                .number(range.start)
-                .number(range.count)
-                .lines(spec.expected.as_deref())
-                .lines(Some(&spec.new_lines))
-                .text(spec.description.as_deref().unwrap_or(""))
-                .number(usize::from(spec.description.is_some()));
-        });
         file.changes.push(Change {
-            id,
+            // Derived with the others, on every core, once the batch is read: see
+            // [`Builder::derive_change_ids`].
+            id: ChangeId(String::new()),
             key: spec.key,
             description: spec.description,
             operation,
@@ -162,6 +154,36 @@ impl Builder {
             new_eols: spec.new_eols,
             load_problems: spec.problems,
         });
+    }
+}
+
+impl Builder {
+    /// Gives every change [`Builder::push`] added its ID, derived from its file patch's ID, its
+    /// place in it and its content (SHA-256 of the fields, each framed by its length). The
+    /// hashing reads every line of the batch, so it runs on every core, after the batch is
+    /// read; a change's fields and place do not change after it is pushed (a file patch that
+    /// takes a later section is emptied and given its changes again).
+    pub fn derive_change_ids(&self, files: &mut [FilePatch]) {
+        crate::parallel::map_into(files.iter_mut().collect(), |file| {
+            let file_id = &file.id;
+            for (index, change) in file.changes.iter_mut().enumerate() {
+                if change.id.0.is_empty() {
+                    change.id = self.change_id(file_id, index, change);
+                }
+            }
+        });
+    }
+
+    fn change_id(&self, file: &FilePatchId, index: usize, change: &Change) -> ChangeId {
+        self.ids.change_id_with(file, index, |f| {
+            f.text(change.operation.as_str())
+                .number(change.range.start)
+                .number(change.range.count)
+                .lines(change.expected.as_deref())
+                .lines(Some(&change.new_lines))
+                .text(change.description.as_deref().unwrap_or(""))
+                .number(usize::from(change.description.is_some()));
+        })
     }
 }
 

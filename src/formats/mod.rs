@@ -238,6 +238,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
+    builder.derive_change_ids(&mut loaded.files);
     flag_files_named_twice(&mut loaded.files, format);
     Ok(Batch {
         id: builder.batch_id(),
