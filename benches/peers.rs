@@ -13,7 +13,10 @@
 //!
 //! The durable-protocol floor (`support/floor.rs`: only the disk work an atomic, durable apply
 //! must do, handed the new contents) runs on the same fresh copies, in this process, and the
-//! summary gives each target ratio of issue 17 with its figures.
+//! summary gives each target ratio of issue 17 with its figures. The unified `apply`, the floor
+//! and `git apply` run in turns, one of each per round, and their time ratios in the summary
+//! are the medians of each round's ratio: on a disk where creating files slows down after
+//! many were deleted, blocks of runs one after another measure different disks.
 //!
 //! GNU `patch` is skipped when it is not installed. The TUI figures come from
 //! `cargo bench --bench frame`, which `cargo bench` runs too.
@@ -266,7 +269,44 @@ fn launch() -> ! {
 }
 
 fn median_run(runs: usize, mut once: impl FnMut() -> Run) -> Run {
-    let mut all: Vec<Run> = (0..runs).map(|_| once()).collect();
+    median_of((0..runs).map(|_| once()).collect())
+}
+
+/// Runs each of `work` `runs` times in rounds, one of each per round, the first of a round
+/// moving on by one each round: on this kind of disk, how fast a file is created depends on
+/// how many were deleted just before, so measures taken one after another in blocks meet
+/// different disks (the floor took 202 ms in one run and 619 ms in the next). Taken in turns,
+/// each round's measures meet the same state. Returns each one's runs, in its order.
+fn in_turns<const N: usize>(runs: usize, work: &mut [&mut dyn FnMut() -> Run; N]) -> [Vec<Run>; N] {
+    let mut taken: [Vec<Run>; N] = std::array::from_fn(|_| Vec::new());
+    for round in 0..runs {
+        for k in 0..N {
+            let i = (round + k) % N;
+            taken[i].push(work[i]());
+        }
+    }
+    taken
+}
+
+/// The median of the ratios of `a` to `b`, round by round (see [`in_turns`]).
+fn median_ratio(a: &[Run], b: &[Run]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.wall.as_secs_f64() / b.wall.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
+/// The apply's ratios to its peers at one size, each the median of the rounds' ratios.
+struct Paired {
+    size: usize,
+    to_floor: f64,
+    to_git: f64,
+}
+
+fn median_of(mut all: Vec<Run>) -> Run {
     all.sort_by_key(|r| r.wall);
     let rss = {
         let mut m: Vec<u64> = all.iter().map(|r| r.max_rss_kib).collect();
@@ -324,6 +364,7 @@ fn main() {
         .is_ok_and(|s| s.success());
     let exe = env!("CARGO_BIN_EXE_patchdeck");
     let mut rows = Vec::new();
+    let mut paired: Vec<Paired> = Vec::new();
 
     for &size in &sizes {
         let base = match &keep {
@@ -395,7 +436,7 @@ fn main() {
                     &base,
                 )
             });
-            let apply = median_run(runs, || {
+            let apply_once = || {
                 copy_tree(&ws, &scratch);
                 run_once(
                     exe,
@@ -410,26 +451,47 @@ fn main() {
                     ],
                     &base,
                 )
-            });
-            if *format == "unified" {
+            };
+            // The unified apply is set against the floor and git apply in turns (see
+            // `in_turns`); the other formats' apply has no peer.
+            let (apply, git_apply) = if *format == "unified" {
                 let writes: Vec<(PathBuf, Vec<u8>)> = files
                     .iter()
                     .map(|f| (PathBuf::from(&f.path), f.new_text().into_bytes()))
                     .collect();
-                let floor = median_run(runs, || {
-                    copy_tree(&ws, &scratch);
-                    Run {
-                        wall: Duration::from_nanos(floor::run(&scratch, &writes) as u64),
-                        max_rss_kib: 0,
-                    }
+                let turns = in_turns(
+                    runs,
+                    &mut [
+                        &mut { apply_once },
+                        &mut || {
+                            copy_tree(&ws, &scratch);
+                            Run {
+                                wall: Duration::from_nanos(floor::run(&scratch, &writes) as u64),
+                                max_rss_kib: 0,
+                            }
+                        },
+                        &mut || {
+                            copy_tree(&ws, &scratch);
+                            run_once("git", &["apply", &diff_path], &scratch)
+                        },
+                    ],
+                );
+                paired.push(Paired {
+                    size,
+                    to_floor: median_ratio(&turns[0], &turns[1]),
+                    to_git: median_ratio(&turns[0], &turns[2]),
                 });
+                let [apply, floor, git] = turns.map(median_of);
                 rows.push(Row {
                     size,
                     what: "apply unified".into(),
                     run: apply.clone_figures(),
                     peer: Some(("durable-protocol floor".into(), floor)),
                 });
-            }
+                (apply, Some(git))
+            } else {
+                (median_run(runs, apply_once), None)
+            };
             // git apply --check prints nothing and answers with its status, as `check -q` does
             // (`check --json` above also writes the report of every change, hashes included).
             let quiet = (*format == "unified").then(|| {
@@ -445,13 +507,9 @@ fn main() {
                 let c = median_run(runs, || {
                     run_once("git", &["apply", "--check", &diff_path], &ws)
                 });
-                let a = median_run(runs, || {
-                    copy_tree(&ws, &scratch);
-                    run_once("git", &["apply", &diff_path], &scratch)
-                });
                 (
                     Some(("git apply --check".to_owned(), c)),
-                    Some(("git apply".to_owned(), a)),
+                    git_apply.map(|a| ("git apply".to_owned(), a)),
                 )
             } else {
                 (None, None)
@@ -574,11 +632,20 @@ fn main() {
     if let Some((t, m)) = ratio("check unified", "git apply --check") {
         println!("  check --json / git apply --check: time {t:.2}, peak memory {m:.2}");
     }
-    if let Some((t, m)) = ratio("apply unified", "git apply") {
-        println!("  apply / git apply:         time {t:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]");
+    // The apply's time ratios are the medians of each round's ratio (see `in_turns`): the
+    // ratio of the medians is in the table.
+    let turns = paired.iter().find(|p| p.size == largest);
+    if let (Some((_, m)), Some(p)) = (ratio("apply unified", "git apply"), turns) {
+        println!(
+            "  apply / git apply:         time {:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]",
+            p.to_git
+        );
     }
-    if let Some((t, _)) = ratio("apply unified", "durable-protocol floor") {
-        println!("  apply / durable floor:     time {t:.2} [<= 1.2]");
+    if let Some(p) = turns {
+        println!(
+            "  apply / durable floor:     time {:.2} [<= 1.2]",
+            p.to_floor
+        );
     }
 
     // Growth: time per file at each size, against the largest size (1.00 is linear).
