@@ -19,16 +19,21 @@
 //! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
 //! [`Workspace::read`]: crate::workspace::Workspace::read
 
-use crate::commit::beneath::{Folders, Root};
+use crate::commit::beneath::{Folders, Kind, Root, Stat};
 use crate::workspace::{check_lexically, snapshot_of, Snapshot};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// How many folders a reading thread keeps open at once; past it, it starts again (so that a
-/// batch spread over many thousand folders never holds as many descriptors).
-const OPEN_FOLDERS: usize = 256;
+/// How many folders a reading thread keeps open at once; past it, it starts again. With
+/// [`THREADS`] threads, the read-ahead holds at most a few hundred descriptors however many
+/// folders a batch spans, far below the usual limit of 1,024 (which `git status`, started at
+/// the same time, needs some of).
+const OPEN_FOLDERS: usize = 64;
+
+/// The most reading threads: one per core but the one that parses, up to this many.
+const THREADS: usize = 4;
 
 /// Files read on other threads while a batch is parsed: the parser gives each path with
 /// [`ReadAhead::want`].
@@ -39,11 +44,11 @@ pub struct ReadAhead {
 
 impl ReadAhead {
     /// Starts the reading threads for the workspace at `root` (one per core but the one that
-    /// parses, at least one); `hash` has them hash what they read too.
+    /// parses, at least one, at most [`THREADS`]); `hash` has them hash what they read too.
     pub fn start(root: &Path, hash: bool) -> ReadAhead {
         let (paths, wanted) = mpsc::channel::<String>();
         let wanted = Arc::new(Mutex::new(wanted));
-        let count = crate::parallel::cores().saturating_sub(1).clamp(1, 8);
+        let count = crate::parallel::cores().saturating_sub(1).clamp(1, THREADS);
         let threads = (0..count)
             .map(|_| {
                 let (root, wanted) = (root.to_path_buf(), wanted.clone());
@@ -101,6 +106,17 @@ fn read_wanted(
         let Ok((folder, name)) = folders.parent_of(&rel) else {
             continue;
         };
+        // Looked at before it is opened: opening a FIFO or a device can itself do something
+        // (release a writer waiting on the FIFO), and resolving never opens one.
+        if !matches!(
+            folder.stat(name),
+            Ok(Some(Stat {
+                kind: Kind::File,
+                ..
+            }))
+        ) {
+            continue;
+        }
         let Ok(snapshot) = folder.open_file(name).and_then(snapshot_of) else {
             continue;
         };
@@ -131,6 +147,12 @@ mod tests {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
 
+        // Told of every time the FIFO is opened: looking at it must not open it.
+        // SAFETY: plain system calls on valid arguments; results are checked.
+        let watch = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        assert!(watch >= 0);
+        assert!(unsafe { libc::inotify_add_watch(watch, fifo.as_ptr(), libc::IN_OPEN) } >= 0);
+
         let ahead = ReadAhead::start(root, true);
         for doc_path in [
             "a/b.txt",
@@ -150,5 +172,13 @@ mod tests {
         let snapshot = &read[0].1;
         assert_eq!(snapshot.bytes.as_slice(), b"bytes\n");
         assert!(snapshot.is_hashed());
+        let mut event = [0u8; 4096];
+        // SAFETY: reads into a buffer of its own length.
+        let got = unsafe { libc::read(watch, event.as_mut_ptr().cast(), event.len()) };
+        let error = std::io::Error::last_os_error();
+        // SAFETY: the descriptor is ours and closed once.
+        unsafe { libc::close(watch) };
+        assert_eq!(got, -1, "the FIFO was opened");
+        assert_eq!(error.kind(), std::io::ErrorKind::WouldBlock);
     }
 }
