@@ -332,3 +332,37 @@ fn derived_ids_are_the_ids_earlier_builds_gave() {
         );
     }
 }
+
+/// A copy of a file whose earlier section does not apply starts from that section's changes,
+/// which it cannot compose with its own: they keep the IDs they have in the earlier file patch
+/// (as earlier builds gave them), and only the copy's own hunk gets an ID of its own.
+#[test]
+fn a_copy_that_cannot_compose_keeps_the_earlier_change_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let diff = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n\
+diff --git a/a.txt b/b.txt\nsimilarity index 90%\ncopy from a.txt\ncopy to b.txt\n--- a/a.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n two\n-three\n+3\n";
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let input = patchdeck::formats::Input::from_bytes("d.diff", diff.as_bytes().to_vec());
+    let batch = patchdeck::formats::load(&input, None, &workspace).unwrap();
+    let ids: Vec<(&str, Vec<&str>)> = batch
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.doc_path.as_str(),
+                f.changes.iter().map(|c| c.id.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("a.txt", vec!["chg-5adcad3dd7883a52"]),
+            (
+                "b.txt",
+                vec!["chg-5adcad3dd7883a52", "chg-04b7160336ce8ae5"]
+            ),
+        ]
+    );
+}

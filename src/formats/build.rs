@@ -162,7 +162,9 @@ impl Builder {
     /// place in it and its content (SHA-256 of the fields, each framed by its length). The
     /// hashing reads every line of the batch, so it runs on every core, after the batch is
     /// read; a change's fields and place do not change after it is pushed (a file patch that
-    /// takes a later section is emptied and given its changes again).
+    /// takes a later section is emptied and given its changes again). A change that already
+    /// has its ID keeps it: a rename or copy that starts from an earlier file patch's changes
+    /// derives theirs first, and its copies keep them.
     pub fn derive_change_ids(&self, files: &mut [FilePatch]) {
         crate::parallel::map_into(files.iter_mut().collect(), |file| {
             let file_id = &file.id;

@@ -353,6 +353,10 @@ fn continue_move(
     workspace: &Workspace,
     builder: &mut Builder,
 ) {
+    // The new file starts with copies of the earlier changes, which keep their IDs when they
+    // cannot be composed with this section's (see `chain::refuse`): derive those now, as they
+    // will be derived for the earlier file patch.
+    builder.derive_change_ids(std::slice::from_mut(&mut loaded.files[at]));
     let old = &loaded.files[at];
     let old_path = old.doc_path.clone();
     let how = if section.renamed { "renamed" } else { "copied" };
