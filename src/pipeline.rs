@@ -94,19 +94,18 @@ pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Resul
 /// carry an `uncommitted_changes` note.
 pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) -> Result<Checked> {
     // git reports its status while the batch is parsed and verified: it reads the index and
-    // stats the work tree, independent of patchdeck's work, and starting it takes a while.
-    let root = workspace.root();
-    std::thread::scope(|scope| {
-        let status = scope.spawn(|| crate::git::status(root));
-        let batch = formats::load_with(input, workspace, options)?;
-        let mut verification = verify::verify(&batch, workspace);
-        if let Some(status) = status.join().expect("git status does not panic") {
-            crate::git::mark_uncommitted(&mut verification, &status);
-        }
-        Ok(Checked {
-            batch,
-            verification,
-        })
+    // stats the work tree, independent of patchdeck's work, and starting it takes a while. A
+    // batch that cannot be read does not wait for it.
+    let root = workspace.root().to_path_buf();
+    let status = std::thread::spawn(move || crate::git::status(&root));
+    let batch = formats::load_with(input, workspace, options)?;
+    let mut verification = verify::verify(&batch, workspace);
+    if let Some(status) = status.join().expect("git status does not panic") {
+        crate::git::mark_uncommitted(&mut verification, &status);
+    }
+    Ok(Checked {
+        batch,
+        verification,
     })
 }
 
