@@ -54,32 +54,34 @@ pub fn is_header<S: AsRef<str>>(line: &str, next: impl FnOnce() -> Vec<S>) -> bo
     matches!(next.as_slice(), [plus, hunk] if plus.as_ref().starts_with("+++ ") && hunk.as_ref().starts_with("@@ -"))
 }
 
-/// One line of a hunk: its text without ending, and its ending in the patch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HunkLine {
-    pub text: String,
+/// One line of a hunk: its text without ending, borrowed from the diff, and its ending in
+/// the patch. Nothing of a hunk is copied out of the diff until its change is built (on every
+/// core, see `place`), and a context line is one borrow on each side, not two copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HunkLine<'a> {
+    pub text: &'a str,
     pub eol: Eol,
 }
 
 #[derive(Clone, Debug)]
-pub struct Hunk {
+pub struct Hunk<'a> {
     /// 1-based line of the hunk header in the input.
     pub at_line: usize,
-    pub header: String,
-    pub section: String,
+    pub header: &'a str,
+    pub section: &'a str,
     pub old_start: usize,
     pub old_count: usize,
     pub new_start: usize,
     pub new_count: usize,
-    pub old: Vec<HunkLine>,
-    pub new: Vec<HunkLine>,
+    pub old: Vec<HunkLine<'a>>,
+    pub new: Vec<HunkLine<'a>>,
     pub leading_context: usize,
     pub trailing_context: usize,
 }
 
-/// One file's section of a diff.
+/// One file's section of a diff, borrowing its hunks' lines from the diff's text.
 #[derive(Clone, Debug, Default)]
-pub struct DiffFile {
+pub struct DiffFile<'a> {
     pub at_line: usize,
     /// Paths after stripping; `None` for `/dev/null`.
     pub old_path: Option<String>,
@@ -99,7 +101,7 @@ pub struct DiffFile {
     /// The first line after a hunk that is no part of it (a 1-based input line, and its
     /// text): junk that ends the section, as git reads it.
     pub junk_after_hunk: Option<(usize, String)>,
-    pub hunks: Vec<Hunk>,
+    pub hunks: Vec<Hunk<'a>>,
     /// The subject of the mail it came in, when it came in one.
     pub subject: Option<String>,
 }

@@ -8,26 +8,26 @@ use crate::read_ahead::ReadAhead;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
 /// input), `strip` the number of leading path components to remove.
-pub fn parse(
-    text: &str,
+pub fn parse<'a>(
+    text: &'a str,
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
-) -> Vec<DiffFile> {
+) -> Vec<DiffFile<'a>> {
     parse_reading_ahead(text, first_line, strip, problems, None)
 }
 
 /// [`parse`], handing `ahead` the file each section changes as soon as its headers are read
 /// (at its first hunk), so that the files are read while the rest of the diff is parsed.
-pub fn parse_reading_ahead(
-    text: &str,
+pub fn parse_reading_ahead<'a>(
+    text: &'a str,
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
     ahead: Option<&ReadAhead>,
-) -> Vec<DiffFile> {
+) -> Vec<DiffFile<'a>> {
     let raw: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut files: Vec<DiffFile> = Vec::new();
+    let mut files: Vec<DiffFile<'a>> = Vec::new();
     let mut subject: Option<String> = None;
     let mut i = 0;
     let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
@@ -461,7 +461,11 @@ fn unquote_prefix(text: &str) -> Option<(String, &str)> {
 }
 
 /// Parses `@@ -a,b +c,d @@ section` and reads exactly the lines it announces.
-fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize), String> {
+fn read_hunk<'a>(
+    raw: &[&'a str],
+    at: usize,
+    first_line: usize,
+) -> Result<(Hunk<'a>, usize), String> {
     let header = trim_eol(raw[at]);
     let bad = || {
         format!("malformed hunk header \"{header}\": expected \"@@ -LINE,COUNT +LINE,COUNT @@\"")
@@ -484,8 +488,8 @@ fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize)
     }
     let mut hunk = Hunk {
         at_line: at + first_line,
-        header: header.to_owned(),
-        section: section.trim().to_owned(),
+        header,
+        section: section.trim(),
         old_start,
         old_count,
         new_start,
@@ -526,13 +530,12 @@ fn read_hunk(raw: &[&str], at: usize, first_line: usize) -> Result<(Hunk, usize)
         let text = body
             .strip_suffix('\n')
             .map(|b| b.strip_suffix('\r').unwrap_or(b))
-            .unwrap_or(body)
-            .to_owned();
+            .unwrap_or(body);
         let entry = HunkLine { text, eol };
         let full = |side: &Vec<HunkLine>, count: usize| side.len() >= count;
         match tag {
             b' ' if !full(&hunk.old, old_count) && !full(&hunk.new, new_count) => {
-                hunk.old.push(entry.clone());
+                hunk.old.push(entry);
                 hunk.new.push(entry);
                 if seen_change {
                     hunk.trailing_context += 1;

@@ -8,11 +8,10 @@ use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::workspace::Workspace;
-use std::borrow::Cow;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
-    mut files: Vec<DiffFile>,
+    mut files: Vec<DiffFile<'_>>,
     workspace: &Workspace,
     builder: &mut Builder,
     loaded: &mut Loaded,
@@ -39,14 +38,14 @@ pub fn build(
             };
             let mut file = builder.file(&path, FileAction::Create);
             file.label = description.clone();
-            let new: Vec<HunkLine> = section.hunks.iter().flat_map(|h| h.new.clone()).collect();
+            let new: Vec<HunkLine<'_>> = section.hunks.iter().flat_map(|h| h.new.iter().copied()).collect();
             file.new_file_eol = new.first().map(|l| l.eol).filter(|e| *e != Eol::None);
             builder.push(
                 &mut file,
                 ChangeSpec {
                     description: Some(format!("new file {path}")),
                     range: Some(LineRange::after(0)),
-                    new_lines: new.iter().map(|l| l.text.clone()).collect(),
+                    new_lines: new.iter().map(|l| l.text.to_owned()).collect(),
                     new_eols: Some(new.iter().map(|l| l.eol).collect()),
                     eof_newline: Some(new.last().is_none_or(|l| l.eol != Eol::None)),
                     ..ChangeSpec::default()
@@ -84,14 +83,14 @@ pub fn build(
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
             file.label = description.clone();
-            let old: Vec<HunkLine> = section.hunks.iter().flat_map(|h| h.old.clone()).collect();
+            let old: Vec<HunkLine<'_>> = section.hunks.iter().flat_map(|h| h.old.iter().copied()).collect();
             let mut spec = ChangeSpec {
                 description: Some(format!("delete {old_path}")),
                 range: Some(LineRange {
                     start: 1,
                     count: old.len(),
                 }),
-                expected: Some(old.iter().map(|l| l.text.clone()).collect()),
+                expected: Some(old.iter().map(|l| l.text.to_owned()).collect()),
                 ..ChangeSpec::default()
             };
             if let OnDisk::File { bytes, .. } = &disk {
@@ -203,13 +202,12 @@ fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
 /// section names (most of a large diff): such a section depends on nothing placed before it.
 /// Each such section's hunks are taken; the answer, per section in order, is its changes and
 /// whether it had hunks (`None` for the sections left to the loop).
-fn place_plain<'s>(
-    sections: impl Iterator<Item = &'s mut DiffFile>,
+fn place_plain<'s, 'a: 's>(
+    sections: impl Iterator<Item = &'s mut DiffFile<'a>>,
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    type Plain = Option<(Vec<Hunk>, std::sync::Arc<Vec<u8>>)>;
-    let work: Vec<Plain> = sections
+    let work: Vec<Option<(Vec<Hunk<'a>>, std::sync::Arc<Vec<u8>>)>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
             let plain = !section.created
@@ -237,12 +235,12 @@ fn place_plain<'s>(
 
 /// Places every hunk of a section in the file's bytes (none for a missing or unusable file),
 /// giving each hunk's lines to its change, and flags hunks that overlap.
-fn place_all(hunks: Vec<Hunk>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
+fn place_all(hunks: Vec<Hunk<'_>>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
     let lines = bytes.map(Lines::split);
-    let headers: Vec<String> = hunks.iter().map(|h| h.header.clone()).collect();
+    let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
     let mut specs: Vec<ChangeSpec> = hunks
-        .into_iter()
-        .map(|h| place_hunk(Cow::Owned(h), lines.as_ref()))
+        .iter()
+        .map(|h| place_hunk(h, lines.as_ref()))
         .collect();
     flag_overlapping_hunks(&headers, &mut specs);
     specs
@@ -250,7 +248,7 @@ fn place_all(hunks: Vec<Hunk>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
 
 /// Hunks of one section placed over the same lines (context included): git apply refuses them
 /// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
-fn flag_overlapping_hunks(headers: &[String], specs: &mut [ChangeSpec]) {
+fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
     let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
     for j in 1..specs.len() {
         let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
@@ -294,7 +292,7 @@ fn control_character(path: &str) -> Option<LoadProblem> {
 /// merged into the earlier section's file patch. A deletion replaces the earlier changes with
 /// the deletion of the file, when its lines are the file as the earlier section leaves it.
 fn continue_file(
-    section: &DiffFile,
+    section: &DiffFile<'_>,
     file: &mut FilePatch,
     workspace: &Workspace,
     builder: &mut Builder,
@@ -312,7 +310,7 @@ fn continue_file(
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(Cow::Borrowed(h), None))
+                .map(|h| place_hunk(h, None))
                 .collect();
             chain::refuse(builder, file, specs, &why);
             return;
@@ -337,7 +335,7 @@ fn continue_file(
     let specs = section
         .hunks
         .iter()
-        .map(|h| place_hunk(Cow::Borrowed(h), Some(&current)))
+        .map(|h| place_hunk(h, Some(&current)))
         .collect();
     continuation.extend(builder, file, specs);
 }
@@ -346,7 +344,7 @@ fn continue_file(
 /// the earlier changes and this section's hunks over the same source. A rename then deletes the
 /// old file, or drops its creation when the batch creates it.
 fn continue_move(
-    section: &DiffFile,
+    section: &DiffFile<'_>,
     loaded: &mut Loaded,
     at: usize,
     new_path: &str,
@@ -377,7 +375,7 @@ fn continue_move(
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(Cow::Borrowed(h), Some(&current)))
+                .map(|h| place_hunk(h, Some(&current)))
                 .collect();
             continuation.extend(builder, &mut file, specs);
         }
@@ -385,7 +383,7 @@ fn continue_move(
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(Cow::Borrowed(h), None))
+                .map(|h| place_hunk(h, None))
                 .collect();
             chain::refuse(builder, &mut file, specs, &why);
         }
@@ -415,7 +413,7 @@ fn continue_move(
 }
 
 /// How a file differs from the lines a deletion removes, when it does.
-fn deletion_mismatch(file: &Lines<'_>, old: &[&HunkLine]) -> Option<String> {
+fn deletion_mismatch(file: &Lines<'_>, old: &[&HunkLine<'_>]) -> Option<String> {
     let differs = file
         .all()
         .iter()
@@ -441,22 +439,22 @@ fn lines(n: usize) -> String {
     format!("{n} line{}", if n == 1 { "" } else { "s" })
 }
 
-/// Places a hunk in the file's lines as `git apply` would (without fuzz). A hunk given by
-/// value gives its lines to the change; one borrowed is copied.
-fn place_hunk(hunk: Cow<'_, Hunk>, lines: Option<&Lines<'_>>) -> ChangeSpec {
+/// Places a hunk in the file's lines as `git apply` would (without fuzz), copying its lines
+/// into the change.
+fn place_hunk(hunk: &Hunk<'_>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
+    let without_bom;
     let hunk = match lines {
         Some(lines) if lines.has_bom() && hunk.old_start <= 1 => {
-            let mut h = hunk.into_owned();
+            let mut h = hunk.clone();
             for side in [&mut h.old, &mut h.new] {
                 if let Some(first) = side.first_mut() {
-                    if let Some(rest) = first.text.strip_prefix('\u{feff}') {
-                        first.text = rest.to_owned();
-                    }
+                    first.text = first.text.strip_prefix('\u{feff}').unwrap_or(first.text);
                 }
             }
-            Cow::Owned(h)
+            without_bom = h;
+            &without_bom
         }
         _ => hunk,
     };
@@ -466,37 +464,24 @@ fn place_hunk(hunk: Cow<'_, Hunk>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     } else {
         hunk.old_start.saturating_sub(1)
     };
-    let placed = lines.map(|lines| locate(&hunk, lines, stated));
+    let placed = lines.map(|lines| locate(hunk, lines, stated));
     let old_len = hunk.old.len();
     let at_end = |at: usize| lines.is_some_and(|l| at + old_len == l.len());
     let eof_newline = match placed {
         Some(Ok(at)) if at_end(at) => hunk.new.last().map(|last| last.eol != Eol::None),
         _ => None,
     };
-    let new_eols = hunk.new.iter().map(|l| l.eol).collect();
-    let header = hunk.header.clone();
-    let (description, old, new) = match hunk {
-        Cow::Owned(h) => (
-            if h.section.is_empty() {
-                h.header
-            } else {
-                h.section
-            },
-            h.old.into_iter().map(|l| l.text).collect::<Vec<_>>(),
-            h.new.into_iter().map(|l| l.text).collect(),
-        ),
-        Cow::Borrowed(h) => (
-            if h.section.is_empty() {
-                h.header.clone()
-            } else {
-                h.section.clone()
-            },
-            h.old.iter().map(|l| l.text.clone()).collect(),
-            h.new.iter().map(|l| l.text.clone()).collect(),
-        ),
+    let header = hunk.header;
+    let description = if hunk.section.is_empty() {
+        header
+    } else {
+        hunk.section
     };
+    let old: Vec<String> = hunk.old.iter().map(|l| l.text.to_owned()).collect();
+    let new = hunk.new.iter().map(|l| l.text.to_owned()).collect();
+    let new_eols = hunk.new.iter().map(|l| l.eol).collect();
     let mut spec = ChangeSpec {
-        description: Some(description),
+        description: Some(description.to_owned()),
         key: None,
         range: Some(LineRange {
             start: stated + 1,
@@ -538,7 +523,7 @@ fn place_hunk(hunk: Cow<'_, Hunk>, lines: Option<&Lines<'_>>) -> ChangeSpec {
 
 /// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
 /// other place they occur; else the conflict that says why not.
-fn locate(hunk: &Hunk, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
+fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
     let all = lines.all();
     let matches_at = |at: usize| -> bool {
         at + hunk.old.len() <= all.len()
