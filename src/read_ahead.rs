@@ -13,7 +13,8 @@
 //! link, a special file, a name that only matches ignoring case) is left alone for
 //! [`Workspace::resolve`] and [`Workspace::read`], which say why. A file read ahead is what
 //! `read` would have read a moment later, with its stamp: the commit compares the bytes again
-//! before it writes.
+//! before it writes. A file read ahead was also resolved by that walk (every folder a real
+//! folder, the name a regular file, no link), so `resolve` does not walk it a second time.
 //!
 //! [`Workspace::reading_ahead`]: crate::workspace::Workspace::reading_ahead
 //! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
@@ -39,7 +40,15 @@ const THREADS: usize = 4;
 /// [`ReadAhead::want`].
 pub struct ReadAhead {
     paths: Sender<String>,
-    threads: Vec<JoinHandle<Vec<(PathBuf, Snapshot)>>>,
+    threads: Vec<JoinHandle<Vec<Read>>>,
+}
+
+/// A file read ahead: the docPath it was asked for by, its path under the root, and its
+/// bytes as read.
+pub struct Read {
+    pub doc_path: String,
+    pub rel: PathBuf,
+    pub snapshot: Snapshot,
 }
 
 impl ReadAhead {
@@ -65,8 +74,8 @@ impl ReadAhead {
         let _ = self.paths.send(doc_path.to_owned());
     }
 
-    /// Waits for every file asked for, and returns what was read, by root-relative path.
-    pub fn finish(self) -> Vec<(PathBuf, Snapshot)> {
+    /// Waits for every file asked for, and returns what was read.
+    pub fn finish(self) -> Vec<Read> {
         drop(self.paths);
         self.threads
             .into_iter()
@@ -82,7 +91,7 @@ fn read_wanted(
     root: &Path,
     wanted: &Mutex<Receiver<String>>,
     hash: bool,
-) -> Vec<(PathBuf, Snapshot)> {
+) -> Vec<Read> {
     let mut read = Vec::new();
     let Ok(root) = Root::open(root) else {
         // The workspace cannot be opened this way: everything is read later, as usual.
@@ -123,7 +132,11 @@ fn read_wanted(
         if hash {
             snapshot.sha256();
         }
-        read.push((rel, snapshot));
+        read.push(Read {
+            doc_path,
+            rel,
+            snapshot,
+        });
     }
     read
 }
@@ -167,9 +180,12 @@ mod tests {
             ahead.want(doc_path);
         }
         let read = ahead.finish();
-        let names: Vec<&Path> = read.iter().map(|(rel, _)| rel.as_path()).collect();
-        assert_eq!(names, [Path::new("a/b.txt")]);
-        let snapshot = &read[0].1;
+        let names: Vec<(&str, &Path)> = read
+            .iter()
+            .map(|r| (r.doc_path.as_str(), r.rel.as_path()))
+            .collect();
+        assert_eq!(names, [("a/b.txt", Path::new("a/b.txt"))]);
+        let snapshot = &read[0].snapshot;
         assert_eq!(snapshot.bytes.as_slice(), b"bytes\n");
         assert!(snapshot.is_hashed());
         let mut event = [0u8; 4096];

@@ -422,13 +422,22 @@ impl Workspace {
     /// Runs `parse` with a [`ReadAhead`] that reads (and, with `hash`, hashes) on the other
     /// cores each file `parse` asks for, and keeps what it read as this workspace's reads: a
     /// batch's files are read while the batch is still being parsed (see [`crate::read_ahead`]).
-    /// A file read already keeps its first snapshot.
+    /// A file read already keeps its first snapshot. The walk that read a file resolved its
+    /// docPath too (exactly as written, to a regular file, through real folders): that is
+    /// kept as its resolution, unless it was resolved already.
     pub fn reading_ahead<T>(&self, hash: bool, parse: impl FnOnce(&ReadAhead) -> T) -> T {
         let ahead = ReadAhead::start(&self.root, hash);
         let parsed = parse(&ahead);
         let mut reads = self.reads.borrow_mut();
-        for (rel, snapshot) in ahead.finish() {
-            reads.entry(rel).or_insert(snapshot);
+        let mut resolved = self.resolved.borrow_mut();
+        for read in ahead.finish() {
+            resolved.entry(read.doc_path).or_insert_with(|| {
+                Ok(Resolved::File {
+                    rel: read.rel.clone(),
+                    by_case: false,
+                })
+            });
+            reads.entry(read.rel).or_insert(read.snapshot);
         }
         parsed
     }
