@@ -26,7 +26,7 @@ pub fn parse_reading_ahead<'a>(
     problems: &mut Vec<InputProblem>,
     ahead: Option<&ReadAhead>,
 ) -> Vec<DiffFile<'a>> {
-    let raw: Vec<&str> = text.split_inclusive('\n').collect();
+    let raw = split_lines(text);
     let mut files: Vec<DiffFile<'a>> = Vec::new();
     let mut subject: Option<String> = None;
     let mut i = 0;
@@ -293,6 +293,15 @@ fn inconsistent_names(
         .or_else(|| side("new", &new, &file.new_path, file.deleted).map(|message| (1, message)))
 }
 
+/// The lines of `text`, each with its `\n` (the last one without, when the text does not end
+/// with one), in a vector sized once.
+fn split_lines(text: &str) -> Vec<&str> {
+    let count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    let mut lines = Vec::with_capacity(count);
+    lines.extend(text.split_inclusive('\n'));
+    lines
+}
+
 fn trim_eol(line: &str) -> &str {
     let line = line.strip_suffix('\n').unwrap_or(line);
     line.strip_suffix('\r').unwrap_or(line)
@@ -494,8 +503,9 @@ fn read_hunk<'a>(
         old_count,
         new_start,
         new_count,
-        old: Vec::new(),
-        new: Vec::new(),
+        // Sized as the header counts, up to the lines the input has left.
+        old: Vec::with_capacity(old_count.min(raw.len() - at)),
+        new: Vec::with_capacity(new_count.min(raw.len() - at)),
         leading_context: 0,
         trailing_context: 0,
     };

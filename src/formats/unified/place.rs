@@ -38,7 +38,11 @@ pub fn build(
             };
             let mut file = builder.file(&path, FileAction::Create);
             file.label = description.clone();
-            let new: Vec<HunkLine<'_>> = section.hunks.iter().flat_map(|h| h.new.iter().copied()).collect();
+            let new: Vec<HunkLine<'_>> = section
+                .hunks
+                .iter()
+                .flat_map(|h| h.new.iter().copied())
+                .collect();
             file.new_file_eol = new.first().map(|l| l.eol).filter(|e| *e != Eol::None);
             builder.push(
                 &mut file,
@@ -83,7 +87,11 @@ pub fn build(
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
             file.label = description.clone();
-            let old: Vec<HunkLine<'_>> = section.hunks.iter().flat_map(|h| h.old.iter().copied()).collect();
+            let old: Vec<HunkLine<'_>> = section
+                .hunks
+                .iter()
+                .flat_map(|h| h.old.iter().copied())
+                .collect();
             let mut spec = ChangeSpec {
                 description: Some(format!("delete {old_path}")),
                 range: Some(LineRange {
@@ -207,7 +215,8 @@ fn place_plain<'s, 'a: 's>(
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    let work: Vec<Option<(Vec<Hunk<'a>>, std::sync::Arc<Vec<u8>>)>> = sections
+    type Plain<'a> = Option<(Vec<Hunk<'a>>, std::sync::Arc<Vec<u8>>)>;
+    let work: Vec<Plain<'a>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
             let plain = !section.created
@@ -307,11 +316,7 @@ fn continue_file(
     let continuation = match continuation {
         Ok(c) => c,
         Err(why) => {
-            let specs = section
-                .hunks
-                .iter()
-                .map(|h| place_hunk(h, None))
-                .collect();
+            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
             chain::refuse(builder, file, specs, &why);
             return;
         }
@@ -380,11 +385,7 @@ fn continue_move(
             continuation.extend(builder, &mut file, specs);
         }
         Err(why) => {
-            let specs = section
-                .hunks
-                .iter()
-                .map(|h| place_hunk(h, None))
-                .collect();
+            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
             chain::refuse(builder, &mut file, specs, &why);
         }
     }
