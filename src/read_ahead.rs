@@ -40,6 +40,9 @@ const THREADS: usize = 4;
 /// [`ReadAhead::want`].
 pub struct ReadAhead {
     paths: Sender<String>,
+    wanted: Arc<Mutex<Receiver<String>>>,
+    root: PathBuf,
+    hash: bool,
     threads: Vec<JoinHandle<Vec<Read>>>,
 }
 
@@ -64,7 +67,13 @@ impl ReadAhead {
                 std::thread::spawn(move || read_wanted(&root, &wanted, hash))
             })
             .collect();
-        ReadAhead { paths, threads }
+        ReadAhead {
+            paths,
+            wanted,
+            root: root.to_path_buf(),
+            hash,
+            threads,
+        }
     }
 
     /// Asks for the file at `doc_path` (as a batch names it) to be read.
@@ -74,24 +83,25 @@ impl ReadAhead {
         let _ = self.paths.send(doc_path.to_owned());
     }
 
-    /// Waits for every file asked for, and returns what was read.
+    /// Reads, on this thread too, the files asked for that no reading thread has taken yet
+    /// (the parser is done, so its core is free), waits for the threads, and returns what was
+    /// read.
     pub fn finish(self) -> Vec<Read> {
         drop(self.paths);
-        self.threads
-            .into_iter()
-            // A thread that panicked read nothing usable; its files are read later, and the
-            // panic has been printed.
-            .flat_map(|thread| thread.join().unwrap_or_default())
-            .collect()
+        let mut read = read_wanted(&self.root, &self.wanted, self.hash);
+        // A thread that panicked read nothing usable; its files are read later, and the panic
+        // has been printed.
+        read.extend(
+            self.threads
+                .into_iter()
+                .flat_map(|thread| thread.join().unwrap_or_default()),
+        );
+        read
     }
 }
 
 /// One reading thread: reads every path it is given until the parser is done.
-fn read_wanted(
-    root: &Path,
-    wanted: &Mutex<Receiver<String>>,
-    hash: bool,
-) -> Vec<Read> {
+fn read_wanted(root: &Path, wanted: &Mutex<Receiver<String>>, hash: bool) -> Vec<Read> {
     let mut read = Vec::new();
     let Ok(root) = Root::open(root) else {
         // The workspace cannot be opened this way: everything is read later, as usual.
