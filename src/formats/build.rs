@@ -1,6 +1,7 @@
 //! Helpers every format uses to build the batch model: IDs, changes, whole-file diffs, reading
 //! the file a change is located in. Nothing here knows any format's syntax.
 
+use crate::formats::Input;
 use crate::lines::{Eol, Lines};
 use crate::model::{
     Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, InputWarning, LineRange,
@@ -9,7 +10,7 @@ use crate::model::{
 use crate::problem::ProblemKind;
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use similar::group_diff_ops;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Lines of context a whole-file diff keeps around each hunk (as `git diff` does).
 pub const CONTEXT: usize = 3;
@@ -23,8 +24,11 @@ pub struct Loaded {
 }
 
 /// Builds file patches and changes with deterministic IDs derived from the input's bytes.
-pub struct Builder {
-    ids: IdDeriver,
+pub struct Builder<'a> {
+    input: &'a Input,
+    /// Seeded from the input's SHA-256 when the first ID is derived: until then (while a diff
+    /// is parsed) another core may still be computing it.
+    ids: OnceLock<IdDeriver>,
     next_file: usize,
 }
 
@@ -82,26 +86,32 @@ impl ChangeSpec {
     }
 }
 
-impl Builder {
-    pub fn new(input: &[u8]) -> Builder {
+impl<'a> Builder<'a> {
+    pub fn new(input: &'a Input) -> Builder<'a> {
         Builder {
-            ids: IdDeriver::new(input),
+            input,
+            ids: OnceLock::new(),
             next_file: 0,
         }
     }
 
+    fn ids(&self) -> &IdDeriver {
+        self.ids
+            .get_or_init(|| IdDeriver::seeded(self.input.sha256().to_owned()))
+    }
+
     pub fn batch_id(&self) -> crate::model::BatchId {
-        self.ids.batch_id()
+        self.ids().batch_id()
     }
 
     /// The SHA-256 of the input, as the IDs were seeded with it.
     pub fn input_sha256(&self) -> &str {
-        self.ids.input_sha256()
+        self.ids().input_sha256()
     }
 
     /// A new, empty file patch.
     pub fn file(&mut self, doc_path: &str, action: FileAction) -> FilePatch {
-        let id = self.ids.file_id(self.next_file, doc_path);
+        let id = self.ids().file_id(self.next_file, doc_path);
         self.next_file += 1;
         FilePatch {
             id,
@@ -157,7 +167,7 @@ impl Builder {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     /// Gives every change [`Builder::push`] added its ID, derived from its file patch's ID, its
     /// place in it and its content (SHA-256 of the fields, each framed by its length). The
     /// hashing reads every line of the batch, so it runs on every core, after the batch is
@@ -177,7 +187,7 @@ impl Builder {
     }
 
     fn change_id(&self, file: &FilePatchId, index: usize, change: &Change) -> ChangeId {
-        self.ids.change_id_with(file, index, |f| {
+        self.ids().change_id_with(file, index, |f| {
             f.text(change.operation.as_str())
                 .number(change.range.start)
                 .number(change.range.count)

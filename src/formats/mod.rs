@@ -76,6 +76,8 @@ pub struct Input {
     /// A path, or `-` for standard input.
     pub source: String,
     pub bytes: Vec<u8>,
+    /// The SHA-256 of `bytes`, once computed (see [`Input::sha256`]).
+    sha256: std::sync::OnceLock<String>,
 }
 
 impl Input {
@@ -105,17 +107,23 @@ impl Input {
         if bytes.len() > MAX_INPUT_BYTES {
             return Err(too_big(source, None));
         }
-        Ok(Input {
-            source: source.to_owned(),
-            bytes,
-        })
+        Ok(Input::from_bytes(source, bytes))
     }
 
     pub fn from_bytes(source: &str, bytes: impl Into<Vec<u8>>) -> Input {
         Input {
             source: source.to_owned(),
             bytes: bytes.into(),
+            sha256: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The SHA-256 of the input's bytes (lowercase hex): the batch's `content_sha256` and the
+    /// seed of its derived IDs. Computed once; a caller that asks while another thread is
+    /// computing it waits for that thread's answer.
+    pub fn sha256(&self) -> &str {
+        self.sha256
+            .get_or_init(|| crate::model::sha256_hex(&self.bytes))
     }
 }
 
@@ -187,6 +195,16 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
 }
 
 fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+    // The input's SHA-256 (17 MB for a 2,000-file diff) is needed only once the first file
+    // patch gets its ID: it is computed on another core meanwhile, beside detecting the format,
+    // checking the text is UTF-8 and (for a diff) parsing it.
+    std::thread::scope(|scope| {
+        scope.spawn(|| input.sha256());
+        load_detected(input, workspace, options)
+    })
+}
+
+fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
     let format = match options.format.as_deref() {
         Some(name) => match NAMES.iter().find(|n| **n == name) {
             Some(name) => *name,
@@ -231,7 +249,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
             }],
         )
     })?;
-    let mut builder = Builder::new(&input.bytes);
+    let mut builder = Builder::new(input);
     let mut loaded = Loaded::default();
     let context = Context { workspace, options };
     let problems = load_text(format, text, &context, &mut builder, &mut loaded);
@@ -415,7 +433,7 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
 fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
     let mut walker = Walker::default();
     let parsed = workspace.reading_ahead(true, |ahead| {
-        tul002::parse_reading_ahead(&input.bytes, &mut walker, ahead)
+        tul002::parse_reading_ahead(&input.bytes, input.sha256(), &mut walker, ahead)
     });
     match parsed {
         Some(parsed) if !walker.has_problems() => {

@@ -85,17 +85,20 @@ fn unwrap_envelope(value: &Value) -> Option<(&Map<String, Value>, &'static str)>
 /// Problems and warnings go to `walker`; the batch is returned only when there are no
 /// problems.
 pub fn parse(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
-    stream::read(input, walker, None)
+    stream::read(input, IdDeriver::new(input), walker, None)
 }
 
 /// [`parse`], handing each file's docPath to `ahead` as soon as it is read, so that the files
 /// are read (and hashed, as every TUL-002 file names its SHA-256) while the rest is parsed.
+/// `input_sha256` is the SHA-256 of `input`, computed already.
 pub fn parse_reading_ahead(
     input: &[u8],
+    input_sha256: &str,
     walker: &mut Walker,
     ahead: &ReadAhead,
 ) -> Option<ParsedBatch> {
-    stream::read(input, walker, Some(ahead))
+    let ids = IdDeriver::seeded(input_sha256.to_owned());
+    stream::read(input, ids, walker, Some(ahead))
 }
 
 /// Fields read from a stream, by their place in a list of known fields.

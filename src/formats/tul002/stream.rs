@@ -19,10 +19,15 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use std::cell::RefCell;
 use std::fmt;
 
-/// Reads and checks a TUL-002 batch from its bytes. Problems and warnings go to `walker`; the
-/// batch is returned only when there are none.
-pub fn read(input: &[u8], walker: &mut Walker, ahead: Option<&ReadAhead>) -> Option<ParsedBatch> {
-    let ids = IdDeriver::new(input);
+/// Reads and checks a TUL-002 batch from its bytes, deriving IDs with `ids` (seeded from the
+/// same bytes). Problems and warnings go to `walker`; the batch is returned only when there
+/// are none.
+pub fn read(
+    input: &[u8],
+    ids: IdDeriver,
+    walker: &mut Walker,
+    ahead: Option<&ReadAhead>,
+) -> Option<ParsedBatch> {
     let trail = Trail::default();
     let mut deserializer = serde_json::Deserializer::from_slice(input);
     let read = Top {
