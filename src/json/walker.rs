@@ -295,9 +295,11 @@ impl Walker {
                 None
             }
             Some(Lean::Strings(array)) => {
-                let here = field_path(path, key);
-                for &(i, found) in &array.not_strings {
-                    self.not_a_string(index_path(&here, i), found);
+                if !array.not_strings.is_empty() {
+                    let here = field_path(path, key);
+                    for &(i, found) in &array.not_strings {
+                        self.not_a_string(index_path(&here, i), found);
+                    }
                 }
                 self.problems_over += array.more_not_strings;
                 array.is_all_strings().then_some(array.items)
