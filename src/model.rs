@@ -377,10 +377,11 @@ impl IdDeriver {
 
     /// Seeds the IDs from the SHA-256 of the input's bytes (lowercase hex), computed already.
     pub fn seeded(input_sha256: String) -> IdDeriver {
-        let mut seed = Fingerprint(Vec::new());
+        let mut seed = Fingerprint::new();
         seed.text(&input_sha256);
+        seed.state.update(&seed.framed);
         IdDeriver {
-            seeded: Sha256::new().chain_update(&seed.0),
+            seeded: seed.state,
             batch_seed: input_sha256,
         }
     }
@@ -421,28 +422,58 @@ impl IdDeriver {
         index: usize,
         content: impl FnOnce(&mut Fingerprint),
     ) -> ChangeId {
-        let mut fingerprint = Fingerprint(Vec::with_capacity(256));
+        let mut fingerprint = Fingerprint {
+            state: self.seeded.clone(),
+            framed: Vec::with_capacity(256),
+        };
         fingerprint.text(file.as_str()).text("change").number(index);
         content(&mut fingerprint);
-        let digest = self.seeded.clone().chain_update(&fingerprint.0).finalize();
+        let digest = fingerprint.finish();
         ChangeId(format!("chg-{}", &hex(&digest[..ID_HEX_DIGITS / 2])))
     }
 }
 
 /// The content a derived change ID is computed from, fed field by field. The fields are
-/// framed into one buffer, hashed at once: a change of many short lines is one SHA-256 pass,
-/// not a call per line (the digest is the same either way).
-pub struct Fingerprint(Vec<u8>);
+/// framed into a buffer that is hashed when it fills (and at the end): a change of many short
+/// lines is a few SHA-256 passes, not a call per line, and a change of a whole large file
+/// holds at most [`Fingerprint::FRAMED`] bytes at once. The digest is the same either way.
+pub struct Fingerprint {
+    state: Sha256,
+    framed: Vec<u8>,
+}
 
 impl Fingerprint {
+    /// How many framed bytes are kept before they are hashed.
+    const FRAMED: usize = 64 << 10;
+
+    fn new() -> Fingerprint {
+        Fingerprint {
+            state: Sha256::new(),
+            framed: Vec::new(),
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        self.framed.extend_from_slice(bytes);
+        if self.framed.len() >= Self::FRAMED {
+            self.state.update(&self.framed);
+            self.framed.clear();
+        }
+    }
+
+    fn finish(mut self) -> sha2::digest::Output<Sha256> {
+        self.state.update(&self.framed);
+        self.state.finalize()
+    }
+
     pub fn text(&mut self, text: &str) -> &mut Fingerprint {
         self.number(text.len());
-        self.0.extend_from_slice(text.as_bytes());
+        self.feed(text.as_bytes());
         self
     }
 
     pub fn number(&mut self, n: usize) -> &mut Fingerprint {
-        self.0.extend_from_slice(&(n as u64).to_le_bytes());
+        self.feed(&(n as u64).to_le_bytes());
         self
     }
 
@@ -464,6 +495,36 @@ impl Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A change larger than the fingerprint's buffer (a whole file deleted, say) is hashed in
+    /// parts, to the digest of its framed fields as one stream: the ID earlier builds gave.
+    #[test]
+    fn a_change_id_is_the_hash_of_its_framed_fields_however_large() {
+        let ids = IdDeriver::new(b"input");
+        let file = FilePatchId("file-1".into());
+        let lines: Vec<String> = (0..20_000).map(|i| format!("line {i}")).collect();
+        let id = ids.change_id_with(&file, 3, |f| {
+            f.text("delete").lines(Some(&lines)).lines(None);
+        });
+        let mut framed = Vec::new();
+        let text = |out: &mut Vec<u8>, t: &str| {
+            out.extend((t.len() as u64).to_le_bytes());
+            out.extend(t.as_bytes());
+        };
+        text(&mut framed, &sha256_hex(b"input"));
+        text(&mut framed, "file-1");
+        text(&mut framed, "change");
+        framed.extend(3u64.to_le_bytes());
+        text(&mut framed, "delete");
+        framed.extend((lines.len() as u64).to_le_bytes());
+        for line in &lines {
+            text(&mut framed, line);
+        }
+        framed.extend(u64::MAX.to_le_bytes());
+        assert!(framed.len() > Fingerprint::FRAMED * 3);
+        let digest = Sha256::digest(&framed);
+        assert_eq!(id.0, format!("chg-{}", hex(&digest[..ID_HEX_DIGITS / 2])));
+    }
 
     #[test]
     fn empty_sha_constant_is_the_hash_of_nothing() {

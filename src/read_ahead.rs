@@ -4,8 +4,9 @@
 //! for a batch that names their SHA-256) is independent of it: a file can be read as soon as
 //! its path has been parsed. [`Workspace::reading_ahead`] runs a parser with a [`ReadAhead`],
 //! to which the parser hands each path as it meets it; threads on the other cores read those
-//! files meanwhile, and what they read joins the workspace's reads, so that resolving and
-//! verifying find the files already in memory.
+//! files meanwhile (and the parsing thread reads what is left once it is done), and what they
+//! read joins the workspace's reads, so that resolving and verifying find the files already in
+//! memory.
 //!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
 //! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
@@ -14,7 +15,10 @@
 //! [`Workspace::resolve`] and [`Workspace::read`], which say why. A file read ahead is what
 //! `read` would have read a moment later, with its stamp: the commit compares the bytes again
 //! before it writes. A file read ahead was also resolved by that walk (every folder a real
-//! folder, the name a regular file, no link), so `resolve` does not walk it a second time.
+//! folder, the name a regular file, no link), so `resolve` does not walk it a second time. The
+//! walk is as fresh as the folders a reader holds open, which it opened earlier in the parse:
+//! a folder swapped for a link meanwhile is not seen by `check`, only by the commit, which
+//! walks every folder again before it writes and refuses then.
 //!
 //! [`Workspace::reading_ahead`]: crate::workspace::Workspace::reading_ahead
 //! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
@@ -36,8 +40,8 @@ const OPEN_FOLDERS: usize = 64;
 /// The most reading threads: one per core but the one that parses, up to this many.
 const THREADS: usize = 4;
 
-/// Files read on other threads while a batch is parsed: the parser gives each path with
-/// [`ReadAhead::want`].
+/// Files read on other threads while a batch is parsed (and on the parsing thread once it is
+/// done): the parser gives each path with [`ReadAhead::want`].
 pub struct ReadAhead {
     paths: Sender<String>,
     wanted: Arc<Mutex<Receiver<String>>>,
@@ -100,7 +104,8 @@ impl ReadAhead {
     }
 }
 
-/// One reading thread: reads every path it is given until the parser is done.
+/// One reader: reads every path it is given until the parser is done and none is left (a
+/// reading thread, or the parsing thread in [`ReadAhead::finish`]).
 fn read_wanted(root: &Path, wanted: &Mutex<Receiver<String>>, hash: bool) -> Vec<Read> {
     let mut read = Vec::new();
     let Ok(root) = Root::open(root) else {

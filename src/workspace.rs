@@ -420,7 +420,7 @@ impl Workspace {
     }
 
     /// Runs `parse` with a [`ReadAhead`] that reads (and, with `hash`, hashes) on the other
-    /// cores each file `parse` asks for, and keeps what it read as this workspace's reads: a
+    /// cores, and on this one once `parse` is done, each file `parse` asks for, and keeps what it read as this workspace's reads: a
     /// batch's files are read while the batch is still being parsed (see [`crate::read_ahead`]).
     /// A file read already keeps its first snapshot. The walk that read a file resolved its
     /// docPath too (exactly as written, to a regular file, through real folders): that is

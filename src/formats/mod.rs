@@ -75,6 +75,7 @@ impl LoadOptions {
 pub struct Input {
     /// A path, or `-` for standard input.
     pub source: String,
+    /// The input as read; not to be changed once [`Input::sha256`] has been asked for.
     pub bytes: Vec<u8>,
     /// The SHA-256 of `bytes`, once computed (see [`Input::sha256`]).
     sha256: std::sync::OnceLock<String>,
@@ -196,8 +197,10 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
 
 fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
     // The input's SHA-256 (17 MB for a 2,000-file diff) is needed only once the first file
-    // patch gets its ID: it is computed on another core meanwhile, beside detecting the format,
-    // checking the text is UTF-8 and (for a diff) parsing it.
+    // patch gets its ID: it is computed on another core meanwhile, beside detecting the format
+    // (and, for a text format, checking the text is UTF-8 and parsing it; a TUL-002 batch
+    // needs it as its first file is read). An input refused early waits for it: at most the
+    // hash of 64 MiB.
     std::thread::scope(|scope| {
         scope.spawn(|| input.sha256());
         load_detected(input, workspace, options)
