@@ -6,8 +6,10 @@
 //! 17 or 18 hunks a file (one to three lines replaced, three lines of context each side). At
 //! 2,000 files that is about 35,000 hunks, a 24 MB diff and 2 M target lines, the scale of
 //! issue 6. Every figure is the median of several runs (`PATCHDECK_BENCH_RUNS`, default 5) of a
-//! whole process: wall time from spawn to exit, and peak resident memory from `wait4`'s
-//! `ru_maxrss`. Each `apply` (and `git apply`, `patch -p1`) runs on a fresh copy of the
+//! whole process: wall time from spawn to exit, and, from `wait4`'s usage, peak resident
+//! memory (`ru_maxrss`) and processor time (user and system, every thread; on a shared
+//! machine it moves less than the wall time, so it is the figure to compare two builds by).
+//! Each `apply` (and `git apply`, `patch -p1`) runs on a fresh copy of the
 //! workspace, copied outside the timing. Sizes: `PATCHDECK_BENCH_SIZES` (default
 //! `10,200,2000`). `PATCHDECK_BENCH_OUT=DIR` only writes the workspace and batches for profiling.
 //!
@@ -215,10 +217,13 @@ fn edits(files: &[GenFile]) -> Value {
     Value::Array(calls)
 }
 
-/// One whole-process run: wall time, and peak resident memory in KiB.
+/// One whole-process run: wall time, peak resident memory in KiB, and processor time (user
+/// and system, every thread; zero when not measured). On a shared machine the processor
+/// time moves less than the wall time, which waits for the other programs too.
 struct Run {
     wall: Duration,
     max_rss_kib: u64,
+    cpu: Duration,
 }
 
 /// Runs `program` from a fresh, small copy of this bench (`PATCHDECK_PEERS_LAUNCH`), which
@@ -244,10 +249,11 @@ fn run_once(program: &str, args: &[&str], cwd: &Path) -> Run {
     Run {
         wall: Duration::from_nanos(fields.next().unwrap()),
         max_rss_kib: fields.next().unwrap(),
+        cpu: Duration::from_micros(fields.next().unwrap()),
     }
 }
 
-/// The launcher: runs argv[1..], prints "WALL_NS MAX_RSS_KIB", exits with its status.
+/// The launcher: runs argv[1..], prints "WALL_NS MAX_RSS_KIB CPU_US", exits with its status.
 fn launch() -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let start = Instant::now();
@@ -263,7 +269,9 @@ fn launch() -> ! {
     let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
     let wall = start.elapsed();
     assert_eq!(pid, child.id() as libc::pid_t);
-    println!("{} {}", wall.as_nanos(), usage.ru_maxrss);
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    let cpu = micros(usage.ru_utime) + micros(usage.ru_stime);
+    println!("{} {} {cpu}", wall.as_nanos(), usage.ru_maxrss);
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
     std::process::exit(if ok { 0 } else { 1 });
 }
@@ -306,17 +314,16 @@ struct Paired {
     to_git: f64,
 }
 
-fn median_of(mut all: Vec<Run>) -> Run {
-    all.sort_by_key(|r| r.wall);
-    let rss = {
-        let mut m: Vec<u64> = all.iter().map(|r| r.max_rss_kib).collect();
-        m.sort();
-        m[m.len() / 2]
-    };
-    let wall = all[all.len() / 2].wall;
+/// Each figure's median over the runs, taken one figure at a time.
+fn median_of(all: Vec<Run>) -> Run {
+    fn median<T: Ord + Copy>(mut values: Vec<T>) -> T {
+        values.sort();
+        values[values.len() / 2]
+    }
     Run {
-        wall,
-        max_rss_kib: rss,
+        wall: median(all.iter().map(|r| r.wall).collect()),
+        max_rss_kib: median(all.iter().map(|r| r.max_rss_kib).collect()),
+        cpu: median(all.iter().map(|r| r.cpu).collect()),
     }
 }
 
@@ -468,6 +475,7 @@ fn main() {
                             Run {
                                 wall: Duration::from_nanos(floor::run(&scratch, &writes) as u64),
                                 max_rss_kib: 0,
+                                cpu: Duration::ZERO,
                             }
                         },
                         &mut || {
@@ -572,37 +580,54 @@ fn main() {
     }
 
     println!();
-    println!("| files | patchdeck | ms | MiB | peer | ms | MiB | time ratio | memory ratio |");
-    println!("|---:|---|---:|---:|---|---:|---:|---:|---:|");
+    println!(
+        "| files | patchdeck | ms | CPU ms | MiB | peer | ms | CPU ms | MiB | time ratio | CPU ratio | memory ratio |"
+    );
+    println!("|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+    let mib = |r: &Run| r.max_rss_kib as f64 / 1024.0;
+    // A figure not measured (the floor's memory and processor time: it runs in this process)
+    // is left blank, and so is its ratio.
+    let cell = |value: f64, measured: bool| {
+        if measured {
+            format!("{value:.0}")
+        } else {
+            String::new()
+        }
+    };
+    let ratio_cell = |a: f64, b: f64, measured: bool| {
+        if measured {
+            format!("{:.2}", a / b)
+        } else {
+            String::new()
+        }
+    };
     for row in &rows {
-        let mib = |r: &Run| r.max_rss_kib as f64 / 1024.0;
+        let run = &row.run;
         match &row.peer {
-            Some((name, peer)) if peer.max_rss_kib == 0 => println!(
-                "| {} | {} | {:.0} | {:.0} | {name} | {:.0} | | {:.2} | |",
-                row.size,
-                row.what,
-                ms(row.run.wall),
-                mib(&row.run),
-                ms(peer.wall),
-                ms(row.run.wall) / ms(peer.wall),
-            ),
-            Some((name, peer)) => println!(
-                "| {} | {} | {:.0} | {:.0} | {name} | {:.0} | {:.0} | {:.2} | {:.2} |",
-                row.size,
-                row.what,
-                ms(row.run.wall),
-                mib(&row.run),
-                ms(peer.wall),
-                mib(peer),
-                ms(row.run.wall) / ms(peer.wall),
-                mib(&row.run) / mib(peer),
-            ),
+            Some((name, peer)) => {
+                let (rss, cpu) = (peer.max_rss_kib > 0, !peer.cpu.is_zero());
+                println!(
+                    "| {} | {} | {:.0} | {:.0} | {:.0} | {name} | {:.0} | {} | {} | {:.2} | {} | {} |",
+                    row.size,
+                    row.what,
+                    ms(run.wall),
+                    ms(run.cpu),
+                    mib(run),
+                    ms(peer.wall),
+                    cell(ms(peer.cpu), cpu),
+                    cell(mib(peer), rss),
+                    ms(run.wall) / ms(peer.wall),
+                    ratio_cell(ms(run.cpu), ms(peer.cpu), cpu),
+                    ratio_cell(mib(run), mib(peer), rss),
+                )
+            }
             None => println!(
-                "| {} | {} | {:.0} | {:.0} | | | | | |",
+                "| {} | {} | {:.0} | {:.0} | {:.0} | | | | | | | |",
                 row.size,
                 row.what,
-                ms(row.run.wall),
-                mib(&row.run)
+                ms(run.wall),
+                ms(run.cpu),
+                mib(run)
             ),
         }
     }
@@ -619,23 +644,26 @@ fn main() {
                 (
                     ms(r.run.wall) / ms(p.wall),
                     r.run.max_rss_kib as f64 / p.max_rss_kib.max(1) as f64,
+                    ms(r.run.cpu) / ms(p.cpu).max(f64::MIN_POSITIVE),
                 )
             })
     };
     println!();
     println!("Targets at {largest} files (ratio measured in this run; target in brackets):");
-    if let Some((t, m)) = ratio("check -q unified", "git apply --check") {
+    if let Some((t, m, c)) = ratio("check -q unified", "git apply --check") {
         println!(
-            "  check -q / git apply --check: time {t:.2} [<= 0.5], peak memory {m:.2} [<= 1.0]"
+            "  check -q / git apply --check: time {t:.2} [<= 0.5], peak memory {m:.2} [<= 1.0] (processor time {c:.2})"
         );
     }
-    if let Some((t, m)) = ratio("check unified", "git apply --check") {
-        println!("  check --json / git apply --check: time {t:.2}, peak memory {m:.2}");
+    if let Some((t, m, c)) = ratio("check unified", "git apply --check") {
+        println!(
+            "  check --json / git apply --check: time {t:.2}, peak memory {m:.2} (processor time {c:.2})"
+        );
     }
     // The apply's time ratios are the medians of each round's ratio (see `in_turns`): the
     // ratio of the medians is in the table.
     let turns = paired.iter().find(|p| p.size == largest);
-    if let (Some((_, m)), Some(p)) = (ratio("apply unified", "git apply"), turns) {
+    if let (Some((_, m, _)), Some(p)) = (ratio("apply unified", "git apply"), turns) {
         println!(
             "  apply / git apply:         time {:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]",
             p.to_git
@@ -677,6 +705,7 @@ impl Run {
         Run {
             wall: self.wall,
             max_rss_kib: self.max_rss_kib,
+            cpu: self.cpu,
         }
     }
 }
