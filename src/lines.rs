@@ -8,6 +8,7 @@
 //! new lines.
 
 use crate::model::LineRange;
+use crate::text_lines::TextLines;
 use std::borrow::Cow;
 
 /// A line ending as it appears in the file.
@@ -121,7 +122,7 @@ impl<'a> Lines<'a> {
 
     /// Whether the lines at `range` are exactly `expected` (texts compared byte for byte,
     /// endings ignored). A range that leaves the file never matches.
-    pub fn matches_at(&self, range: LineRange, expected: &[String]) -> bool {
+    pub fn matches_at(&self, range: LineRange, expected: &TextLines) -> bool {
         range.start >= 1
             && range.end() - 1 <= self.lines.len()
             && range.count == expected.len()
@@ -133,7 +134,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Every 1-based line where `expected` occurs as a run of whole lines.
-    pub fn find_all(&self, expected: &[String]) -> Vec<usize> {
+    pub fn find_all(&self, expected: &TextLines) -> Vec<usize> {
         if expected.is_empty() || expected.len() > self.lines.len() {
             return Vec::new();
         }
@@ -161,7 +162,7 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 #[derive(Clone, Copy, Debug)]
 pub struct Splice<'c> {
     pub range: LineRange,
-    pub new_lines: &'c [String],
+    pub new_lines: &'c TextLines,
     /// When the splice reaches the end of the file: whether the file then ends with a newline
     /// (`None` keeps the original's choice).
     pub final_newline: Option<bool>,
@@ -170,7 +171,7 @@ pub struct Splice<'c> {
 }
 
 impl<'c> Splice<'c> {
-    pub fn new(range: LineRange, new_lines: &'c [String]) -> Splice<'c> {
+    pub fn new(range: LineRange, new_lines: &'c TextLines) -> Splice<'c> {
         Splice {
             range,
             new_lines,
@@ -310,8 +311,8 @@ pub fn invalid_utf8_offset(bytes: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn s(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|l| l.to_string()).collect()
+    fn s(lines: &[&str]) -> TextLines {
+        lines.iter().collect()
     }
 
     #[test]
@@ -343,11 +344,20 @@ mod tests {
     fn deleting_the_last_line_of_a_file_without_newline_keeps_the_file_without_one() {
         // As inserting at the end does: the file's last line, now line 2, ends as the file did.
         // (`git diff` writes this as `-b -c +b`, each side marked "No newline at end of file".)
-        let out = splice(b"a\nb\nc", &[Splice::new(LineRange::inclusive(3, 3), &[])]);
+        let out = splice(
+            b"a\nb\nc",
+            &[Splice::new(
+                LineRange::inclusive(3, 3),
+                &TextLines::default(),
+            )],
+        );
         assert_eq!(out, b"a\nb");
         let out = splice(
             b"a\r\nb\r\nc",
-            &[Splice::new(LineRange::inclusive(2, 3), &[])],
+            &[Splice::new(
+                LineRange::inclusive(2, 3),
+                &TextLines::default(),
+            )],
         );
         assert_eq!(out, b"a");
         // A replacement that keeps line 2 and drops line 3 ends the same way.
@@ -361,7 +371,8 @@ mod tests {
     #[test]
     fn a_splice_that_says_how_the_file_ends_is_obeyed() {
         // A unified diff's hunk that deletes the last line and keeps line 2's newline.
-        let mut delete = Splice::new(LineRange::inclusive(3, 3), &[]);
+        let none = TextLines::default();
+        let mut delete = Splice::new(LineRange::inclusive(3, 3), &none);
         delete.final_newline = Some(true);
         assert_eq!(splice(b"a\nb\nc", &[delete]), b"a\nb\n");
     }
@@ -383,7 +394,13 @@ mod tests {
 
     #[test]
     fn deleting_every_line_gives_an_empty_file() {
-        let out = splice(b"a\nb\n", &[Splice::new(LineRange::inclusive(1, 2), &[])]);
+        let out = splice(
+            b"a\nb\n",
+            &[Splice::new(
+                LineRange::inclusive(1, 2),
+                &TextLines::default(),
+            )],
+        );
         assert_eq!(out, b"");
     }
 

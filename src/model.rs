@@ -8,6 +8,7 @@
 
 use crate::lines::Eol;
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -248,9 +249,9 @@ pub struct Change {
     pub operation: Operation,
     pub range: LineRange,
     /// The lines the author expects at `range`, without line endings, when the format says.
-    pub expected: Option<Vec<String>>,
+    pub expected: Option<TextLines>,
     /// The lines to write, without line endings.
-    pub new_lines: Vec<String>,
+    pub new_lines: TextLines,
     /// How the lines were located, for formats that locate them by text.
     pub match_tier: MatchTier,
     /// When this change's new lines end the file: whether the file then ends with a newline.
@@ -478,7 +479,7 @@ impl Fingerprint {
     }
 
     /// Lines, or their absence (which differs from no lines).
-    pub fn lines(&mut self, lines: Option<&[String]>) -> &mut Fingerprint {
+    pub fn lines(&mut self, lines: Option<&TextLines>) -> &mut Fingerprint {
         match lines {
             None => self.number(usize::MAX),
             Some(lines) => {
@@ -502,7 +503,7 @@ mod tests {
     fn a_change_id_is_the_hash_of_its_framed_fields_however_large() {
         let ids = IdDeriver::new(b"input");
         let file = FilePatchId("file-1".into());
-        let lines: Vec<String> = (0..20_000).map(|i| format!("line {i}")).collect();
+        let lines: TextLines = (0..20_000).map(|i| format!("line {i}")).collect();
         let id = ids.change_id_with(&file, 3, |f| {
             f.text("delete").lines(Some(&lines)).lines(None);
         });
@@ -563,12 +564,12 @@ mod tests {
             })
         };
         assert_ne!(split("ab", "c"), split("a", "bc"));
-        let lines = |l: Option<&[String]>| {
+        let lines = |l: Option<&TextLines>| {
             a.change_id_with(&f0, 0, |f| {
                 f.lines(l);
             })
         };
-        assert_ne!(lines(None), lines(Some(&[])));
+        assert_ne!(lines(None), lines(Some(&TextLines::default())));
         assert_eq!(a.change_id(&f0, 0, "c").as_str().len(), "chg-".len() + 16);
         assert_eq!(f0.as_str().len(), "file-".len() + 16);
         assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());

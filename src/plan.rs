@@ -10,6 +10,7 @@ use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
 use crate::review::rules::{self, Placement, Stuck};
 use crate::review::{Decision, Decisions};
+use crate::text_lines::TextLines;
 use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
 use std::path::PathBuf;
@@ -375,7 +376,7 @@ pub fn plan_with(
             overrides.push(Override::HardLink { file: index });
         }
 
-        let mut splices: Vec<(LineRange, usize, &[String])> = Vec::with_capacity(selected.len());
+        let mut splices: Vec<(LineRange, usize, &TextLines)> = Vec::with_capacity(selected.len());
         let mut blocked = false;
         for &ci in &selected {
             let change = &file.changes[ci];
@@ -463,7 +464,7 @@ pub fn plan_with(
                     continue;
                 }
             }
-            let new_lines: &[String] = match decisions.get(&change.id) {
+            let new_lines: &TextLines = match decisions.get(&change.id) {
                 Decision::Edit(lines) => lines,
                 _ => &change.new_lines,
             };

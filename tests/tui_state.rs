@@ -293,9 +293,7 @@ fn editing_with_the_editor_makes_the_change_edited_and_accepted() {
     run_edit(&mut app, effect, tools.path());
     assert_eq!(
         decision(&app, "log-load"),
-        Decision::Edit(vec![
-            "        log.debug(\"loaded %d\", len(self.items))".into()
-        ])
+        Decision::Edit(vec!["        log.debug(\"loaded %d\", len(self.items))".to_owned()].into())
     );
     assert_eq!(
         selected_key(&app),

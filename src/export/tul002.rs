@@ -17,6 +17,7 @@ use crate::model::{FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::pipeline::Checked;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::review::{Decision, Decisions};
+use crate::text_lines::TextLines;
 use crate::verify::FileCheck;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -63,7 +64,7 @@ struct ChangeOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     expected_original_lines: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    new_lines: Option<Cow<'a, [String]>>,
+    new_lines: Option<Cow<'a, TextLines>>,
     /// Where it is written, for the check that the export gives the plan's bytes.
     #[serde(skip)]
     range: LineRange,
@@ -175,7 +176,7 @@ fn file_out<'a>(
     } else {
         for (&ci, &range) in write.changes.iter().zip(&write.ranges) {
             let change = &file.changes[ci];
-            let new_lines: &[String] = match decisions.get(&change.id) {
+            let new_lines: &TextLines = match decisions.get(&change.id) {
                 Decision::Edit(lines) => lines,
                 _ => &change.new_lines,
             };
@@ -202,12 +203,13 @@ fn file_out<'a>(
             });
         }
     }
-    let said: Vec<&String> = changes
+    let said: Vec<&str> = changes
         .iter()
         .flat_map(|c| {
             c.expected_original_lines
                 .iter()
                 .flatten()
+                .map(String::as_str)
                 .chain(c.new_lines.iter().flat_map(|l| l.iter()))
         })
         .collect();
@@ -217,9 +219,10 @@ fn file_out<'a>(
         )));
     }
     // What `apply` of the export would write: the changes spliced as TUL-002 says them.
+    let none = TextLines::default();
     let splices: Vec<Splice> = changes
         .iter()
-        .map(|c| Splice::new(c.range, c.new_lines.as_deref().unwrap_or_default()))
+        .map(|c| Splice::new(c.range, c.new_lines.as_deref().unwrap_or(&none)))
         .collect();
     let written = splice_with_eol(base, &splices, Eol::Lf);
     if written != write.after {
@@ -250,10 +253,10 @@ fn whole_file<'a>(
     count: usize,
 ) -> ChangeOut<'a> {
     let range = LineRange { start: 1, count };
-    let created: Vec<String> = Lines::split(&write.after)
+    let created: TextLines = Lines::split(&write.after)
         .all()
         .iter()
-        .map(|l| l.text_str().into_owned())
+        .map(|l| l.text_str())
         .collect();
     let operation = if created.is_empty() {
         Operation::Delete

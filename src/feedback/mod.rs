@@ -451,7 +451,7 @@ fn failed_change(
                 .map(Rule::from),
         );
     }
-    let expected = change.expected.as_deref().filter(|e| !e.is_empty());
+    let expected = change.expected.as_ref().filter(|e| !e.is_empty());
     let unplaced = change.unplaced();
     let readable = check.snapshot.is_some() || check.copied_from.is_some();
     let current =
@@ -462,7 +462,7 @@ fn failed_change(
         (None, None) => Vec::new(),
     };
     places.sort_by_key(|&line| (line.abs_diff(change.range.start), line));
-    let span = expected.map_or(1, <[String]>::len);
+    let span = expected.map_or(1, |e| e.len());
     let found_at = places
         .iter()
         .take(MAX_PLACES)

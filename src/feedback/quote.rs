@@ -39,9 +39,13 @@ pub struct Excerpt {
 
 impl Quote {
     /// `lines`, at most [`MAX_QUOTED_LINES`] of them.
-    pub(super) fn of(lines: &[String]) -> Quote {
+    pub(super) fn of(lines: &crate::text_lines::TextLines) -> Quote {
         Quote {
-            lines: lines.iter().take(MAX_QUOTED_LINES).cloned().collect(),
+            lines: lines
+                .iter()
+                .take(MAX_QUOTED_LINES)
+                .map(str::to_owned)
+                .collect(),
             more_lines: lines.len().saturating_sub(MAX_QUOTED_LINES),
         }
     }

@@ -8,6 +8,7 @@ use crate::model::{
     LoadProblem, MatchTier, Operation,
 };
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use similar::group_diff_ops;
 use std::sync::{Arc, OnceLock};
@@ -38,8 +39,8 @@ pub struct ChangeSpec {
     pub description: Option<String>,
     pub key: Option<String>,
     pub range: Option<LineRange>,
-    pub expected: Option<Vec<String>>,
-    pub new_lines: Vec<String>,
+    pub expected: Option<TextLines>,
+    pub new_lines: TextLines,
     pub tier: MatchTier,
     pub eof_newline: Option<bool>,
     pub new_eols: Option<Vec<Eol>>,
@@ -68,8 +69,8 @@ impl ChangeSpec {
 
     /// The lines it would write, for a change that could not be placed (shown to the reviewer;
     /// never written, since the change has no place).
-    pub fn writing(mut self, new_lines: Vec<String>) -> ChangeSpec {
-        self.new_lines = new_lines;
+    pub fn writing(mut self, new_lines: impl Into<TextLines>) -> ChangeSpec {
+        self.new_lines = new_lines.into();
         self
     }
 
@@ -191,7 +192,7 @@ impl Builder<'_> {
             f.text(change.operation.as_str())
                 .number(change.range.start)
                 .number(change.range.count)
-                .lines(change.expected.as_deref())
+                .lines(change.expected.as_ref())
                 .lines(Some(&change.new_lines))
                 .text(change.description.as_deref().unwrap_or(""))
                 .number(usize::from(change.description.is_some()));
@@ -211,13 +212,9 @@ fn tier_meaning(tier: MatchTier) -> &'static str {
 }
 
 /// The text of a file as lines without endings, and whether it ends with a newline.
-pub fn text_lines(bytes: &[u8]) -> (Vec<String>, bool) {
+pub fn text_lines(bytes: &[u8]) -> (TextLines, bool) {
     let lines = Lines::split(bytes);
-    let texts = lines
-        .all()
-        .iter()
-        .map(|l| l.text_str().into_owned())
-        .collect();
+    let texts = lines.all().iter().map(|l| l.text_str()).collect();
     (texts, !lines.missing_final_newline())
 }
 
@@ -234,12 +231,12 @@ pub fn content_eol(bytes: &[u8]) -> Option<Eol> {
 pub fn diff_changes(old: &[u8], new: &[u8]) -> Vec<ChangeSpec> {
     let (old_lines, old_nl) = text_lines(old);
     let (new_lines, new_nl) = text_lines(new);
-    let key = |lines: &[String], nl: bool| -> Vec<(String, bool)> {
+    let key = |lines: &TextLines, nl: bool| -> Vec<(String, bool)> {
         let n = lines.len();
         lines
             .iter()
             .enumerate()
-            .map(|(i, l)| (l.clone(), i + 1 == n && !nl))
+            .map(|(i, l)| (l.to_owned(), i + 1 == n && !nl))
             .collect()
     };
     let a = key(&old_lines, old_nl);
@@ -271,8 +268,8 @@ pub fn diff_changes(old: &[u8], new: &[u8]) -> Vec<ChangeSpec> {
                 start: old_range.start + 1,
                 count: old_range.len(),
             }),
-            expected: (!old_range.is_empty()).then(|| old_lines[old_range.clone()].to_vec()),
-            new_lines: new_lines[new_range].to_vec(),
+            expected: (!old_range.is_empty()).then(|| old_lines.slice(old_range.clone())),
+            new_lines: new_lines.slice(new_range),
             eof_newline: (reaches_end && old_nl != new_nl).then_some(new_nl),
             ..ChangeSpec::default()
         });

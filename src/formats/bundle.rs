@@ -16,6 +16,7 @@ use super::structured::{patch_file, read_replacements, rooted};
 use super::unified;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, LineRange};
+use crate::text_lines::TextLines;
 use crate::workspace::Workspace;
 use serde_json::Value;
 
@@ -85,7 +86,7 @@ pub fn load(
                     _ => ChangeSpec {
                         description: Some(format!("delete {doc_path}")),
                         range: Some(LineRange { start: 1, count: 0 }),
-                        expected: Some(Vec::new()),
+                        expected: Some(TextLines::default()),
                         ..ChangeSpec::default()
                     },
                 };
@@ -101,12 +102,13 @@ pub fn load(
                 need_content(walker, "gitPatch (the unified diff)");
                 let Some(diff) = content else { continue };
                 let mut problems = Vec::new();
-                let files = unified::parse(diff, 1, 1, &mut problems);
+                let diff: std::sync::Arc<str> = diff.into();
+                let files = unified::parse(&diff, 1, 1, &mut problems);
                 for problem in problems {
                     walker.problem(format!("{} ({})", field_path(&path, "content"), problem.location), problem.message);
                 }
                 if walker.problems.is_empty() {
-                    unified::build(files, workspace, builder, loaded);
+                    unified::build(files, &diff, workspace, builder, loaded);
                 }
             }
             Some(other) => walker.problem(

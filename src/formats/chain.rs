@@ -13,6 +13,7 @@ use super::build::{read_doc, Builder, ChangeSpec, OnDisk};
 use crate::lines::{splice_with_eol, Eol, Line, Lines, Splice};
 use crate::model::{Change, FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::workspace::Workspace;
 
 /// The file patch among `files` that a later section changing `doc_path` continues: the last
@@ -381,8 +382,8 @@ fn base_range(
     })
 }
 
-fn texts(lines: &[Line]) -> Vec<String> {
-    lines.iter().map(|l| l.text_str().into_owned()).collect()
+fn texts(lines: &[Line]) -> TextLines {
+    lines.iter().map(|l| l.text_str()).collect()
 }
 
 /// One change for a group of earlier and later changes that share lines: the lines on disk the

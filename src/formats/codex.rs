@@ -21,6 +21,7 @@ use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
 use crate::error::InputProblem;
 use crate::model::{FileAction, InputWarning, LineRange, LoadProblem};
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
@@ -89,7 +90,7 @@ pub fn load(
                     _ => ChangeSpec {
                         description: Some(format!("delete {path}")),
                         range: Some(LineRange { start: 1, count: 0 }),
-                        expected: Some(Vec::new()),
+                        expected: Some(TextLines::default()),
                         ..ChangeSpec::default()
                     },
                 };
@@ -179,7 +180,7 @@ fn update(
             None => ChangeSpec {
                 description: Some(format!("remove {path}")),
                 range: Some(LineRange { start: 1, count: 0 }),
-                expected: Some(Vec::new()),
+                expected: Some(TextLines::default()),
                 ..ChangeSpec::default()
             },
         };
@@ -275,7 +276,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
             out.push(ChangeSpec {
                 description,
                 range: Some(LineRange::after(at)),
-                new_lines: section.new.clone(),
+                new_lines: section.new.iter().collect(),
                 ..ChangeSpec::default()
             });
             continue;

@@ -93,7 +93,8 @@ pub fn load(
     let rationale = walker.opt_str(obj, "", "rationale").map(str::to_owned);
     let Some(diff) = diff else { return };
     let mut problems = Vec::new();
-    let files = unified::parse(diff, 1, context.options.strip.unwrap_or(1), &mut problems);
+    let diff: std::sync::Arc<str> = diff.into();
+    let files = unified::parse(&diff, 1, context.options.strip.unwrap_or(1), &mut problems);
     for problem in problems {
         walker.problem(format!("diff ({})", problem.location), problem.message);
     }
@@ -110,7 +111,7 @@ pub fn load(
         return;
     }
     let before = loaded.files.len();
-    unified::build(files, context.workspace, builder, loaded);
+    unified::build(files, &diff, context.workspace, builder, loaded);
     for file in &mut loaded.files[before..] {
         file.expected_sha256 = sha.clone();
         file.label = rationale.clone().or(file.label.take());

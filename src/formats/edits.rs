@@ -393,7 +393,7 @@ fn merge_insertions(specs: &mut Vec<ChangeSpec>) {
         group.sort_by_key(|s| !is_prepend(s));
         let mut merged = group[0].clone();
         for other in &group[1..] {
-            merged.new_lines.extend(other.new_lines.iter().cloned());
+            merged.new_lines.extend(&other.new_lines);
             merged.eof_newline = other.eof_newline.or(merged.eof_newline);
             let text = other.description.clone().unwrap_or_default();
             merged.description = Some(format!(

@@ -212,9 +212,10 @@ pub fn load(
             unified::NAME => {
                 let strip = context.options.strip.unwrap_or(1);
                 let mut found = Vec::new();
-                let files = unified::parse(&block.text, block.first_line, strip, &mut found);
+                let diff: std::sync::Arc<str> = block.text.as_str().into();
+                let files = unified::parse(&diff, block.first_line, strip, &mut found);
                 if found.is_empty() {
-                    unified::build(files, context.workspace, builder, loaded);
+                    unified::build(files, &diff, context.workspace, builder, loaded);
                 }
                 problems.extend(found.into_iter().map(|p| InputProblem {
                     location: format!("block {number}, {}", p.location),

@@ -12,6 +12,7 @@
 use crate::lines::{Eol, Lines};
 use crate::model::{LineRange, MatchTier};
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 
 /// The tolerant tiers of REQ-PATCH-005 (and Aider), in the order they are tried.
 pub const TOLERANT: &[MatchTier] = &[
@@ -119,7 +120,7 @@ impl Doc {
         let at = located.range.index();
         let reaches_end = located.range.end() - 1 == self.lines.len();
         let had_final_newline = self.ends_with_newline();
-        let new = located.new_lines.iter().map(|l| (l.clone(), eol));
+        let new = located.new_lines.iter().map(|l| (l.to_owned(), eol));
         self.hays = Hays::default();
         self.lines.splice(at..at + located.range.count, new);
         if !reaches_end {
@@ -151,8 +152,8 @@ impl Doc {
 pub struct Located {
     pub range: LineRange,
     /// The file's own lines at `range`.
-    pub expected: Vec<String>,
-    pub new_lines: Vec<String>,
+    pub expected: TextLines,
+    pub new_lines: TextLines,
     /// Set when the edit gains or loses the file's final newline.
     pub eof_newline: Option<bool>,
     pub tier: MatchTier,
@@ -459,8 +460,8 @@ fn build_edit(
     };
     Located {
         range,
-        expected: doc.texts(range),
-        new_lines: split_text(&content),
+        expected: doc.texts(range).into(),
+        new_lines: split_text(&content).into(),
         eof_newline,
         tier,
     }
@@ -588,8 +589,8 @@ fn line_tier(
             let new_lines = keep_file_text(&needle, &new, &file_lines, shift.as_ref());
             Some(Ok(Located {
                 range,
-                expected: file_lines,
-                new_lines,
+                expected: file_lines.into(),
+                new_lines: new_lines.into(),
                 eof_newline: None,
                 tier: *tier,
             }))

@@ -367,11 +367,13 @@ pub(crate) fn load_text(
     match format {
         unified::NAME => {
             let strip = context.options.strip.unwrap_or(1);
+            // The changes' lines are spans of the diff, which they share (see `TextLines`).
+            let diff: std::sync::Arc<str> = text.into();
             let files = context.workspace.reading_ahead(false, |ahead| {
-                unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
+                unified::parse_reading_ahead(&diff, 1, strip, &mut problems, Some(ahead))
             });
             if problems.is_empty() {
-                unified::build(files, context.workspace, builder, loaded);
+                unified::build(files, &diff, context.workspace, builder, loaded);
             }
         }
         codex::NAME => codex::load(text, context.workspace, builder, loaded, &mut problems),

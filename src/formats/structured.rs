@@ -306,7 +306,7 @@ fn runs(
                             .join("; "),
                     ),
                     range: Some(range),
-                    expected: (range.count > 0).then(|| original.texts(range)),
+                    expected: (range.count > 0).then(|| original.texts(range).into()),
                     new_lines: current.lines[start_new..k]
                         .iter()
                         .map(|(t, _)| t.clone())

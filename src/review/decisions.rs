@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{Batch, ChangeId, FilePatchId};
+use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,7 +22,7 @@ pub enum Decision {
     Accept,
     Reject,
     /// Accepted with these lines written instead of the change's own new lines.
-    Edit(Vec<String>),
+    Edit(TextLines),
 }
 
 impl Decision {

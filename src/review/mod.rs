@@ -27,6 +27,7 @@ use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation};
 use crate::pipeline::Checked;
 use crate::plan::Plan;
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::verify::{ChangeCheck, FileCheck, Status, Verification};
 use crate::workspace::Workspace;
 use history::Tx;
@@ -170,7 +171,7 @@ impl Review {
     }
 
     /// The lines change `at` writes as decided: its edited lines, or its own.
-    pub fn writes(&self, at: At) -> &[String] {
+    pub fn writes(&self, at: At) -> &TextLines {
         let change = self.change(at).change;
         match self.decisions.get(&change.id) {
             Decision::Edit(lines) => lines,
@@ -530,7 +531,7 @@ impl Review {
         let view = self.change(at);
         let id = view.change.id.clone();
         let conflict = view.check.status == Status::Conflict && !self.decisions.relocated(&id);
-        if lines == self.writes(at) {
+        if *self.writes(at) == lines {
             // Saving what it writes already is no decision; for a conflict, saving the batch's
             // lines as they came would write them over lines they were never meant for.
             return Ok(Edited::Unchanged { conflict });
@@ -538,7 +539,7 @@ impl Review {
         let over = conflict.then(|| edit::replaced_lines(self, at).1);
         self.step(at, Done::Edit, |tx| {
             tx.replaces(&id, over);
-            tx.decide(&id, Decision::Edit(lines));
+            tx.decide(&id, Decision::Edit(lines.into()));
         });
         Ok(Edited::Done)
     }

@@ -104,7 +104,10 @@ fn resolution(
         .problems
         .iter()
         .all(|p| !p.blocking || p.kind == ProblemKind::ExpectedMismatch);
-    let still_there = || Lines::split(check.base_bytes()).matches_at(change.range, seen);
+    let still_there = || {
+        Lines::split(check.base_bytes())
+            .matches_at(change.range, &crate::text_lines::TextLines::from(seen))
+    };
     (matches!(decisions.get(&change.id), Decision::Edit(_)) && only_expected && still_there())
         .then_some(Placement::EditedOver {
             at: change.range.start,

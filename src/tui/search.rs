@@ -172,8 +172,8 @@ impl App {
                     || has_opt(&change.key)
                     || has(change.id.as_str())
                     || has_opt(&change.description)
-                    || change.new_lines.iter().any(|l| has(l))
-                    || change.expected.iter().flatten().any(|l| has(l))
+                    || change.new_lines.iter().any(&has)
+                    || change.expected.iter().flatten().any(&has)
             })
             .collect()
     }

@@ -10,6 +10,10 @@
 
 use crate::lines::{splice, Lines, Splice};
 use crate::model::{sha256_hex, FilePatch, LineRange, Operation};
+use crate::text_lines::TextLines;
+
+/// No lines: what a change that says nothing of the lines it replaces backs out.
+static NONE: std::sync::LazyLock<TextLines> = std::sync::LazyLock::new(TextLines::default);
 
 /// Where a change stands in the file as it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,7 +39,7 @@ pub fn explain(
 ) -> Option<Vec<Placed>> {
     let mut delta: isize = 0;
     let mut placed = Vec::with_capacity(file.changes.len());
-    let mut back_out: Vec<(LineRange, &[String])> = Vec::new();
+    let mut back_out: Vec<(LineRange, &TextLines)> = Vec::new();
     for change in &file.changes {
         let at = usize::try_from(change.range.start as isize + delta).ok()?;
         let new_range = LineRange {
@@ -61,7 +65,7 @@ pub fn explain(
             _ => new_there && !old_there,
         };
         if applied {
-            back_out.push((new_range, change.expected.as_deref().unwrap_or(&[])));
+            back_out.push((new_range, change.expected.as_ref().unwrap_or(&NONE)));
             placed.push(Placed::Applied);
             delta += change.new_lines.len() as isize - change.range.count as isize;
         } else if old_there {
@@ -86,7 +90,7 @@ pub fn explain(
 
 /// Whether a change whose expected lines are not at its range already stands applied there:
 /// its new lines are at its range (and are not its expected lines).
-pub fn applied_at_own_range(lines: &Lines<'_>, range: LineRange, new_lines: &[String]) -> bool {
+pub fn applied_at_own_range(lines: &Lines<'_>, range: LineRange, new_lines: &TextLines) -> bool {
     let new_range = LineRange {
         start: range.start,
         count: new_lines.len(),

@@ -15,6 +15,7 @@ use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::workspace::{Resolved, Snapshot, Workspace};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -635,7 +636,7 @@ pub fn verify_change(
             );
             problem.mismatch = Some(LineMismatch {
                 at: change.range.start,
-                expected: expected.clone(),
+                expected: expected.to_vec(),
                 actual,
             });
             locate(&mut problem, lines, expected, change.range);
@@ -663,7 +664,7 @@ pub fn verify_change(
 }
 
 /// Searches the whole file for the expected lines and records where they are.
-fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &[String], range: LineRange) {
+fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &TextLines, range: LineRange) {
     let places = lines.find_all(expected);
     match places.as_slice() {
         [] => problem

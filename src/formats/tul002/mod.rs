@@ -15,6 +15,7 @@ use crate::model::{
     MatchTier, Operation,
 };
 use crate::read_ahead::ReadAhead;
+use crate::text_lines::TextLines;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -472,7 +473,7 @@ fn file_from(
                 f.text(change.operation.as_str())
                     .number(change.range.start)
                     .number(change.range.count)
-                    .lines(change.expected.as_deref())
+                    .lines(change.expected.as_ref())
                     .lines(Some(&change.new_lines));
             })
         });
@@ -759,8 +760,8 @@ fn change_from(
             description,
             operation,
             range,
-            expected,
-            new_lines,
+            expected: expected.map(TextLines::from),
+            new_lines: new_lines.into(),
             match_tier: MatchTier::Exact,
             eof_newline: None,
             new_eols: None,

@@ -7,11 +7,14 @@ use crate::formats::chain::{self, continued, Continuation};
 use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
 use crate::workspace::Workspace;
+use std::sync::Arc;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
     mut files: Vec<DiffFile<'_>>,
+    diff: &Arc<str>,
     workspace: &Workspace,
     builder: &mut Builder,
     loaded: &mut Loaded,
@@ -25,7 +28,7 @@ pub fn build(
             .filter_map(|section| section.old_path.as_deref()),
     );
     let once = named_once(&files);
-    let mut placed = place_plain(files.iter_mut(), &once, workspace).into_iter();
+    let mut placed = place_plain(files.iter_mut(), diff, &once, workspace).into_iter();
     for mut section in files {
         let placed = placed.next().flatten();
         let description = section.subject.clone();
@@ -49,7 +52,7 @@ pub fn build(
                 ChangeSpec {
                     description: Some(format!("new file {path}")),
                     range: Some(LineRange::after(0)),
-                    new_lines: new.iter().map(|l| l.text.to_owned()).collect(),
+                    new_lines: shared(diff, &new),
                     new_eols: Some(new.iter().map(|l| l.eol).collect()),
                     eof_newline: Some(new.last().is_none_or(|l| l.eol != Eol::None)),
                     ..ChangeSpec::default()
@@ -72,11 +75,25 @@ pub fn build(
         {
             let at = match (moves, section.new_path.as_deref()) {
                 (true, Some(new_path)) => {
-                    continue_move(&section, loaded, first + k, new_path, workspace, builder);
+                    continue_move(
+                        &section,
+                        diff,
+                        loaded,
+                        first + k,
+                        new_path,
+                        workspace,
+                        builder,
+                    );
                     loaded.files.len() - 1
                 }
                 _ => {
-                    continue_file(&section, &mut loaded.files[first + k], workspace, builder);
+                    continue_file(
+                        &section,
+                        diff,
+                        &mut loaded.files[first + k],
+                        workspace,
+                        builder,
+                    );
                     first + k
                 }
             };
@@ -98,7 +115,7 @@ pub fn build(
                     start: 1,
                     count: old.len(),
                 }),
-                expected: Some(old.iter().map(|l| l.text.to_owned()).collect()),
+                expected: Some(shared(diff, &old)),
                 ..ChangeSpec::default()
             };
             if let OnDisk::File { bytes, .. } = &disk {
@@ -142,7 +159,7 @@ pub fn build(
             None => {
                 let hunks = std::mem::take(&mut section.hunks);
                 let had_hunks = !hunks.is_empty();
-                (place_all(hunks, bytes), had_hunks)
+                (place_all(hunks, diff, bytes), had_hunks)
             }
         };
         for spec in specs {
@@ -173,7 +190,7 @@ pub fn build(
                 None => ChangeSpec {
                     description: Some(format!("remove {old_path} (renamed to {new_path})")),
                     range: Some(LineRange { start: 1, count: 0 }),
-                    expected: Some(Vec::new()),
+                    expected: Some(TextLines::default()),
                     ..ChangeSpec::default()
                 },
             };
@@ -187,6 +204,15 @@ pub fn build(
             file.load_problems.push(problem);
         }
     }
+}
+
+/// A hunk's lines as a change holds them: spans of the diff, which they were read from.
+fn shared(diff: &Arc<str>, lines: &[HunkLine<'_>]) -> TextLines {
+    let at = |text: &str| text.as_ptr() as usize - diff.as_ptr() as usize;
+    TextLines::of_shared(
+        diff,
+        lines.iter().map(|l| at(l.text)..at(l.text) + l.text.len()),
+    )
 }
 
 /// The paths exactly one section of the diff names (as its old or its new path).
@@ -212,10 +238,11 @@ fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
 /// whether it had hunks (`None` for the sections left to the loop).
 fn place_plain<'s, 'a: 's>(
     sections: impl Iterator<Item = &'s mut DiffFile<'a>>,
+    diff: &Arc<str>,
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    type Plain<'a> = Option<(Vec<Hunk<'a>>, std::sync::Arc<Vec<u8>>)>;
+    type Plain<'a> = Option<(Vec<Hunk<'a>>, Arc<Vec<u8>>)>;
     let work: Vec<Plain<'a>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
@@ -237,19 +264,19 @@ fn place_plain<'s, 'a: 's>(
     crate::parallel::map_into(work, |plain| {
         plain.map(|(hunks, bytes)| {
             let had_hunks = !hunks.is_empty();
-            (place_all(hunks, Some(&bytes)), had_hunks)
+            (place_all(hunks, diff, Some(&bytes)), had_hunks)
         })
     })
 }
 
 /// Places every hunk of a section in the file's bytes (none for a missing or unusable file),
 /// giving each hunk's lines to its change, and flags hunks that overlap.
-fn place_all(hunks: Vec<Hunk<'_>>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
+fn place_all(hunks: Vec<Hunk<'_>>, diff: &Arc<str>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
     let lines = bytes.map(Lines::split);
     let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
     let mut specs: Vec<ChangeSpec> = hunks
         .iter()
-        .map(|h| place_hunk(h, lines.as_ref()))
+        .map(|h| place_hunk(h, diff, lines.as_ref()))
         .collect();
     flag_overlapping_hunks(&headers, &mut specs);
     specs
@@ -302,6 +329,7 @@ fn control_character(path: &str) -> Option<LoadProblem> {
 /// the deletion of the file, when its lines are the file as the earlier section leaves it.
 fn continue_file(
     section: &DiffFile<'_>,
+    diff: &Arc<str>,
     file: &mut FilePatch,
     workspace: &Workspace,
     builder: &mut Builder,
@@ -316,7 +344,11 @@ fn continue_file(
     let continuation = match continuation {
         Ok(c) => c,
         Err(why) => {
-            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            let specs = section
+                .hunks
+                .iter()
+                .map(|h| place_hunk(h, diff, None))
+                .collect();
             chain::refuse(builder, file, specs, &why);
             return;
         }
@@ -340,7 +372,7 @@ fn continue_file(
     let specs = section
         .hunks
         .iter()
-        .map(|h| place_hunk(h, Some(&current)))
+        .map(|h| place_hunk(h, diff, Some(&current)))
         .collect();
     continuation.extend(builder, file, specs);
 }
@@ -350,6 +382,7 @@ fn continue_file(
 /// old file, or drops its creation when the batch creates it.
 fn continue_move(
     section: &DiffFile<'_>,
+    diff: &Arc<str>,
     loaded: &mut Loaded,
     at: usize,
     new_path: &str,
@@ -380,12 +413,16 @@ fn continue_move(
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(h, Some(&current)))
+                .map(|h| place_hunk(h, diff, Some(&current)))
                 .collect();
             continuation.extend(builder, &mut file, specs);
         }
         Err(why) => {
-            let specs = section.hunks.iter().map(|h| place_hunk(h, None)).collect();
+            let specs = section
+                .hunks
+                .iter()
+                .map(|h| place_hunk(h, diff, None))
+                .collect();
             chain::refuse(builder, &mut file, specs, &why);
         }
     }
@@ -403,7 +440,7 @@ fn continue_move(
                 _ => ChangeSpec {
                     description: Some(description),
                     range: Some(LineRange { start: 1, count: 0 }),
-                    expected: Some(Vec::new()),
+                    expected: Some(TextLines::default()),
                     ..ChangeSpec::default()
                 },
             };
@@ -442,7 +479,7 @@ fn lines(n: usize) -> String {
 
 /// Places a hunk in the file's lines as `git apply` would (without fuzz), copying its lines
 /// into the change.
-fn place_hunk(hunk: &Hunk<'_>, lines: Option<&Lines<'_>>) -> ChangeSpec {
+fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<str>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
     let without_bom;
@@ -478,8 +515,8 @@ fn place_hunk(hunk: &Hunk<'_>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     } else {
         hunk.section
     };
-    let old: Vec<String> = hunk.old.iter().map(|l| l.text.to_owned()).collect();
-    let new = hunk.new.iter().map(|l| l.text.to_owned()).collect();
+    let old = shared(diff, &hunk.old);
+    let new = shared(diff, &hunk.new);
     let new_eols = hunk.new.iter().map(|l| l.eol).collect();
     let mut spec = ChangeSpec {
         description: Some(description.to_owned()),

@@ -59,8 +59,8 @@ pub fn main_extent(app: &App, width: u16) -> (usize, usize) {
 /// The new lines of the change at `ci` of the selected file: an edit's, or its own.
 fn new_lines_of(app: &App, c: &crate::model::Change) -> Vec<String> {
     match app.decisions().get(&c.id) {
-        Decision::Edit(lines) => lines.clone(),
-        _ => c.new_lines.clone(),
+        Decision::Edit(lines) => lines.to_vec(),
+        _ => c.new_lines.to_vec(),
     }
 }
 

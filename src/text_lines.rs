@@ -1,0 +1,315 @@
+//! A change's lines of text (expected or new): the format's own strings, or spans of a text
+//! they share.
+//!
+//! A unified diff of 35,000 hunks has about 560,000 such lines. As a string each they were
+//! 560,000 allocations, made on the parsing core's heap and kept (22 MB of the check's peak of
+//! 183 MB). A diff's lines are now spans of the diff itself, which its changes share: one
+//! allocation per hunk side. Lines that come one by one (a JSON array's strings, a located
+//! find) stay the strings the format read: nothing is copied, and a batch of a million
+//! one-line changes is read in no more memory than before.
+
+use serde::de::{Deserialize, Deserializer};
+use serde::ser::{Serialize, SerializeSeq, Serializer};
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Lines without their endings: the format's own strings, or spans of a text they share.
+#[derive(Clone)]
+pub struct TextLines(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// Lines that came one by one (a JSON array, a located find): a string each, as the
+    /// format read them. A batch of a million one-line changes is read in no more memory than
+    /// before, and nothing is copied.
+    Owned(Vec<String>),
+    /// Spans of a shared text (a unified diff's hunks, cut from the diff): one allocation for
+    /// the spans, none per line. Boxed, so that a `TextLines` is no larger than a `Vec`.
+    Shared(Box<Shared>),
+}
+
+#[derive(Clone)]
+struct Shared {
+    text: Arc<str>,
+    /// Byte range of each line in `text`.
+    spans: Vec<(u32, u32)>,
+}
+
+impl Default for TextLines {
+    fn default() -> TextLines {
+        TextLines(Repr::Owned(Vec::new()))
+    }
+}
+
+impl TextLines {
+    /// The lines at `spans` of `text` (each a range of byte offsets on character boundaries,
+    /// as a diff's lines are cut), sharing `text`.
+    pub fn of_shared(text: &Arc<str>, spans: impl IntoIterator<Item = Range<usize>>) -> TextLines {
+        let spans: Vec<(u32, u32)> = spans
+            .into_iter()
+            .map(|span| {
+                assert!(text.get(span.clone()).is_some(), "a span inside the text");
+                (offset(span.start), offset(span.end))
+            })
+            .collect();
+        TextLines(Repr::Shared(Box::new(Shared {
+            text: Arc::clone(text),
+            spans,
+        })))
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Owned(lines) => lines.len(),
+            Repr::Shared(shared) => shared.spans.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, index: usize) -> Option<&str> {
+        match &self.0 {
+            Repr::Owned(lines) => lines.get(index).map(String::as_str),
+            Repr::Shared(shared) => shared
+                .spans
+                .get(index)
+                .map(|&(start, end)| &shared.text[start as usize..end as usize]),
+        }
+    }
+
+    pub fn first(&self) -> Option<&str> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<&str> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.0 {
+            Repr::Owned(lines) => Iter::Owned(lines.iter()),
+            Repr::Shared(shared) => Iter::Shared {
+                text: &shared.text,
+                spans: shared.spans.iter(),
+            },
+        }
+    }
+
+    /// The lines of `range` (sharing the text, when it is shared).
+    pub fn slice(&self, range: Range<usize>) -> TextLines {
+        match &self.0 {
+            Repr::Owned(lines) => TextLines(Repr::Owned(lines[range].to_vec())),
+            Repr::Shared(shared) => TextLines(Repr::Shared(Box::new(Shared {
+                text: Arc::clone(&shared.text),
+                spans: shared.spans[range].to_vec(),
+            }))),
+        }
+    }
+
+    /// The lines joined by `separator`.
+    pub fn join(&self, separator: &str) -> String {
+        let mut out = String::new();
+        for (i, line) in self.iter().enumerate() {
+            if i > 0 {
+                out.push_str(separator);
+            }
+            out.push_str(line);
+        }
+        out
+    }
+
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+
+    /// These lines with `lines` after them.
+    pub fn extend(&mut self, lines: &TextLines) {
+        let mut all = std::mem::take(self).into_vec();
+        all.extend(lines.iter().map(str::to_owned));
+        *self = TextLines(Repr::Owned(all));
+    }
+
+    /// The lines as strings (taken as they are when they are strings already).
+    pub fn into_vec(self) -> Vec<String> {
+        match self.0 {
+            Repr::Owned(lines) => lines,
+            Repr::Shared(_) => self.to_vec(),
+        }
+    }
+}
+
+/// A byte offset as a span holds it: inputs are at most 64 MiB, so every offset fits.
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).expect("inputs are far under 4 GiB")
+}
+
+/// The lines of a [`TextLines`], in order.
+#[derive(Clone)]
+pub enum Iter<'a> {
+    Owned(std::slice::Iter<'a, String>),
+    Shared {
+        text: &'a str,
+        spans: std::slice::Iter<'a, (u32, u32)>,
+    },
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Iter::Owned(lines) => lines.next().map(String::as_str),
+            Iter::Shared { text, spans } => {
+                let text: &'a str = text;
+                spans
+                    .next()
+                    .map(|&(start, end)| &text[start as usize..end as usize])
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Iter::Owned(lines) => lines.size_hint(),
+            Iter::Shared { spans, .. } => spans.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Iter::Owned(lines) => lines.next_back().map(String::as_str),
+            Iter::Shared { text, spans } => {
+                let text: &str = text;
+                spans
+                    .next_back()
+                    .map(|&(start, end)| &text[start as usize..end as usize])
+            }
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a TextLines {
+    type Item = &'a str;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// Lines given one by one are kept as strings.
+impl<S: AsRef<str>> FromIterator<S> for TextLines {
+    fn from_iter<I: IntoIterator<Item = S>>(lines: I) -> TextLines {
+        TextLines(Repr::Owned(
+            lines.into_iter().map(|l| l.as_ref().to_owned()).collect(),
+        ))
+    }
+}
+
+impl From<Vec<String>> for TextLines {
+    fn from(lines: Vec<String>) -> TextLines {
+        TextLines(Repr::Owned(lines))
+    }
+}
+
+impl From<&[String]> for TextLines {
+    fn from(lines: &[String]) -> TextLines {
+        TextLines(Repr::Owned(lines.to_vec()))
+    }
+}
+
+impl std::ops::Index<usize> for TextLines {
+    type Output = str;
+
+    fn index(&self, index: usize) -> &str {
+        self.get(index).expect("a line inside the list")
+    }
+}
+
+impl PartialEq for TextLines {
+    fn eq(&self, other: &TextLines) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for TextLines {}
+
+impl<S: AsRef<str>> PartialEq<[S]> for TextLines {
+    fn eq(&self, other: &[S]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().map(AsRef::as_ref))
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<Vec<S>> for TextLines {
+    fn eq(&self, other: &Vec<S>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for TextLines {
+    fn eq(&self, other: &[S; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl fmt::Debug for TextLines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// As a list of strings, as `Vec<String>` was.
+impl Serialize for TextLines {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+        for line in self {
+            seq.serialize_element(line)?;
+        }
+        seq.end()
+    }
+}
+
+/// From a list of strings, as `Vec<String>` was.
+impl<'de> Deserialize<'de> for TextLines {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<TextLines, D::Error> {
+        Vec::<String>::deserialize(deserializer).map(TextLines::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_and_copied_lines_read_the_same() {
+        let text: Arc<str> = Arc::from("a\nbc\n\nd");
+        let shared = TextLines::of_shared(&text, [0..1, 2..4, 5..5, 6..7]);
+        let copied: TextLines = ["a", "bc", "", "d"].into_iter().collect();
+        assert_eq!(shared, copied);
+        assert_eq!(shared, ["a", "bc", "", "d"]);
+        assert_eq!(
+            (shared.len(), shared.first(), shared.last()),
+            (4, Some("a"), Some("d"))
+        );
+        assert_eq!(&shared[1], "bc");
+        assert_eq!(
+            shared.iter().rev().collect::<Vec<_>>(),
+            ["d", "", "bc", "a"]
+        );
+        assert_eq!(shared.slice(1..3), ["bc", ""]);
+        assert_eq!(shared.join("|"), "a|bc||d");
+        assert_eq!(
+            serde_json::to_string(&shared).unwrap(),
+            r#"["a","bc","","d"]"#
+        );
+        assert_eq!(format!("{shared:?}"), r#"["a", "bc", "", "d"]"#);
+        assert!(TextLines::default().is_empty());
+    }
+}
