@@ -312,7 +312,7 @@ mod tests {
     use super::*;
 
     fn s(lines: &[&str]) -> TextLines {
-        lines.iter().collect()
+        lines.iter().copied().collect()
     }
 
     #[test]

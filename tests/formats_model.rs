@@ -205,7 +205,11 @@ fn overlapping_changes_block_the_plan_without_talk_of_a_relocation_that_did_not_
 
 #[test]
 fn splices_gain_or_lose_the_final_newline_and_keep_given_endings() {
-    let lines = |v: &[&str]| v.iter().collect::<patchdeck::text_lines::TextLines>();
+    let lines = |v: &[&str]| {
+        v.iter()
+            .copied()
+            .collect::<patchdeck::text_lines::TextLines>()
+    };
     let b = lines(&["b"]);
     let gain = Splice {
         final_newline: Some(true),

@@ -309,7 +309,7 @@ fn runs(
                     expected: (range.count > 0).then(|| original.texts(range).into()),
                     new_lines: current.lines[start_new..k]
                         .iter()
-                        .map(|(t, _)| t.clone())
+                        .map(|(t, _)| t.as_str())
                         .collect(),
                     eof_newline,
                     tier: writers

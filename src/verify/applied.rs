@@ -12,9 +12,6 @@ use crate::lines::{splice, Lines, Splice};
 use crate::model::{sha256_hex, FilePatch, LineRange, Operation};
 use crate::text_lines::TextLines;
 
-/// No lines: what a change that says nothing of the lines it replaces backs out.
-static NONE: std::sync::LazyLock<TextLines> = std::sync::LazyLock::new(TextLines::default);
-
 /// Where a change stands in the file as it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Placed {
@@ -39,6 +36,8 @@ pub fn explain(
 ) -> Option<Vec<Placed>> {
     let mut delta: isize = 0;
     let mut placed = Vec::with_capacity(file.changes.len());
+    // What a change that says nothing of the lines it replaces backs out.
+    let none = TextLines::default();
     let mut back_out: Vec<(LineRange, &TextLines)> = Vec::new();
     for change in &file.changes {
         let at = usize::try_from(change.range.start as isize + delta).ok()?;
@@ -65,7 +64,7 @@ pub fn explain(
             _ => new_there && !old_there,
         };
         if applied {
-            back_out.push((new_range, change.expected.as_ref().unwrap_or(&NONE)));
+            back_out.push((new_range, change.expected.as_ref().unwrap_or(&none)));
             placed.push(Placed::Applied);
             delta += change.new_lines.len() as isize - change.range.count as isize;
         } else if old_there {

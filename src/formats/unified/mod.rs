@@ -55,8 +55,8 @@ pub fn is_header<S: AsRef<str>>(line: &str, next: impl FnOnce() -> Vec<S>) -> bo
 }
 
 /// One line of a hunk: its text without ending, borrowed from the diff, and its ending in
-/// the patch. Nothing of a hunk is copied out of the diff until its change is built (on every
-/// core, see `place`), and a context line is one borrow on each side, not two copies.
+/// the patch. Nothing of a hunk is copied out of the diff: its change holds its lines as
+/// spans of the same diff (see `place` and `TextLines`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HunkLine<'a> {
     pub text: &'a str,

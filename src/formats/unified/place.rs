@@ -206,13 +206,23 @@ pub fn build(
     }
 }
 
-/// A hunk's lines as a change holds them: spans of the diff, which they were read from.
+/// A hunk's lines as a change holds them: spans of the diff they were read from. A line that
+/// is not part of `diff` (a caller that parsed another text) is copied instead.
 fn shared(diff: &Arc<str>, lines: &[HunkLine<'_>]) -> TextLines {
-    let at = |text: &str| text.as_ptr() as usize - diff.as_ptr() as usize;
-    TextLines::of_shared(
-        diff,
-        lines.iter().map(|l| at(l.text)..at(l.text) + l.text.len()),
-    )
+    let base = diff.as_ptr() as usize;
+    let span = |text: &str| {
+        let start = (text.as_ptr() as usize).checked_sub(base)?;
+        let end = start + text.len();
+        diff.get(start..end).map(|_| start..end)
+    };
+    match lines
+        .iter()
+        .map(|l| span(l.text))
+        .collect::<Option<Vec<_>>>()
+    {
+        Some(spans) => TextLines::of_shared(diff, spans),
+        None => lines.iter().map(|l| l.text).collect(),
+    }
 }
 
 /// The paths exactly one section of the diff names (as its old or its new path).
@@ -477,8 +487,8 @@ fn lines(n: usize) -> String {
     format!("{n} line{}", if n == 1 { "" } else { "s" })
 }
 
-/// Places a hunk in the file's lines as `git apply` would (without fuzz), copying its lines
-/// into the change.
+/// Places a hunk in the file's lines as `git apply` would (without fuzz); its change holds its
+/// lines as spans of `diff`.
 fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<str>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
@@ -619,5 +629,22 @@ fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, Lo
                 ),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunk_lines_become_spans_of_their_diff_or_copies_of_another_text() {
+        let diff: Arc<str> = Arc::from(" a\n-b\n+c\n");
+        let line = |text| HunkLine { text, eol: Eol::Lf };
+        let from_diff = [line(&diff[1..2]), line(&diff[4..5])];
+        assert_eq!(shared(&diff, &from_diff), ["a", "b"]);
+        let other = String::from("elsewhere");
+        let not_from_diff = [line(&diff[1..2]), line(other.as_str())];
+        assert_eq!(shared(&diff, &not_from_diff), ["a", "elsewhere"]);
+        assert!(shared(&diff, &[]).is_empty());
     }
 }
