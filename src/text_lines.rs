@@ -30,7 +30,7 @@ enum Repr {
 
 #[derive(Clone)]
 struct Shared {
-    text: Arc<str>,
+    text: Arc<String>,
     /// Byte range of each line in `text`.
     spans: Vec<(u32, u32)>,
 }
@@ -44,7 +44,10 @@ impl Default for TextLines {
 impl TextLines {
     /// The lines at `spans` of `text` (each a range of byte offsets on character boundaries,
     /// as a diff's lines are cut), sharing `text`.
-    pub fn of_shared(text: &Arc<str>, spans: impl IntoIterator<Item = Range<usize>>) -> TextLines {
+    pub fn of_shared(
+        text: &Arc<String>,
+        spans: impl IntoIterator<Item = Range<usize>>,
+    ) -> TextLines {
         let spans: Vec<(u32, u32)> = spans
             .into_iter()
             .map(|span| {
@@ -281,7 +284,7 @@ mod tests {
 
     #[test]
     fn shared_and_copied_lines_read_the_same() {
-        let text: Arc<str> = Arc::from("a\nbc\n\nd");
+        let text = Arc::new(String::from("a\nbc\n\nd"));
         let shared = TextLines::of_shared(&text, [0..1, 2..4, 5..5, 6..7]);
         let copied: TextLines = ["a", "bc", "", "d"].into_iter().collect();
         assert_eq!(shared, copied);

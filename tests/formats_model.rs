@@ -256,7 +256,7 @@ fn content_sha256_is_the_hash_of_the_input_in_every_format() {
         let batch = patchdeck::formats::load(&input, None, &workspace).unwrap();
         assert_eq!(
             batch.content_sha256,
-            patchdeck::model::sha256_hex(&input.bytes),
+            patchdeck::model::sha256_hex(input.bytes()),
             "{sample}"
         );
     }

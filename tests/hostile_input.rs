@@ -491,3 +491,33 @@ fn a_name_in_another_unicode_normalisation_is_the_same_file() {
         assert_eq!(fs::read(ws.path().join(nfd)).unwrap(), b"new\n");
     }
 }
+
+/// A diff that is not UTF-8 is refused with the line its first bad byte is on, and nothing is
+/// written (the input is kept as bytes, not as the text the changes of a diff share).
+#[test]
+fn a_diff_that_is_not_utf8_is_refused_at_its_first_bad_line() {
+    let ws = workspace_with(&[("x", b"a\n")]);
+    let dir = tempfile::tempdir().unwrap();
+    let diff = dir.path().join("bad.diff");
+    fs::write(
+        &diff,
+        b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+\xff\n",
+    )
+    .unwrap();
+    let before = user_tree(ws.path());
+    let out = patchdeck(&[
+        "apply",
+        "--format",
+        "unified",
+        "--root",
+        ws.path().to_str().unwrap(),
+        diff.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("line 6: not valid UTF-8 text"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), before);
+}

@@ -102,7 +102,7 @@ pub fn load(
                 need_content(walker, "gitPatch (the unified diff)");
                 let Some(diff) = content else { continue };
                 let mut problems = Vec::new();
-                let diff: std::sync::Arc<str> = diff.into();
+                let diff = std::sync::Arc::new(diff.to_owned());
                 let files = unified::parse(&diff, 1, 1, &mut problems);
                 for problem in problems {
                     walker.problem(format!("{} ({})", field_path(&path, "content"), problem.location), problem.message);

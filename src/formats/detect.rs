@@ -20,10 +20,10 @@ use std::borrow::Cow;
 /// of its bounded skeleton ([`crate::json::stream::skeleton`]): detection never holds a large
 /// batch whole.
 pub fn detect(input: &Input) -> Result<&'static str> {
-    let trimmed = input.bytes.trim_ascii_start();
+    let trimmed = input.bytes().trim_ascii_start();
     let mut json_error = None;
     if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        match crate::json::stream::skeleton(&input.bytes) {
+        match crate::json::stream::skeleton(input.bytes()) {
             Ok(value) => {
                 if let Some(name) = detect_json(&value) {
                     return Ok(name);
@@ -32,7 +32,7 @@ pub fn detect(input: &Input) -> Result<&'static str> {
             Err(e) => json_error = Some(e),
         }
     }
-    if let Some(name) = detect_text(&input.bytes, json_error.is_none()) {
+    if let Some(name) = detect_text(input.bytes(), json_error.is_none()) {
         return Ok(name);
     }
     let tried: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();

@@ -93,7 +93,7 @@ pub fn load(
     let rationale = walker.opt_str(obj, "", "rationale").map(str::to_owned);
     let Some(diff) = diff else { return };
     let mut problems = Vec::new();
-    let diff: std::sync::Arc<str> = diff.into();
+    let diff = std::sync::Arc::new(diff.to_owned());
     let files = unified::parse(&diff, 1, context.options.strip.unwrap_or(1), &mut problems);
     for problem in problems {
         walker.problem(format!("diff ({})", problem.location), problem.message);

@@ -212,7 +212,7 @@ pub fn load(
             unified::NAME => {
                 let strip = context.options.strip.unwrap_or(1);
                 let mut found = Vec::new();
-                let diff: std::sync::Arc<str> = block.text.as_str().into();
+                let diff = std::sync::Arc::new(block.text.clone());
                 let files = unified::parse(&diff, block.first_line, strip, &mut found);
                 if found.is_empty() {
                     unified::build(files, &diff, context.workspace, builder, loaded);

@@ -23,6 +23,7 @@ use build::{Builder, Loaded};
 pub use detect::detect;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The names `--format` accepts (how detection chooses among them: see [`detect`]).
 pub const NAMES: &[&str] = &[
@@ -75,10 +76,17 @@ impl LoadOptions {
 pub struct Input {
     /// A path, or `-` for standard input.
     pub source: String,
-    /// The input as read; not to be changed once [`Input::sha256`] has been asked for.
-    pub bytes: Vec<u8>,
-    /// The SHA-256 of `bytes`, once computed (see [`Input::sha256`]).
+    /// The input as read.
+    data: Data,
+    /// The SHA-256 of the bytes, once computed (see [`Input::sha256`]).
     sha256: std::sync::OnceLock<String>,
+}
+
+/// An input's bytes: as text when they are UTF-8 (every format is read from text but a JSON
+/// input's errors), shared, so that a diff's changes hold spans of it instead of a copy.
+enum Data {
+    Text(Arc<String>),
+    Bytes(Vec<u8>),
 }
 
 impl Input {
@@ -112,10 +120,30 @@ impl Input {
     }
 
     pub fn from_bytes(source: &str, bytes: impl Into<Vec<u8>>) -> Input {
+        let data = match String::from_utf8(bytes.into()) {
+            Ok(text) => Data::Text(Arc::new(text)),
+            Err(e) => Data::Bytes(e.into_bytes()),
+        };
         Input {
             source: source.to_owned(),
-            bytes: bytes.into(),
+            data,
             sha256: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The input's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.data {
+            Data::Text(text) => text.as_bytes(),
+            Data::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The input as text, when it is UTF-8.
+    pub fn text(&self) -> Option<&Arc<String>> {
+        match &self.data {
+            Data::Text(text) => Some(text),
+            Data::Bytes(_) => None,
         }
     }
 
@@ -124,7 +152,7 @@ impl Input {
     /// computing it waits for that thread's answer.
     pub fn sha256(&self) -> &str {
         self.sha256
-            .get_or_init(|| crate::model::sha256_hex(&self.bytes))
+            .get_or_init(|| crate::model::sha256_hex(self.bytes()))
     }
 }
 
@@ -166,8 +194,8 @@ pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Resul
 
 /// [`load`] with every option.
 pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
-    if input.bytes.len() > MAX_INPUT_BYTES {
-        let mut error = too_big(&input.source, Some(input.bytes.len()));
+    if input.bytes().len() > MAX_INPUT_BYTES {
+        let mut error = too_big(&input.source, Some(input.bytes().len()));
         if let Error::InvalidInput { format, .. } = &mut error {
             *format = options.format.clone().unwrap_or_else(|| "any".into());
         }
@@ -225,7 +253,7 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
     // only by the byte and count limits, so that a large reviewed batch (a 2,000-file diff) is
     // not refused for its size. The limit is checked before the calls are read.
     if let (Some(limit), edits::NAME) = (options.max_tokens, format) {
-        let tokens = estimate_tokens(&input.bytes);
+        let tokens = estimate_tokens(input.bytes());
         if tokens > limit {
             return Err(Error::TooLarge {
                 source: input.source.clone(),
@@ -237,8 +265,9 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
     if format == tul002::NAME {
         return load_tul002(input, workspace);
     }
-    let text = std::str::from_utf8(&input.bytes).map_err(|e| {
-        let line = input.bytes[..e.valid_up_to()]
+    let text = input.text().ok_or_else(|| {
+        let valid = std::str::from_utf8(input.bytes()).map_or_else(|e| e.valid_up_to(), str::len);
+        let line = input.bytes()[..valid]
             .iter()
             .filter(|b| **b == b'\n')
             .count()
@@ -358,7 +387,7 @@ pub fn estimate_tokens(bytes: &[u8]) -> usize {
 /// Markdown calls this for the blocks it finds.
 pub(crate) fn load_text(
     format: &str,
-    text: &str,
+    text: &Arc<String>,
     context: &Context,
     builder: &mut Builder,
     loaded: &mut Loaded,
@@ -368,12 +397,11 @@ pub(crate) fn load_text(
         unified::NAME => {
             let strip = context.options.strip.unwrap_or(1);
             // The changes' lines are spans of the diff, which they share (see `TextLines`).
-            let diff: std::sync::Arc<str> = text.into();
             let files = context.workspace.reading_ahead(false, |ahead| {
-                unified::parse_reading_ahead(&diff, 1, strip, &mut problems, Some(ahead))
+                unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
             });
             if problems.is_empty() {
-                unified::build(files, &diff, context.workspace, builder, loaded);
+                unified::build(files, text, context.workspace, builder, loaded);
             }
         }
         codex::NAME => codex::load(text, context.workspace, builder, loaded, &mut problems),
@@ -438,7 +466,7 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
 fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
     let mut walker = Walker::default();
     let parsed = workspace.reading_ahead(true, |ahead| {
-        tul002::parse_reading_ahead(&input.bytes, input.sha256(), &mut walker, ahead)
+        tul002::parse_reading_ahead(input.bytes(), input.sha256(), &mut walker, ahead)
     });
     match parsed {
         Some(parsed) if !walker.has_problems() => {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
     mut files: Vec<DiffFile<'_>>,
-    diff: &Arc<str>,
+    diff: &Arc<String>,
     workspace: &Workspace,
     builder: &mut Builder,
     loaded: &mut Loaded,
@@ -208,7 +208,7 @@ pub fn build(
 
 /// A hunk's lines as a change holds them: spans of the diff they were read from. A line that
 /// is not part of `diff` (a caller that parsed another text) is copied instead.
-fn shared(diff: &Arc<str>, lines: &[HunkLine<'_>]) -> TextLines {
+fn shared(diff: &Arc<String>, lines: &[HunkLine<'_>]) -> TextLines {
     let base = diff.as_ptr() as usize;
     let span = |text: &str| {
         let start = (text.as_ptr() as usize).checked_sub(base)?;
@@ -248,7 +248,7 @@ fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
 /// whether it had hunks (`None` for the sections left to the loop).
 fn place_plain<'s, 'a: 's>(
     sections: impl Iterator<Item = &'s mut DiffFile<'a>>,
-    diff: &Arc<str>,
+    diff: &Arc<String>,
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
@@ -281,7 +281,7 @@ fn place_plain<'s, 'a: 's>(
 
 /// Places every hunk of a section in the file's bytes (none for a missing or unusable file),
 /// giving each hunk's lines to its change, and flags hunks that overlap.
-fn place_all(hunks: Vec<Hunk<'_>>, diff: &Arc<str>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
+fn place_all(hunks: Vec<Hunk<'_>>, diff: &Arc<String>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
     let lines = bytes.map(Lines::split);
     let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
     let mut specs: Vec<ChangeSpec> = hunks
@@ -339,7 +339,7 @@ fn control_character(path: &str) -> Option<LoadProblem> {
 /// the deletion of the file, when its lines are the file as the earlier section leaves it.
 fn continue_file(
     section: &DiffFile<'_>,
-    diff: &Arc<str>,
+    diff: &Arc<String>,
     file: &mut FilePatch,
     workspace: &Workspace,
     builder: &mut Builder,
@@ -392,7 +392,7 @@ fn continue_file(
 /// old file, or drops its creation when the batch creates it.
 fn continue_move(
     section: &DiffFile<'_>,
-    diff: &Arc<str>,
+    diff: &Arc<String>,
     loaded: &mut Loaded,
     at: usize,
     new_path: &str,
@@ -489,7 +489,7 @@ fn lines(n: usize) -> String {
 
 /// Places a hunk in the file's lines as `git apply` would (without fuzz); its change holds its
 /// lines as spans of `diff`.
-fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<str>, lines: Option<&Lines<'_>>) -> ChangeSpec {
+fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<String>, lines: Option<&Lines<'_>>) -> ChangeSpec {
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
     let without_bom;
@@ -638,7 +638,7 @@ mod tests {
 
     #[test]
     fn hunk_lines_become_spans_of_their_diff_or_copies_of_another_text() {
-        let diff: Arc<str> = Arc::from(" a\n-b\n+c\n");
+        let diff = Arc::new(String::from(" a\n-b\n+c\n"));
         let line = |text| HunkLine { text, eol: Eol::Lf };
         let from_diff = [line(&diff[1..2]), line(&diff[4..5])];
         assert_eq!(shared(&diff, &from_diff), ["a", "b"]);
