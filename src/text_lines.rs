@@ -20,11 +20,10 @@ pub struct TextLines(Repr);
 #[derive(Clone)]
 enum Repr {
     /// Lines that came one by one (a JSON array, a located find): a string each, as the
-    /// format read them. A batch of a million one-line changes is read in no more memory than
-    /// before, and nothing is copied.
+    /// format read them, so that a change of one line costs what its string does.
     Owned(Vec<String>),
-    /// Spans of a shared text (a unified diff's hunks, cut from the diff): one allocation for
-    /// the spans, none per line. Boxed, so that a `TextLines` is no larger than a `Vec`.
+    /// Spans of a shared text (a unified diff's hunks, cut from the diff): the spans and their
+    /// box, none per line. Boxed, so that a `TextLines` is no larger than a `Vec`.
     Shared(Box<Shared>),
 }
 
@@ -130,7 +129,7 @@ impl TextLines {
     }
 
     /// The lines as strings (taken as they are when they are strings already).
-    pub fn into_vec(self) -> Vec<String> {
+    fn into_vec(self) -> Vec<String> {
         match self.0 {
             Repr::Owned(lines) => lines,
             Repr::Shared(_) => self.to_vec(),
