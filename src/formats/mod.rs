@@ -82,8 +82,9 @@ pub struct Input {
     sha256: std::sync::OnceLock<String>,
 }
 
-/// An input's bytes: as text when they are UTF-8 (every format is read from text but a JSON
-/// input's errors), shared, so that a diff's changes hold spans of it instead of a copy.
+/// An input's bytes: as text when they are UTF-8 (as every format but TUL-002 reads them),
+/// shared, so that a diff's changes hold spans of it instead of a copy; else as bytes, which
+/// a text format refuses with the line of the first bad byte.
 enum Data {
     Text(Arc<String>),
     Bytes(Vec<u8>),
