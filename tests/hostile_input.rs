@@ -265,6 +265,19 @@ fn a_file_with_several_hard_links_is_written_only_on_request() {
         b"one\n",
         "the other name keeps the old bytes"
     );
+    // The original shares its inode with b.txt, so the undo history keeps a copy of it (a
+    // rename would let a later write through b.txt change what undo restores), and the name
+    // it had beside a.txt is removed all the same.
+    let mut names: Vec<String> = fs::read_dir(ws.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".patchdeck", "a.txt", "b.txt"]);
+    fs::write(ws.path().join("b.txt"), b"changed through the other name\n").unwrap();
+    let out = patchdeck(&["undo", "--root", ws.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"one\n");
 }
 
 #[test]

@@ -1,16 +1,15 @@
 //! The undo history: the originals of the last committed batches, kept under
 //! `.patchdeck/history/<commit id>/` with the commit's journal, for `patchdeck undo`.
 //!
-//! Finishing a commit moves its backup folder here instead of deleting it (a rename: the
-//! backups are hard links to, or copies of, the original files) and prunes the history to the
-//! newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is finished
+//! Finishing a commit moves each original here instead of deleting it (a rename, or a durable
+//! copy for an original with other names or on another file system) and prunes the history to
+//! the newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is finished
 //! by the next recovery. A recorded journal is sealed and validated like the live one before
 //! `undo` trusts it.
 
 use super::beneath::{Dir, Folders, Kind, Root};
 use super::journal::{
-    hash_beneath, original_of, read_all, remove_beside, write_durably, EntryKind, Journal,
-    Originals,
+    beside_of, hash_beneath, read_all, write_durably, EntryKind, Journal, Originals,
 };
 use super::seal::{Key, Purpose};
 use crate::git::index::Note;
@@ -65,7 +64,11 @@ pub fn archive(
 ) -> io::Result<()> {
     let history = open(state, true)?.expect("created");
     let id = OsStr::new(&journal.id);
-    if history.stat(id)?.is_none() {
+    // A record folder made here holds nothing yet, so no name in it needs looking up; one an
+    // interrupted archive left may hold some originals already. (Each lookup of a missing name
+    // reads the whole folder, which grows to one name per file of the commit.)
+    let fresh = history.stat(id)?.is_none();
+    if fresh {
         history.mkdir(id)?;
     }
     let dest = history.subdir(id)?;
@@ -77,14 +80,28 @@ pub fn archive(
             continue;
         }
         let name = OsString::from(n.to_string());
-        if dest.stat(&name)?.is_none() {
-            if let Some(from) = original_of(&folders, entry)? {
-                let (dir, file) = folders.parent_of(&from)?;
-                move_original(&dir, file, &dest, &name)?;
+        let beside = beside_of(&folders, &journal.entries[n]);
+        let mut moved = None;
+        if fresh || dest.stat(&name)?.is_none() {
+            let original = beside
+                .iter()
+                .find_map(|(from, st)| st.filter(|st| st.kind == Kind::File).map(|st| (*from, st)));
+            if let Some((from, st)) = original {
+                let (dir, file) = folders.parent_of(from)?;
+                if move_original(&dir, file, st.stamp.nlink > 1, &dest, &name)? {
+                    moved = Some(from);
+                }
             }
         }
-        let original = journal.entries[n].clone();
-        remove_beside(&folders, &original)?;
+        // What is left beside the target goes: a second name of the original, the new
+        // content's staged name, or the original itself when it was copied.
+        for (left, _) in beside.iter().filter(|(left, _)| Some(*left) != moved) {
+            match folders.parent_of(left) {
+                Ok((dir, file)) => dir.remove_file_if_exists(file)?,
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
         entry.backup = Some(record_dir.join(n.to_string()));
         progress.step();
     }
@@ -100,13 +117,20 @@ pub fn archive(
     prune(&history, KEEP)
 }
 
-/// Moves `file` in `dir` to `name` in `dest`: a rename where it can be one, else a durable copy
-/// under a temporary name, renamed into place.
-fn move_original(dir: &Dir, file: &OsStr, dest: &Dir, name: &OsStr) -> io::Result<()> {
-    let shared = dir.stat(file)?.is_some_and(|st| st.stamp.nlink > 1);
+/// Moves `file` in `dir` to `name` in `dest`: a rename where it can be one (`true`: `file` is
+/// gone), else a durable copy under a temporary name, renamed into place (`false`: `file` is
+/// still there). A file with other names (`shared`) is copied, so that a later write through
+/// them cannot change what `undo` restores.
+fn move_original(
+    dir: &Dir,
+    file: &OsStr,
+    shared: bool,
+    dest: &Dir,
+    name: &OsStr,
+) -> io::Result<bool> {
     if !shared {
         match dir.rename(file, dest, name) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(true),
             Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
             Err(e) => return Err(e),
         }
@@ -124,7 +148,8 @@ fn move_original(dir: &Dir, file: &OsStr, dest: &Dir, name: &OsStr) -> io::Resul
         let _ = std::os::unix::fs::fchown(&to, Some(meta.uid()), Some(meta.gid()));
     }
     to.sync_all()?;
-    dest.rename(&tmp, dest, name)
+    dest.rename(&tmp, dest, name)?;
+    Ok(false)
 }
 
 /// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so

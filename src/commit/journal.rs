@@ -18,7 +18,7 @@
 //! then goes through [`beneath`], which never follows a link. A journal planted in a cloned
 //! repository therefore cannot reach outside the root or into `.git`.
 
-use super::beneath::{Dir, Folders, Kind, Root};
+use super::beneath::{Dir, Folders, Kind, Root, Stat};
 use super::seal::{Key, Purpose};
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
@@ -323,16 +323,21 @@ impl Journal {
     }
 }
 
-/// Where a file's original is once its commit went past it: at the original's name when it was
-/// moved or linked there, else at the staged name (exchanged with the target). `None` when
-/// neither holds a file any more (archived, or never there).
-pub fn original_of(folders: &Folders, entry: &Entry) -> io::Result<Option<PathBuf>> {
-    for name in [&entry.backup, &entry.staged].into_iter().flatten() {
-        if matches!(folders.stat(name), Ok(Some(st)) if st.kind == Kind::File) {
-            return Ok(Some(name.clone()));
-        }
-    }
-    Ok(None)
+/// What a finished entry may still leave beside its target, the original's name first, then
+/// the staged name: each name that holds something, with its stat (`None` when the stat
+/// failed, so that removing it is still tried). The original is the first that holds a
+/// regular file: at the original's name when it was moved or linked there, else at the staged
+/// name (exchanged with the target).
+pub fn beside_of<'e>(folders: &Folders, entry: &'e Entry) -> Vec<(&'e Path, Option<Stat>)> {
+    [&entry.backup, &entry.staged]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| match folders.stat(name) {
+            Ok(None) => None,
+            Ok(found) => Some((name.as_path(), found)),
+            Err(_) => Some((name.as_path(), None)),
+        })
+        .collect()
 }
 
 /// Removes what a finished entry leaves beside its target: the staged name and the
