@@ -37,6 +37,7 @@ pub mod read_ahead;
 pub mod report;
 pub mod review;
 pub mod session;
+pub mod splice;
 pub mod text_lines;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -1,11 +1,10 @@
-//! A file's bytes seen as lines, and the rewriting of line ranges that keeps every other byte.
+//! A file's bytes seen as lines.
 //!
 //! A line ends at `\n`; a `\r` just before it belongs to the line ending, not the text, so a
-//! batch written with LF lines verifies against a CRLF file. Lines written into a file take the
-//! file's own line ending, and whether the file ends with a newline is preserved. A UTF-8 byte
-//! order mark belongs to the file, not to its first line: it is not compared and it is kept.
-//! This module owns that byte-level contract; it knows nothing of batches beyond a range and
-//! new lines.
+//! batch written with LF lines verifies against a CRLF file. A UTF-8 byte order mark belongs to
+//! the file, not to its first line: it is not compared and it is kept. A file is indexed once
+//! ([`LineIndex`]) and its lines cut from the bytes when asked for. Rewriting line ranges is
+//! [`crate::splice`]'s; this module knows nothing of batches beyond a range and lines.
 
 use crate::model::LineRange;
 use crate::text_lines::TextLines;
@@ -47,72 +46,189 @@ impl<'a> Line<'a> {
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A file's content split into lines, borrowing the bytes.
+/// Where each line of a file ends, found once per file and shared by everything that reads the
+/// file by lines (see [`crate::workspace::Snapshot::lines`]): placing a diff's hunks, verifying
+/// changes and computing the new content. Four bytes a line (eight past 4 GiB), against the
+/// 24 of a [`Line`]: the lines themselves are cut from the bytes when asked for.
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    bom: bool,
+    ends: Ends,
+}
+
+/// The offset of each line's end: its `\n`, or the end of the bytes for a last line without
+/// one.
+#[derive(Clone, Debug)]
+enum Ends {
+    Narrow(Vec<u32>),
+    Wide(Vec<usize>),
+}
+
+impl Default for Ends {
+    fn default() -> Ends {
+        Ends::Narrow(Vec::new())
+    }
+}
+
+impl LineIndex {
+    pub fn of(bytes: &[u8]) -> LineIndex {
+        let bom = bytes.starts_with(BOM);
+        let start = if bom { BOM.len() } else { 0 };
+        let body = &bytes[start..];
+        let unterminated = !body.is_empty() && !body.ends_with(b"\n");
+        let newlines = memchr::memchr_iter(b'\n', body).map(|at| start + at);
+        let last = unterminated.then_some(bytes.len());
+        let ends = match u32::try_from(bytes.len()) {
+            Ok(_) => {
+                let mut ends = Vec::with_capacity(body.len() / 32 + 1);
+                ends.extend(newlines.chain(last).map(|end| end as u32));
+                ends.shrink_to_fit();
+                Ends::Narrow(ends)
+            }
+            Err(_) => Ends::Wide(newlines.chain(last).collect()),
+        };
+        LineIndex { bom, ends }
+    }
+
+    fn len(&self) -> usize {
+        match &self.ends {
+            Ends::Narrow(ends) => ends.len(),
+            Ends::Wide(ends) => ends.len(),
+        }
+    }
+
+    fn end(&self, i: usize) -> usize {
+        match &self.ends {
+            Ends::Narrow(ends) => ends[i] as usize,
+            Ends::Wide(ends) => ends[i],
+        }
+    }
+
+    fn start(&self, i: usize) -> usize {
+        match i {
+            0 if self.bom => BOM.len(),
+            0 => 0,
+            _ => self.end(i - 1) + 1,
+        }
+    }
+}
+
+/// A file's content seen as lines, borrowing the bytes and cutting each line from them when
+/// it is asked for.
 #[derive(Clone, Debug)]
 pub struct Lines<'a> {
-    lines: Vec<Line<'a>>,
-    bom: bool,
+    bytes: &'a [u8],
+    index: Cow<'a, LineIndex>,
 }
 
 impl<'a> Lines<'a> {
+    /// The lines of `bytes`, indexed now. A file read from the workspace is indexed once, by
+    /// [`crate::workspace::Snapshot::lines`].
     pub fn split(bytes: &'a [u8]) -> Lines<'a> {
-        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
-        let bom = bytes.starts_with(BOM);
-        let mut rest = if bom { &bytes[BOM.len()..] } else { bytes };
-        while !rest.is_empty() {
-            match memchr_newline(rest) {
-                Some(at) => {
-                    let (text, eol) = if at > 0 && rest[at - 1] == b'\r' {
-                        (&rest[..at - 1], Eol::CrLf)
-                    } else {
-                        (&rest[..at], Eol::Lf)
-                    };
-                    lines.push(Line { text, eol });
-                    rest = &rest[at + 1..];
-                }
-                None => {
-                    lines.push(Line {
-                        text: rest,
-                        eol: Eol::None,
-                    });
-                    rest = &[];
-                }
-            }
+        Lines {
+            bytes,
+            index: Cow::Owned(LineIndex::of(bytes)),
         }
-        Lines { lines, bom }
+    }
+
+    /// The lines of `bytes`, by an index made of them ([`LineIndex::of`]).
+    pub fn indexed(bytes: &'a [u8], index: &'a LineIndex) -> Lines<'a> {
+        debug_assert!(index.len() == 0 || index.end(index.len() - 1) <= bytes.len());
+        Lines {
+            bytes,
+            index: Cow::Borrowed(index),
+        }
+    }
+
+    /// The bytes the lines are cut from.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
     }
 
     /// Whether the file starts with a UTF-8 byte order mark (not part of line 1's text).
     pub fn has_bom(&self) -> bool {
-        self.bom
+        self.index.bom
     }
 
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.index.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.len() == 0
     }
 
-    pub fn all(&self) -> &[Line<'a>] {
-        &self.lines
+    /// The line at zero-based `i`, which must be inside the file.
+    pub fn get(&self, i: usize) -> Line<'a> {
+        let (start, end) = (self.index.start(i), self.index.end(i));
+        let bytes: &'a [u8] = self.bytes;
+        if end == bytes.len() {
+            Line {
+                text: &bytes[start..end],
+                eol: Eol::None,
+            }
+        } else if end > start && bytes[end - 1] == b'\r' {
+            Line {
+                text: &bytes[start..end - 1],
+                eol: Eol::CrLf,
+            }
+        } else {
+            Line {
+                text: &bytes[start..end],
+                eol: Eol::Lf,
+            }
+        }
+    }
+
+    /// Every line, first to last.
+    pub fn iter(&self) -> Iter<'_, 'a> {
+        self.between(0, self.len())
+    }
+
+    /// The lines at zero-based `from..to`, which must lie inside the file.
+    pub fn between(&self, from: usize, to: usize) -> Iter<'_, 'a> {
+        assert!(
+            from <= to && to <= self.len(),
+            "lines {from}..{to} of {}",
+            self.len()
+        );
+        Iter {
+            lines: self,
+            front: from,
+            back: to,
+        }
     }
 
     /// The lines of a range that lies inside the file.
-    pub fn range(&self, range: LineRange) -> &[Line<'a>] {
-        &self.lines[range.index()..range.index() + range.count]
+    pub fn range(&self, range: LineRange) -> Iter<'_, 'a> {
+        self.between(range.index(), range.index() + range.count)
+    }
+
+    /// The bytes from the start of line `from` (zero-based) to the start of line `to`, endings
+    /// included: lines copied as they are.
+    pub fn bytes_between(&self, from: usize, to: usize) -> &'a [u8] {
+        let at = |i: usize| match i {
+            _ if i == self.len() => self.bytes.len(),
+            _ => self.index.start(i),
+        };
+        &self.bytes[at(from)..at(to)]
     }
 
     /// Whether the last line lacks a newline.
     pub fn missing_final_newline(&self) -> bool {
-        matches!(self.lines.last(), Some(line) if line.eol == Eol::None)
+        !self.is_empty() && self.index.end(self.len() - 1) == self.bytes.len()
     }
 
     /// The ending new lines are written with: CRLF when most lines end so, else LF.
     pub fn dominant_eol(&self) -> Eol {
-        let crlf = self.lines.iter().filter(|l| l.eol == Eol::CrLf).count();
-        let lf = self.lines.iter().filter(|l| l.eol == Eol::Lf).count();
+        let (mut crlf, mut lf) = (0, 0);
+        for line in self.iter() {
+            match line.eol {
+                Eol::CrLf => crlf += 1,
+                Eol::Lf => lf += 1,
+                Eol::None => {}
+            }
+        }
         if crlf > lf {
             Eol::CrLf
         } else {
@@ -124,23 +240,23 @@ impl<'a> Lines<'a> {
     /// endings ignored). A range that leaves the file never matches.
     pub fn matches_at(&self, range: LineRange, expected: &TextLines) -> bool {
         range.start >= 1
-            && range.end() - 1 <= self.lines.len()
+            && range.end() - 1 <= self.len()
             && range.count == expected.len()
             && self
                 .range(range)
-                .iter()
                 .zip(expected)
                 .all(|(line, want)| line.text == want.as_bytes())
     }
 
     /// Every 1-based line where `expected` occurs as a run of whole lines.
     pub fn find_all(&self, expected: &TextLines) -> Vec<usize> {
-        if expected.is_empty() || expected.len() > self.lines.len() {
+        if expected.is_empty() || expected.len() > self.len() {
             return Vec::new();
         }
-        (0..=self.lines.len() - expected.len())
+        let first = expected[0].as_bytes();
+        (0..=self.len() - expected.len())
             .filter(|&i| {
-                self.lines[i].text == expected[0].as_bytes()
+                self.get(i).text == first
                     && self.matches_at(
                         LineRange {
                             start: i + 1,
@@ -154,125 +270,45 @@ impl<'a> Lines<'a> {
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', bytes)
+/// Lines of a [`Lines`], in order (see [`Lines::between`]).
+#[derive(Clone, Debug)]
+pub struct Iter<'l, 'a> {
+    lines: &'l Lines<'a>,
+    front: usize,
+    back: usize,
 }
 
-/// One edit to apply: the range of current lines it replaces and the lines to put there.
-#[derive(Clone, Copy, Debug)]
-pub struct Splice<'c> {
-    pub range: LineRange,
-    pub new_lines: &'c TextLines,
-    /// When the splice reaches the end of the file: whether the file then ends with a newline
-    /// (`None` keeps the original's choice).
-    pub final_newline: Option<bool>,
-    /// The ending of each new line, when it is given (`Eol::None` there means "the file's").
-    pub new_eols: Option<&'c [Eol]>,
-}
+impl<'a> Iterator for Iter<'_, 'a> {
+    type Item = Line<'a>;
 
-impl<'c> Splice<'c> {
-    pub fn new(range: LineRange, new_lines: &'c TextLines) -> Splice<'c> {
-        Splice {
-            range,
-            new_lines,
-            final_newline: None,
-            new_eols: None,
-        }
+    fn next(&mut self) -> Option<Line<'a>> {
+        (self.front < self.back).then(|| {
+            self.front += 1;
+            self.lines.get(self.front - 1)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Line<'a>> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
     }
 }
 
-/// Rewrites `original` with `splices` (sorted by position, not overlapping, inside the file).
-///
-/// Lines outside the splices keep their bytes and endings, with one exception each way at the
-/// end of a file without a final newline: its last line gains the file's ending when new lines
-/// follow it, and when a splice removes it, the line then last loses its ending. New lines take
-/// the file's dominant ending, except that the new lines a splice shares with the lines it
-/// replaces at its start and end (unchanged context) keep their own endings. So whatever line
-/// ends the file after a splice that reaches the end, it ends with a newline as the splice says
-/// (`final_newline`, which a unified diff's hunk sets), else exactly when the original did (an
-/// empty original counts as ending with one).
-pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
-    splice_with_eol(original, splices, Eol::Lf)
+impl<'a> DoubleEndedIterator for Iter<'_, 'a> {
+    fn next_back(&mut self) -> Option<Line<'a>> {
+        (self.front < self.back).then(|| {
+            self.back -= 1;
+            self.lines.get(self.back)
+        })
+    }
 }
 
-/// [`splice`], with the ending new lines take when the original has no line ending at all.
-pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
-    let lines = Lines::split(original);
-    let eol = if lines.all().iter().any(|l| l.eol != Eol::None) {
-        lines.dominant_eol()
-    } else {
-        default_eol
-    };
-    let keep_final_newline = !lines.missing_final_newline();
-    let mut forced_final_newline = None;
-    // `None` marks a line written by a splice with the file's ending.
-    let mut out: Vec<(&[u8], Option<Eol>)> = Vec::with_capacity(lines.len() + 16);
-    let mut next = 0; // zero-based index of the next original line to copy
-    for splice in splices {
-        debug_assert!(splice.range.index() >= next, "splices must be sorted");
-        out.extend(
-            lines.all()[next..splice.range.index()]
-                .iter()
-                .map(|l| (l.text, Some(l.eol))),
-        );
-        let old = lines.range(splice.range);
-        let new = splice.new_lines;
-        let prefix = old
-            .iter()
-            .zip(new)
-            .take_while(|(o, n)| o.text == n.as_bytes())
-            .count();
-        let room = old.len().min(new.len()) - prefix;
-        let suffix = old
-            .iter()
-            .rev()
-            .zip(new.iter().rev())
-            .take(room)
-            .take_while(|(o, n)| o.text == n.as_bytes())
-            .count();
-        let given = splice.new_eols.filter(|e| e.len() == new.len());
-        for (k, line) in new.iter().enumerate() {
-            let kept = if let Some(eols) = given {
-                Some(eols[k]).filter(|e| *e != Eol::None)
-            } else if k < prefix {
-                Some(old[k].eol)
-            } else if k >= new.len() - suffix {
-                Some(old[old.len() - (new.len() - k)].eol)
-            } else {
-                None
-            };
-            out.push((line.as_bytes(), kept));
-        }
-        next = splice.range.index() + splice.range.count;
-        if next == lines.len() {
-            // A splice that reaches the end decides how the file ends: as it says, else as
-            // the original did (a removed last line without a newline takes the newline of
-            // the line now last with it).
-            forced_final_newline = splice
-                .final_newline
-                .or((!keep_final_newline).then_some(false));
-        }
-    }
-    out.extend(lines.all()[next..].iter().map(|l| (l.text, Some(l.eol))));
-
-    let mut bytes = Vec::with_capacity(original.len() + 64);
-    if lines.has_bom() {
-        bytes.extend_from_slice(BOM);
-    }
-    let last = out.len().saturating_sub(1);
-    for (i, (text, line_eol)) in out.iter().enumerate() {
-        bytes.extend_from_slice(text);
-        let ending = match (i == last, *line_eol) {
-            (true, _) if forced_final_newline == Some(false) => Eol::None,
-            (true, Some(Eol::None)) if forced_final_newline == Some(true) => eol,
-            (true, None) if forced_final_newline.is_none() && !keep_final_newline => Eol::None,
-            (_, None) | (false, Some(Eol::None)) => eol,
-            (_, Some(kept)) => kept,
-        };
-        bytes.extend_from_slice(ending.as_bytes());
-    }
-    bytes
-}
+impl ExactSizeIterator for Iter<'_, '_> {}
 
 /// Whether `text` is one line without its ending: no `\n` inside, no `\r` at the end (that
 /// would be written as part of a CRLF ending, or change the file's ending).
@@ -318,112 +354,73 @@ mod tests {
     #[test]
     fn crlf_belongs_to_the_ending_and_a_lone_cr_to_the_text() {
         let lines = Lines::split(b"a\r\nb\rc\nd");
-        let texts: Vec<_> = lines.all().iter().map(|l| l.text).collect();
+        let texts: Vec<_> = lines.iter().map(|l| l.text).collect();
         assert_eq!(texts, vec![&b"a"[..], b"b\rc", b"d"]);
-        assert_eq!(lines.all()[0].eol, Eol::CrLf);
-        assert_eq!(lines.all()[2].eol, Eol::None);
+        assert_eq!(lines.get(0).eol, Eol::CrLf);
+        assert_eq!(lines.get(2).eol, Eol::None);
         assert!(lines.missing_final_newline());
     }
 
-    #[test]
-    fn replacing_in_a_crlf_file_writes_crlf_and_keeps_other_bytes() {
-        let out = splice(
-            b"one\r\ntwo\r\nthree\r\n",
-            &[Splice::new(LineRange::inclusive(2, 2), &s(&["TWO", "2b"]))],
-        );
-        assert_eq!(out, b"one\r\nTWO\r\n2b\r\nthree\r\n");
+    /// The lines of `bytes` as the index-free split always cut them: the reference the index
+    /// must agree with.
+    fn reference_lines(bytes: &[u8]) -> (bool, Vec<Line<'_>>) {
+        let bom = bytes.starts_with(BOM);
+        let mut rest = if bom { &bytes[BOM.len()..] } else { bytes };
+        let mut lines = Vec::new();
+        while !rest.is_empty() {
+            let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+                Some(at) if at > 0 && rest[at - 1] == b'\r' => {
+                    ((&rest[..at - 1], Eol::CrLf), &rest[at + 1..])
+                }
+                Some(at) => ((&rest[..at], Eol::Lf), &rest[at + 1..]),
+                None => ((rest, Eol::None), &[][..]),
+            };
+            lines.push(Line {
+                text: line.0,
+                eol: line.1,
+            });
+            rest = next;
+        }
+        (bom, lines)
     }
 
     #[test]
-    fn inserting_after_a_last_line_without_newline_keeps_the_file_without_one() {
-        let out = splice(b"a\nb", &[Splice::new(LineRange::after(2), &s(&["c"]))]);
-        assert_eq!(out, b"a\nb\nc");
-    }
-
-    #[test]
-    fn deleting_the_last_line_of_a_file_without_newline_keeps_the_file_without_one() {
-        // As inserting at the end does: the file's last line, now line 2, ends as the file did.
-        // (`git diff` writes this as `-b -c +b`, each side marked "No newline at end of file".)
-        let out = splice(
-            b"a\nb\nc",
-            &[Splice::new(
-                LineRange::inclusive(3, 3),
-                &TextLines::default(),
-            )],
-        );
-        assert_eq!(out, b"a\nb");
-        let out = splice(
-            b"a\r\nb\r\nc",
-            &[Splice::new(
-                LineRange::inclusive(2, 3),
-                &TextLines::default(),
-            )],
-        );
-        assert_eq!(out, b"a");
-        // A replacement that keeps line 2 and drops line 3 ends the same way.
-        let out = splice(
-            b"a\nb\nc",
-            &[Splice::new(LineRange::inclusive(2, 3), &s(&["b"]))],
-        );
-        assert_eq!(out, b"a\nb");
-    }
-
-    #[test]
-    fn a_splice_that_says_how_the_file_ends_is_obeyed() {
-        // A unified diff's hunk that deletes the last line and keeps line 2's newline.
-        let none = TextLines::default();
-        let mut delete = Splice::new(LineRange::inclusive(3, 3), &none);
-        delete.final_newline = Some(true);
-        assert_eq!(splice(b"a\nb\nc", &[delete]), b"a\nb\n");
-    }
-
-    #[test]
-    fn replacing_the_last_line_of_a_file_without_newline_ends_without_one() {
-        let out = splice(
+    fn the_index_cuts_every_line_as_a_split_does() {
+        let cases: [&[u8]; 14] = [
+            b"",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"a",
+            b"a\r",
+            b"\n\n\r\n",
             b"a\nb",
-            &[Splice::new(LineRange::inclusive(2, 2), &s(&["B", "C"]))],
-        );
-        assert_eq!(out, b"a\nB\nC");
-    }
-
-    #[test]
-    fn inserting_into_an_empty_file_ends_with_a_newline() {
-        let out = splice(b"", &[Splice::new(LineRange::after(0), &s(&["x", "y"]))]);
-        assert_eq!(out, b"x\ny\n");
-    }
-
-    #[test]
-    fn deleting_every_line_gives_an_empty_file() {
-        let out = splice(
-            b"a\nb\n",
-            &[Splice::new(
-                LineRange::inclusive(1, 2),
-                &TextLines::default(),
-            )],
-        );
-        assert_eq!(out, b"");
-    }
-
-    #[test]
-    fn mixed_endings_keep_each_untouched_line_ending() {
-        let out = splice(
-            b"a\r\nb\nc\r\nd\r\n",
-            &[Splice::new(LineRange::inclusive(2, 2), &s(&["B"]))],
-        );
-        assert_eq!(out, b"a\r\nB\r\nc\r\nd\r\n");
-    }
-
-    #[test]
-    fn a_byte_order_mark_is_kept_and_not_part_of_line_one() {
-        let original = b"\xEF\xBB\xBFfirst\nsecond\n";
-        let lines = Lines::split(original);
-        assert!(lines.has_bom());
-        assert!(lines.matches_at(LineRange::inclusive(1, 1), &s(&["first"])));
-        let out = splice(
-            original,
-            &[Splice::new(LineRange::inclusive(1, 1), &s(&["FIRST"]))],
-        );
-        assert_eq!(out, b"\xEF\xBB\xBFFIRST\nsecond\n");
+            b"a\r\nb\r\n",
+            b"\xEF\xBB\xBF",
+            b"\xEF\xBB\xBF\n",
+            b"\xEF\xBB\xBFx\r\ny",
+            b"\xEF\xBBx\n",
+            b"one\r\r\ntwo\n\rthree",
+        ];
+        for bytes in cases {
+            let (bom, want) = reference_lines(bytes);
+            let index = LineIndex::of(bytes);
+            let lines = Lines::indexed(bytes, &index);
+            let got: Vec<Line> = lines.iter().collect();
+            assert_eq!((lines.has_bom(), &got), (bom, &want), "{bytes:?}");
+            let backwards: Vec<Line> = lines.iter().rev().collect();
+            assert!(backwards.iter().rev().eq(&want), "{bytes:?} backwards");
+            assert_eq!(
+                lines.missing_final_newline(),
+                want.last().is_some_and(|l| l.eol == Eol::None)
+            );
+            let whole = lines.bytes_between(0, lines.len());
+            assert_eq!(
+                whole,
+                &bytes[if bom { 3 } else { 0 }..],
+                "{bytes:?} as bytes"
+            );
+        }
     }
 
     #[test]

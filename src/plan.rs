@@ -5,11 +5,12 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
-use crate::lines::{splice_with_eol, Eol, Splice};
+use crate::lines::{Eol, Lines};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
 use crate::review::rules::{self, Placement, Stuck};
 use crate::review::{Decision, Decisions};
+use crate::splice::{splice_lines, Splice};
 use crate::text_lines::TextLines;
 use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
@@ -556,10 +557,11 @@ pub fn plan_with(
                     .collect();
                 // A creation starts from nothing (or the file it copies), whatever is there.
                 let base = match check.action {
-                    FileAction::Create => check.copied_from.as_ref().map_or(&[][..], |s| &s.bytes),
-                    _ => check.base_bytes(),
+                    FileAction::Create => check.copied_from.as_ref(),
+                    _ => check.snapshot.as_ref().or(check.copied_from.as_ref()),
                 };
-                splice_with_eol(base, &spliced, file.new_file_eol.unwrap_or(Eol::Lf))
+                let lines = base.map_or(Lines::split(&[]), Snapshot::lines);
+                splice_lines(&lines, &spliced, file.new_file_eol.unwrap_or(Eol::Lf))
             }
         };
         plan.overrides.extend(overrides);

@@ -6,6 +6,7 @@
 //! is absolute, climbs with `..`, or passes through a link is refused. Reads take a
 //! [`Snapshot`] (bytes, hash, size, mtime, mode) that the commit re-checks before writing.
 
+use crate::lines::{LineIndex, Lines};
 use crate::model::sha256_hex;
 use crate::problem::ProblemKind;
 use crate::read_ahead::ReadAhead;
@@ -81,6 +82,7 @@ impl PathProblem {
 pub struct Snapshot {
     pub bytes: Arc<Vec<u8>>,
     sha256: Arc<OnceLock<String>>,
+    lines: Arc<OnceLock<LineIndex>>,
     pub stamp: Stamp,
 }
 
@@ -90,6 +92,7 @@ impl Snapshot {
         Snapshot {
             bytes: Arc::new(bytes),
             sha256: Arc::default(),
+            lines: Arc::default(),
             stamp,
         }
     }
@@ -97,6 +100,15 @@ impl Snapshot {
     /// Lowercase hex SHA-256 of the bytes, computed on the first call.
     pub fn sha256(&self) -> &str {
         self.sha256.get_or_init(|| sha256_hex(&self.bytes))
+    }
+
+    /// The bytes as lines, indexed on the first call and shared by every later one (and every
+    /// clone): placing a diff's hunks, verifying and planning read one index of the file.
+    pub fn lines(&self) -> Lines<'_> {
+        Lines::indexed(
+            &self.bytes,
+            self.lines.get_or_init(|| LineIndex::of(&self.bytes)),
+        )
     }
 
     /// Whether the SHA-256 has been computed already (for tests of what is hashed).

@@ -2,7 +2,7 @@
 //! verification problems, a copy reads its source, gained and lost final newlines and given
 //! line endings are written, and two file patches never write one file.
 
-use patchdeck::lines::{splice, Eol, Splice};
+use patchdeck::lines::Eol;
 use patchdeck::model::{
     Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, LineRange, LoadProblem,
     MatchTier, Operation,
@@ -10,6 +10,7 @@ use patchdeck::model::{
 use patchdeck::plan::{plan, WriteKind};
 use patchdeck::problem::ProblemKind;
 use patchdeck::review::Decisions;
+use patchdeck::splice::{splice, Splice};
 use patchdeck::verify::{verify, Status};
 use patchdeck::workspace::Workspace;
 

@@ -6,7 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use patchdeck::formats::tul002;
 use patchdeck::json::Walker;
-use patchdeck::lines::{splice, Lines, Splice};
+use patchdeck::lines::Lines;
+use patchdeck::splice::{splice, Splice};
 use patchdeck::diff_writer::write_hunks;
 use patchdeck::verify::{verify_change, Status};
 

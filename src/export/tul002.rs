@@ -12,11 +12,12 @@
 //! are spliced into the file as `apply` would splice them, and must give the plan's bytes.
 
 use super::{change_name, Exported, Inexpressible, Refusal};
-use crate::lines::{is_one_line, splice_with_eol, Eol, Lines, Splice};
+use crate::lines::{is_one_line, Eol, Lines};
 use crate::model::{FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::pipeline::Checked;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::review::{Decision, Decisions};
+use crate::splice::{splice_with_eol, Splice};
 use crate::text_lines::TextLines;
 use crate::verify::FileCheck;
 use serde::Serialize;
@@ -163,7 +164,6 @@ fn file_out<'a>(
     let texts = |range: LineRange| -> Vec<String> {
         lines
             .range(range)
-            .iter()
             .map(|l| l.text_str().into_owned())
             .collect()
     };
@@ -254,7 +254,6 @@ fn whole_file<'a>(
 ) -> ChangeOut<'a> {
     let range = LineRange { start: 1, count };
     let created: TextLines = Lines::split(&write.after)
-        .all()
         .iter()
         .map(|l| l.text_str())
         .collect();

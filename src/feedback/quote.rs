@@ -80,11 +80,9 @@ pub(super) fn excerpt(lines: &Lines<'_>, range: LineRange) -> Excerpt {
 /// Lines `first..=last` of the file (1-based), at most [`MAX_QUOTED_LINES`] of them.
 fn quote(lines: &Lines<'_>, first: usize, last: usize) -> Excerpt {
     let wanted = (last + 1).saturating_sub(first);
+    let from = first.saturating_sub(1).min(lines.len());
     let quoted: Vec<String> = lines
-        .all()
-        .get(first.saturating_sub(1)..)
-        .unwrap_or_default()
-        .iter()
+        .between(from, lines.len())
         .take(wanted.min(MAX_QUOTED_LINES))
         .map(|l| l.text_str().into_owned())
         .collect();

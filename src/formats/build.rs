@@ -214,14 +214,14 @@ fn tier_meaning(tier: MatchTier) -> &'static str {
 /// The text of a file as lines without endings, and whether it ends with a newline.
 pub fn text_lines(bytes: &[u8]) -> (TextLines, bool) {
     let lines = Lines::split(bytes);
-    let texts = lines.all().iter().map(|l| l.text_str()).collect();
+    let texts = lines.iter().map(|l| l.text_str()).collect();
     (texts, !lines.missing_final_newline())
 }
 
 /// The ending a new file's content uses (its first line ending), for `new_file_eol`.
 pub fn content_eol(bytes: &[u8]) -> Option<Eol> {
     let lines = Lines::split(bytes);
-    lines.all().first().map(|_| lines.dominant_eol())
+    (!lines.is_empty()).then(|| lines.dominant_eol())
 }
 
 /// The changes that turn `old` into `new`, one per hunk of their line diff (with

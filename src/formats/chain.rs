@@ -10,9 +10,10 @@
 //! sections applied one after the other. Nothing here knows any format's syntax.
 
 use super::build::{read_doc, Builder, ChangeSpec, OnDisk};
-use crate::lines::{splice_with_eol, Eol, Line, Lines, Splice};
+use crate::lines::{Eol, Line, Lines};
 use crate::model::{Change, FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
+use crate::splice::{splice_with_eol, Splice};
 use crate::text_lines::TextLines;
 use crate::workspace::Workspace;
 
@@ -382,8 +383,8 @@ fn base_range(
     })
 }
 
-fn texts(lines: &[Line]) -> TextLines {
-    lines.iter().map(|l| l.text_str()).collect()
+fn texts<'a>(lines: impl Iterator<Item = Line<'a>>) -> TextLines {
+    lines.map(|l| l.text_str()).collect()
 }
 
 /// One change for a group of earlier and later changes that share lines: the lines on disk the
@@ -423,13 +424,16 @@ fn merged(
     let final_lines = Lines::split(finals);
     let first = usize::try_from(g.start as isize + shift_before(g.start)).ok()?;
     let last = usize::try_from(first as isize + (g.end - g.start) as isize + grown).ok()?;
-    let span = final_lines.all().get(first..last)?;
+    if first > last || last > final_lines.len() {
+        return None;
+    }
+    let span = final_lines.between(first, last);
     let reaches_end = r.end() - 1 == base_lines.len() && g.end == inter_len;
     let mut spec = ChangeSpec {
         range: Some(r),
         expected: (r.count > 0).then(|| texts(base_lines.range(r))),
-        new_lines: texts(span),
-        new_eols: Some(span.iter().map(|l| l.eol).collect()),
+        new_lines: texts(span.clone()),
+        new_eols: Some(span.map(|l| l.eol).collect()),
         eof_newline: reaches_end.then(|| !final_lines.missing_final_newline()),
         ..ChangeSpec::default()
     };
@@ -486,9 +490,9 @@ fn whole_file(
     let mut out = vec![ChangeSpec {
         description: Some(descriptions.join("; ")),
         range: Some(r),
-        expected: (r.count > 0).then(|| texts(base_lines.all())),
-        new_lines: texts(final_lines.all()),
-        new_eols: Some(final_lines.all().iter().map(|l| l.eol).collect()),
+        expected: (r.count > 0).then(|| texts(base_lines.iter())),
+        new_lines: texts(final_lines.iter()),
+        new_eols: Some(final_lines.iter().map(|l| l.eol).collect()),
         eof_newline: Some(!final_lines.missing_final_newline()),
         ..ChangeSpec::default()
     }];

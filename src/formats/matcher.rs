@@ -62,7 +62,6 @@ impl Doc {
     pub fn from_bytes(bytes: &[u8]) -> Doc {
         Doc {
             lines: Lines::split(bytes)
-                .all()
                 .iter()
                 .map(|l| (l.text_str().into_owned(), l.eol))
                 .collect(),

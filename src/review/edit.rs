@@ -23,7 +23,7 @@ pub fn replaced_lines(review: &Review, at: At) -> (LineRange, Vec<String>) {
     let lines = Lines::split(view.file_check.base_bytes());
     let end = range.end().min(lines.len() + 1);
     let minus = (range.start.max(1)..end)
-        .map(|n| lines.all()[n - 1].text_str().into_owned())
+        .map(|n| lines.get(n - 1).text_str().into_owned())
         .collect();
     (range, minus)
 }

@@ -8,8 +8,9 @@
 //! against, with those changes in it. Nothing else counts as proof: without the hash, only a
 //! change whose new lines stand at its own range is taken as applied.
 
-use crate::lines::{splice, Lines, Splice};
+use crate::lines::Lines;
 use crate::model::{sha256_hex, FilePatch, LineRange, Operation};
+use crate::splice::{splice, Splice};
 use crate::text_lines::TextLines;
 
 /// Where a change stands in the file as it is.
@@ -106,7 +107,6 @@ pub fn created_already(file: &FilePatch, bytes: &[u8]) -> bool {
     let mut new_lines = file.changes.iter().flat_map(|c| &c.new_lines);
     !file.changes.is_empty()
         && lines
-            .all()
             .iter()
             .all(|line| new_lines.next().is_some_and(|n| n.as_bytes() == line.text))
         && new_lines.next().is_none()

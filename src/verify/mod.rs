@@ -373,14 +373,19 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
     // A move onto an existing file is checked against the file it moves (the move writes
     // its lines), not the one it would replace.
     let base = match (&check.copied_from, check.action) {
-        (Some(source), FileAction::Create) => std::sync::Arc::clone(&source.bytes),
-        _ => check.base_shared(),
+        (Some(source), FileAction::Create) => Some(source.clone()),
+        _ => check
+            .snapshot
+            .as_ref()
+            .or(check.copied_from.as_ref())
+            .cloned(),
     };
-    let lines = Lines::split(&base);
+    let lines = base.as_ref().map_or(Lines::split(&[]), Snapshot::lines);
+    let base = base.as_ref().map_or(&[][..], |s| &s.bytes[..]);
     let sha_mismatch = check.sha_mismatch();
     let explained = match &file.expected_sha256 {
         Some(expected) if sha_mismatch && check.action == FileAction::Modify => {
-            applied::explain(file, &lines, &base, expected)
+            applied::explain(file, &lines, base, expected)
         }
         _ => None,
     };
@@ -624,7 +629,6 @@ pub fn verify_change(
         if !lines.matches_at(change.range, expected) {
             let actual: Vec<String> = lines
                 .range(change.range)
-                .iter()
                 .map(|l| l.text_str().into_owned())
                 .collect();
             let mut problem = Problem::new(

@@ -8,7 +8,7 @@ use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::Workspace;
+use crate::workspace::{Snapshot, Workspace};
 use std::sync::Arc;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
@@ -118,9 +118,9 @@ pub fn build(
                 expected: Some(shared(diff, &old)),
                 ..ChangeSpec::default()
             };
-            if let OnDisk::File { bytes, .. } = &disk {
+            if let OnDisk::File { bytes, snapshot } = &disk {
                 let old: Vec<&HunkLine> = old.iter().collect();
-                if let Some(differs) = deletion_mismatch(&Lines::split(bytes), &old) {
+                if let Some(differs) = deletion_mismatch(&snapshot.lines(), &old) {
                     spec = delete_all(bytes, format!("delete {old_path}"));
                     spec.problems.push(LoadProblem::conflict(
                         ProblemKind::ExpectedMismatch,
@@ -150,8 +150,8 @@ pub fn build(
                 None => format!("{how} from {old_path}"),
             });
         }
-        let bytes = match &disk {
-            OnDisk::File { bytes, .. } => Some(bytes.as_slice()),
+        let lines = match &disk {
+            OnDisk::File { snapshot, .. } => Some(snapshot.lines()),
             _ => None,
         };
         let (specs, had_hunks) = match placed {
@@ -159,7 +159,7 @@ pub fn build(
             None => {
                 let hunks = std::mem::take(&mut section.hunks);
                 let had_hunks = !hunks.is_empty();
-                (place_all(hunks, diff, bytes), had_hunks)
+                (place_all(hunks, diff, lines.as_ref()), had_hunks)
             }
         };
         for spec in specs {
@@ -183,11 +183,11 @@ pub fn build(
         if moves && section.renamed {
             let mut old = builder.file(&old_path, FileAction::Delete);
             old.label = Some(format!("renamed to {new_path}"));
-            let spec = match bytes {
-                Some(bytes) => {
+            let spec = match &disk {
+                OnDisk::File { bytes, .. } => {
                     delete_all(bytes, format!("remove {old_path} (renamed to {new_path})"))
                 }
-                None => ChangeSpec {
+                _ => ChangeSpec {
                     description: Some(format!("remove {old_path} (renamed to {new_path})")),
                     range: Some(LineRange { start: 1, count: 0 }),
                     expected: Some(TextLines::default()),
@@ -252,7 +252,7 @@ fn place_plain<'s, 'a: 's>(
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    type Plain<'a> = Option<(Vec<Hunk<'a>>, Arc<Vec<u8>>)>;
+    type Plain<'a> = Option<(Vec<Hunk<'a>>, Snapshot)>;
     let work: Vec<Plain<'a>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
@@ -266,28 +266,30 @@ fn place_plain<'s, 'a: 's>(
                 return None;
             }
             match read_doc(workspace, old_path) {
-                OnDisk::File { bytes, .. } => Some((std::mem::take(&mut section.hunks), bytes)),
+                OnDisk::File { snapshot, .. } => {
+                    Some((std::mem::take(&mut section.hunks), snapshot))
+                }
                 _ => None,
             }
         })
         .collect();
     crate::parallel::map_into(work, |plain| {
-        plain.map(|(hunks, bytes)| {
+        plain.map(|(hunks, snapshot)| {
             let had_hunks = !hunks.is_empty();
-            (place_all(hunks, diff, Some(&bytes)), had_hunks)
+            (place_all(hunks, diff, Some(&snapshot.lines())), had_hunks)
         })
     })
 }
 
-/// Places every hunk of a section in the file's bytes (none for a missing or unusable file),
+/// Places every hunk of a section in the file's lines (none for a missing or unusable file),
 /// giving each hunk's lines to its change, and flags hunks that overlap.
-fn place_all(hunks: Vec<Hunk<'_>>, diff: &Arc<String>, bytes: Option<&[u8]>) -> Vec<ChangeSpec> {
-    let lines = bytes.map(Lines::split);
+fn place_all(
+    hunks: Vec<Hunk<'_>>,
+    diff: &Arc<String>,
+    lines: Option<&Lines<'_>>,
+) -> Vec<ChangeSpec> {
     let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
-    let mut specs: Vec<ChangeSpec> = hunks
-        .iter()
-        .map(|h| place_hunk(h, diff, lines.as_ref()))
-        .collect();
+    let mut specs: Vec<ChangeSpec> = hunks.iter().map(|h| place_hunk(h, diff, lines)).collect();
     flag_overlapping_hunks(&headers, &mut specs);
     specs
 }
@@ -463,7 +465,6 @@ fn continue_move(
 /// How a file differs from the lines a deletion removes, when it does.
 fn deletion_mismatch(file: &Lines<'_>, old: &[&HunkLine<'_>]) -> Option<String> {
     let differs = file
-        .all()
         .iter()
         .zip(old)
         .position(|(a, b)| a.text != b.text.as_bytes() || a.eol != b.eol);
@@ -572,36 +573,36 @@ fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<String>, lines: Option<&Lines<'_>>) ->
 /// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
 /// other place they occur; else the conflict that says why not.
 fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
-    let all = lines.all();
+    let len = lines.len();
     let matches_at = |at: usize| -> bool {
-        at + hunk.old.len() <= all.len()
-            && all[at..at + hunk.old.len()]
-                .iter()
+        at + hunk.old.len() <= len
+            && lines
+                .between(at, at + hunk.old.len())
                 .zip(&hunk.old)
                 .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
     };
     let match_beginning = hunk.old_start <= 1;
     let match_end = hunk.trailing_context == 0;
     let allowed = |at: usize| -> bool {
-        (!match_beginning || at == 0) && (!match_end || at + hunk.old.len() == all.len())
+        (!match_beginning || at == 0) && (!match_end || at + hunk.old.len() == len)
     };
     if matches_at(stated) && allowed(stated) {
         return Ok(stated);
     }
-    let places: Vec<usize> = (0..=all.len().saturating_sub(hunk.old.len()))
+    let places: Vec<usize> = (0..=len.saturating_sub(hunk.old.len()))
         .filter(|&at| matches_at(at) && allowed(at))
         .collect();
     match places.as_slice() {
         [one] => Ok(*one),
         [] => {
-            let why = if match_end && !hunk.old.is_empty() && (0..all.len()).any(matches_at) {
+            let why = if match_end && !hunk.old.is_empty() && (0..len).any(matches_at) {
                 "; a hunk without trailing context must match at the end of the file (as git apply requires)"
-            } else if match_beginning && (0..all.len()).any(matches_at) {
+            } else if match_beginning && (0..len).any(matches_at) {
                 "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
             } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
-                && all.iter().any(|l| l.eol == Eol::CrLf)
+                && lines.iter().any(|l| l.eol == Eol::CrLf)
                 || hunk.old.iter().any(|l| l.eol == Eol::CrLf)
-                    && all.iter().any(|l| l.eol == Eol::Lf)
+                    && lines.iter().any(|l| l.eol == Eol::Lf)
             {
                 "; the line endings differ (LF against CRLF), and git apply compares them too"
             } else {
