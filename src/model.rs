@@ -437,7 +437,7 @@ impl IdDeriver {
 /// The content a derived change ID is computed from, fed field by field. The fields are
 /// framed into a buffer that is hashed when it fills (and at the end): a change of many short
 /// lines is a few SHA-256 passes, not a call per line, and a change of a whole large file
-/// holds at most [`Fingerprint::FRAMED`] bytes at once. The digest is the same either way.
+/// holds at most `Fingerprint::FRAMED` bytes at once. The digest is the same either way.
 pub struct Fingerprint {
     state: Sha256,
     framed: Vec<u8>,

@@ -60,7 +60,7 @@ pub struct Read {
 
 impl ReadAhead {
     /// Starts the reading threads for the workspace at `root` (one per core but the one that
-    /// parses, at least one, at most [`THREADS`]); `hash` has them hash what they read too.
+    /// parses, at least one, at most `THREADS`); `hash` has them hash what they read too.
     pub fn start(root: &Path, hash: bool) -> ReadAhead {
         let (paths, wanted) = mpsc::channel::<String>();
         let wanted = Arc::new(Mutex::new(wanted));

@@ -15,7 +15,7 @@
 //! this user on this machine, not brought by a clone or an archive), and only after
 //! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a
 //! file path beneath the root, its staged and original names beside it); every file operation
-//! then goes through [`beneath`], which never follows a link. A journal planted in a cloned
+//! then goes through [`super::beneath`], which never follows a link. A journal planted in a cloned
 //! repository therefore cannot reach outside the root or into `.git`.
 
 use super::beneath::{Dir, Folders, Kind, Root, Stat};
@@ -160,7 +160,7 @@ pub fn journal_path(state_dir: &Path) -> PathBuf {
 const NAME_PREFIX: usize = 64;
 
 /// `dir/.name.pd-ID-N.tmp`: beside its target, so the rename stays on one file system. A
-/// name longer than [`NAME_PREFIX`] bytes is cut there (the ID and N keep it unique), so the
+/// name longer than `NAME_PREFIX` bytes is cut there (the ID and N keep it unique), so the
 /// staged name is at most about 120 bytes and a commit, or its rollback, never fails on a name
 /// patchdeck chose.
 pub fn staged_name(rel: &Path, id: &str, n: usize) -> PathBuf {

@@ -17,8 +17,8 @@ fn char_width(c: char) -> usize {
 }
 
 /// The columns `skip..skip + width` of a line of spans. When the line starts before them, the
-/// first column shown is [`STARTS_EARLIER`]; when it goes on after them, the last is
-/// [`GOES_ON`], both in `marker`. A wide character cut in two becomes spaces.
+/// first column shown is `STARTS_EARLIER`; when it goes on after them, the last is
+/// `GOES_ON`, both in `marker`. A wide character cut in two becomes spaces.
 pub fn window_spans(
     spans: Vec<Span<'static>>,
     skip: usize,
