@@ -48,7 +48,7 @@ pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where each line of a file ends, found once per file and shared by everything that reads the
 /// file by lines (see [`crate::workspace::Snapshot::lines`]): placing a diff's hunks, verifying
-/// changes and computing the new content. Four bytes a line (eight past 4 GiB), against the
+/// changes, computing the new content and the reviewer's frames. Four bytes a line (eight past 4 GiB), against the
 /// 24 of a [`Line`]: the lines themselves are cut from the bytes when asked for.
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
@@ -90,10 +90,42 @@ impl LineIndex {
         LineIndex { bom, ends }
     }
 
-    fn len(&self) -> usize {
+    /// Number of lines.
+    pub fn len(&self) -> usize {
         match &self.ends {
             Ends::Narrow(ends) => ends.len(),
             Ends::Wide(ends) => ends.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text of 1-based line `n` of `bytes` (the bytes this indexes), without its ending,
+    /// for showing: a line that is not UTF-8 reads as a marker saying so.
+    pub fn line<'a>(&self, bytes: &'a [u8], n: usize) -> &'a str {
+        std::str::from_utf8(self.cut(bytes, n - 1).text).unwrap_or("\u{fffd} (not UTF-8)")
+    }
+
+    /// Zero-based line `i` of `bytes`, which must be inside it.
+    fn cut<'a>(&self, bytes: &'a [u8], i: usize) -> Line<'a> {
+        let (start, end) = (self.start(i), self.end(i));
+        if end == bytes.len() {
+            Line {
+                text: &bytes[start..end],
+                eol: Eol::None,
+            }
+        } else if end > start && bytes[end - 1] == b'\r' {
+            Line {
+                text: &bytes[start..end - 1],
+                eol: Eol::CrLf,
+            }
+        } else {
+            Line {
+                text: &bytes[start..end],
+                eol: Eol::Lf,
+            }
         }
     }
 
@@ -133,7 +165,7 @@ impl<'a> Lines<'a> {
 
     /// The lines of `bytes`, by an index made of them ([`LineIndex::of`]).
     pub fn indexed(bytes: &'a [u8], index: &'a LineIndex) -> Lines<'a> {
-        debug_assert!(index.len() == 0 || index.end(index.len() - 1) <= bytes.len());
+        debug_assert!(index.is_empty() || index.end(index.len() - 1) <= bytes.len());
         Lines {
             bytes,
             index: Cow::Borrowed(index),
@@ -160,24 +192,7 @@ impl<'a> Lines<'a> {
 
     /// The line at zero-based `i`, which must be inside the file.
     pub fn get(&self, i: usize) -> Line<'a> {
-        let (start, end) = (self.index.start(i), self.index.end(i));
-        let bytes: &'a [u8] = self.bytes;
-        if end == bytes.len() {
-            Line {
-                text: &bytes[start..end],
-                eol: Eol::None,
-            }
-        } else if end > start && bytes[end - 1] == b'\r' {
-            Line {
-                text: &bytes[start..end - 1],
-                eol: Eol::CrLf,
-            }
-        } else {
-            Line {
-                text: &bytes[start..end],
-                eol: Eol::Lf,
-            }
-        }
+        self.index.cut(self.bytes, i)
     }
 
     /// Every line, first to last.

@@ -558,7 +558,7 @@ pub fn plan_with(
                 // A creation starts from nothing (or the file it copies), whatever is there.
                 let base = match check.action {
                     FileAction::Create => check.copied_from.as_ref(),
-                    _ => check.snapshot.as_ref().or(check.copied_from.as_ref()),
+                    _ => check.base(),
                 };
                 let lines = base.map_or(Lines::split(&[]), Snapshot::lines);
                 splice_lines(&lines, &spliced, file.new_file_eol.unwrap_or(Eol::Lf))

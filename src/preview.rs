@@ -7,6 +7,7 @@
 //! only what is on screen. [`char_spans`] marks the differing characters of an expected line and
 //! the line actually found, for showing a conflict. Nothing here draws or knows a terminal.
 
+use crate::lines::LineIndex;
 use crate::model::LineRange;
 use crate::verify::FileCheck;
 use similar::{ChangeTag, TextDiff};
@@ -18,51 +19,6 @@ pub const CONTEXT: usize = 3;
 /// Hunks larger than this (old plus new lines) are shown without word emphasis, which would
 /// cost more than it helps.
 const EMPHASIS_LIMIT: usize = 2_000;
-
-/// Where each line of a file starts: built once per file, then any line is found in O(1).
-#[derive(Clone, Debug, Default)]
-pub struct LineIndex {
-    /// Byte offset of each line's start, plus one past the end of the text.
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub fn new(bytes: &[u8]) -> LineIndex {
-        let mut starts = Vec::with_capacity(bytes.len() / 32 + 2);
-        starts.push(0);
-        // memchr finds newlines a word (or a vector) at a time: a 100,000-line file costs
-        // about a tenth of a byte-by-byte loop, on the first frame that shows it.
-        starts.extend(
-            memchr::memchr_iter(b'\n', bytes)
-                .map(|i| i + 1)
-                .filter(|&next| next < bytes.len()),
-        );
-        starts.push(bytes.len());
-        if bytes.is_empty() {
-            starts.truncate(1);
-        }
-        LineIndex { starts }
-    }
-
-    /// Number of lines.
-    pub fn len(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The text of 1-based line `n`, without its ending (`\n` or `\r\n`).
-    pub fn line<'a>(&self, bytes: &'a [u8], n: usize) -> &'a str {
-        let (start, end) = (self.starts[n - 1], self.starts[n]);
-        let mut text = &bytes[start..end];
-        if let Some(rest) = text.strip_suffix(b"\n") {
-            text = rest.strip_suffix(b"\r").unwrap_or(rest);
-        }
-        std::str::from_utf8(text).unwrap_or("\u{fffd} (not UTF-8)")
-    }
-}
 
 /// What a diff row shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -392,20 +348,25 @@ mod tests {
     #[test]
     fn line_index_strips_endings_and_counts_a_last_line_without_newline() {
         let bytes = b"a\r\nb\nc";
-        let index = LineIndex::new(bytes);
+        let index = LineIndex::of(bytes);
         assert_eq!(index.len(), 3);
         assert_eq!(
             (1..=3).map(|n| index.line(bytes, n)).collect::<Vec<_>>(),
             ["a", "b", "c"]
         );
-        assert_eq!(LineIndex::new(b"x\n").len(), 1);
-        assert!(LineIndex::new(b"").is_empty());
+        assert_eq!(LineIndex::of(b"x\n").len(), 1);
+        assert!(LineIndex::of(b"").is_empty());
+        // A byte order mark is the file's, not line 1's: it is neither shown nor compared.
+        let bom = b"\xEF\xBB\xBFfn main() {}\n\xFF\n";
+        let index = LineIndex::of(bom);
+        assert_eq!(index.line(bom, 1), "fn main() {}");
+        assert_eq!(index.line(bom, 2), "\u{fffd} (not UTF-8)");
     }
 
     #[test]
     fn lines_that_share_almost_nothing_are_not_marked_word_by_word() {
         let bytes = b"    return self.items[name]\n";
-        let index = LineIndex::new(bytes);
+        let index = LineIndex::of(bytes);
         let rows = change_rows(
             bytes,
             &index,
@@ -424,7 +385,7 @@ mod tests {
     #[test]
     fn change_rows_number_context_and_mark_changed_words() {
         let bytes = b"one\ntwo\nvalue = int(text)\nfour\nfive\n";
-        let index = LineIndex::new(bytes);
+        let index = LineIndex::of(bytes);
         let rows = change_rows(
             bytes,
             &index,
@@ -459,7 +420,7 @@ mod tests {
     #[test]
     fn layout_addresses_every_row_of_the_file_with_changes_in_place() {
         let bytes = b"a\nb\nc\nd\n";
-        let index = LineIndex::new(bytes);
+        let index = LineIndex::of(bytes);
         let placed = [Placed {
             change: 0,
             range: LineRange::inclusive(2, 2),

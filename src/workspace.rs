@@ -82,7 +82,7 @@ impl PathProblem {
 pub struct Snapshot {
     pub bytes: Arc<Vec<u8>>,
     sha256: Arc<OnceLock<String>>,
-    lines: Arc<OnceLock<LineIndex>>,
+    lines: Arc<OnceLock<Arc<LineIndex>>>,
     pub stamp: Stamp,
 }
 
@@ -103,12 +103,17 @@ impl Snapshot {
     }
 
     /// The bytes as lines, indexed on the first call and shared by every later one (and every
-    /// clone): placing a diff's hunks, verifying and planning read one index of the file.
+    /// clone): placing a diff's hunks, verifying, planning and the reviewer read one index of
+    /// the file.
     pub fn lines(&self) -> Lines<'_> {
-        Lines::indexed(
-            &self.bytes,
-            self.lines.get_or_init(|| LineIndex::of(&self.bytes)),
-        )
+        Lines::indexed(&self.bytes, self.line_index())
+    }
+
+    /// The index [`Snapshot::lines`] reads by, shared (the reviewer's background parser holds
+    /// it).
+    pub fn line_index(&self) -> &Arc<LineIndex> {
+        self.lines
+            .get_or_init(|| Arc::new(LineIndex::of(&self.bytes)))
     }
 
     /// Whether the SHA-256 has been computed already (for tests of what is hashed).

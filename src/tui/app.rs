@@ -14,16 +14,14 @@ use super::search::Search;
 use super::theme::Palette;
 use super::words::Words;
 use crate::commit::Committed;
+use crate::lines::LineIndex;
 use crate::model::FilePatch;
 use crate::pipeline::Checked;
 use crate::plan::Plan;
-use crate::preview::LineIndex;
 use crate::review::{At, ChangeView, Decision, Decisions, Review};
 use crate::session::{Resumed, Session};
 use crate::verify::FileCheck;
 use crate::workspace::Workspace;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -210,7 +208,6 @@ pub struct App {
     pub size: (u16, u16),
     /// Decisions restored from a saved session at start.
     pub restored: usize,
-    indexes: RefCell<HashMap<usize, Arc<LineIndex>>>,
 }
 
 impl App {
@@ -265,7 +262,6 @@ impl App {
             outcome: None,
             size: (120, 40),
             restored,
-            indexes: RefCell::new(HashMap::new()),
         };
         if let Some(warning) = warning {
             app.say(Tone::Warning, warning);
@@ -369,20 +365,16 @@ impl App {
             .map_or(0, |first| first + at.change)
     }
 
-    /// The line index of a file's bytes on disk, built once (shared with the background
-    /// parser).
+    /// The line index of a file's bytes on disk: the one verifying it made (shared with the
+    /// background parser).
     pub fn line_index(&self, file: usize) -> Arc<LineIndex> {
-        let mut indexes = self.indexes.borrow_mut();
-        Arc::clone(indexes.entry(file).or_insert_with(|| {
-            Arc::new(LineIndex::new(
-                self.review.verification().files[file].base_bytes(),
-            ))
-        }))
+        self.review.verification().files[file]
+            .base()
+            .map_or_else(Arc::default, |s| Arc::clone(s.line_index()))
     }
 
     /// Forgets everything read from the files (after they were read again).
     pub(super) fn forget_file_caches(&mut self) {
-        self.indexes.borrow_mut().clear();
         self.highlighter.clear();
     }
 

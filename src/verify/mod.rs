@@ -127,20 +127,21 @@ impl FileCheck {
             .any(|p| p.kind == ProblemKind::ShaMismatch)
     }
 
+    /// The file the changes apply to: the file as read, else the file it copies (none for a
+    /// creation from nothing).
+    pub fn base(&self) -> Option<&Snapshot> {
+        self.snapshot.as_ref().or(self.copied_from.as_ref())
+    }
+
     /// The bytes the changes apply to: the file's, the copied file's, or nothing for a
     /// creation.
     pub fn base_bytes(&self) -> &[u8] {
-        self.snapshot
-            .as_ref()
-            .or(self.copied_from.as_ref())
-            .map_or(&[], |s| &s.bytes)
+        self.base().map_or(&[], |s| &s.bytes)
     }
 
     /// [`FileCheck::base_bytes`], shared rather than borrowed (for work on another thread).
     pub fn base_shared(&self) -> Arc<Vec<u8>> {
-        self.snapshot
-            .as_ref()
-            .or(self.copied_from.as_ref())
+        self.base()
             .map_or_else(Default::default, |s| Arc::clone(&s.bytes))
     }
 }
@@ -374,11 +375,7 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
     // its lines), not the one it would replace.
     let base = match (&check.copied_from, check.action) {
         (Some(source), FileAction::Create) => Some(source.clone()),
-        _ => check
-            .snapshot
-            .as_ref()
-            .or(check.copied_from.as_ref())
-            .cloned(),
+        _ => check.base().cloned(),
     };
     let lines = base.as_ref().map_or(Lines::split(&[]), Snapshot::lines);
     let base = base.as_ref().map_or(&[][..], |s| &s.bytes[..]);

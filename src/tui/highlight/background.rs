@@ -8,7 +8,7 @@
 //! checkpoints when it draws. It does not decide what is drawn meanwhile (see `highlight`).
 
 use super::{advance, fresh_state, State, CHECKPOINT_EVERY};
-use crate::preview::LineIndex;
+use crate::lines::LineIndex;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -18,7 +18,8 @@ mod background;
 mod states;
 
 use super::theme::Palette;
-use crate::preview::{LineIndex, Row, RowKind};
+use crate::lines::LineIndex;
+use crate::preview::{Row, RowKind};
 use background::{Background, Job};
 use ratatui::style::Style;
 use states::LeftStates;

@@ -87,7 +87,7 @@ fn a_row_deep_in_a_comment_is_painted_provisionally_then_exactly_from_the_top() 
     let palette = palette();
     // The comment closes on line 2,451, in the middle of the rows shown.
     let bytes = Arc::new(commented_file(3_000, 1..2_452));
-    let index = Arc::new(LineIndex::new(&bytes));
+    let index = Arc::new(LineIndex::of(&bytes));
     let source = Source {
         file: 0,
         path: "deep.rs",
@@ -128,7 +128,7 @@ fn a_row_deep_in_a_comment_is_painted_provisionally_then_exactly_from_the_top() 
 fn rows_near_the_top_are_exact_at_once() {
     let palette = palette();
     let bytes = Arc::new(commented_file(400, 1..300));
-    let index = Arc::new(LineIndex::new(&bytes));
+    let index = Arc::new(LineIndex::of(&bytes));
     let source = Source {
         file: 3,
         path: "top.rs",
@@ -149,7 +149,7 @@ fn a_later_frame_in_a_provisional_stretch_continues_from_the_state_left_there() 
     let palette = palette();
     // A comment opens in the stretch from line 2,501 and runs past line 2,650.
     let bytes = Arc::new(commented_file(3_000, 2_590..2_700));
-    let index = Arc::new(LineIndex::new(&bytes));
+    let index = Arc::new(LineIndex::of(&bytes));
     let source = Source {
         file: 1,
         path: "code.rs",
@@ -174,7 +174,7 @@ fn a_later_frame_in_a_provisional_stretch_continues_from_the_state_left_there() 
 fn without_a_syntax_theme_rows_are_plain_and_nothing_waits() {
     let palette = Palette::load("dark", ColorDepth::None).unwrap();
     let bytes = Arc::new(commented_file(3_000, 1..2_990));
-    let index = Arc::new(LineIndex::new(&bytes));
+    let index = Arc::new(LineIndex::of(&bytes));
     let source = Source {
         file: 0,
         path: "deep.rs",
@@ -212,7 +212,7 @@ fn hunk_rows(bytes: &[u8], index: &LineIndex, at: usize, new: &str) -> Vec<Row> 
 fn a_change_parses_the_file_above_it_once_and_the_next_change_from_where_it_left() {
     let palette = palette();
     let bytes = Arc::new(commented_file(100, 20..30));
-    let index = Arc::new(LineIndex::new(&bytes));
+    let index = Arc::new(LineIndex::of(&bytes));
     let source = Source {
         file: 2,
         path: "small.rs",
