@@ -15,26 +15,29 @@
 //! symbolic link, even one that appears while the commit runs.
 
 pub mod beneath;
+mod exchange;
 pub mod failpoint;
 pub mod history;
 pub mod journal;
 pub mod lock;
 pub mod seal;
+mod stage;
 pub mod undo;
 
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
-use beneath::{Dir, Folders, Kind, Root, Stat};
+use beneath::{Dir, Folders, Kind, Root};
+use exchange::put_in_place;
 use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
+use stage::{stage, with_execute_bits};
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, ErrorKind, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -637,143 +640,6 @@ impl<'a> Transaction<'a> {
     }
 }
 
-/// Puts one file's new content in place (or, for a deletion, moves the file aside), so that
-/// nothing another program wrote since the re-check is lost:
-/// - a modification exchanges the staged file with the target in one step (`RENAME_EXCHANGE`)
-///   and then checks that what came out, now at the staged name, is exactly the verified
-///   original (same file, same bytes); if not, it exchanges them back and stops, the other
-///   program's file in place. Where the file system cannot exchange, the original is linked
-///   beside the target and the target checked just before a plain rename (the README says
-///   what window that leaves);
-/// - a creation renames only if nothing has appeared at the name (`RENAME_NOREPLACE`);
-/// - a deletion moves the target to the original's name and checks it the same way, moving it
-///   back if it is not the verified file.
-fn put_in_place(
-    dir: &Dir,
-    name: &OsStr,
-    entry: &Entry,
-    write: &FileWrite,
-    stamp: Option<&Stamp>,
-) -> io::Result<()> {
-    let beside = |p: &Option<PathBuf>| -> io::Result<std::ffi::OsString> {
-        p.as_deref()
-            .and_then(Path::file_name)
-            .map(OsStr::to_os_string)
-            .ok_or_else(|| io::Error::other("the journal names no file beside the target"))
-    };
-    let changed = || {
-        io::Error::other(format!(
-            "{} was changed by another program just before patchdeck replaced it; it is left as that program made it",
-            dir.rel().join(name).display()
-        ))
-    };
-    match entry.kind {
-        journal::EntryKind::Modify => {
-            let staged = beside(&entry.staged)?;
-            if dir.exchange(&staged, name)? {
-                if !is_verified_original(dir, &staged, stamp, write)? {
-                    dir.exchange(&staged, name)?;
-                    return Err(changed());
-                }
-                return Ok(());
-            }
-            // No exchange: the original is kept beside the target first and checked there
-            // (a hard link is the target itself; a copy holds what the target held), bytes
-            // included, then the target's stamp once more just before the plain rename.
-            let original = beside(&entry.backup)?;
-            let shared = stamp.is_some_and(|s| s.nlink > 1);
-            keep_beside(dir, name, &original, shared)?;
-            let verified = match (shared, &write.before) {
-                (true, Some(before)) => journal::read_all(dir, &original)? == *before.bytes,
-                _ => is_verified_original(dir, &original, stamp, write)?,
-            };
-            if !verified {
-                dir.remove_file_if_exists(&original)?;
-                return Err(changed());
-            }
-            still_as_rechecked(dir, name, stamp)?;
-            dir.rename(&staged, dir, name)
-        }
-        journal::EntryKind::Create => {
-            let staged = beside(&entry.staged)?;
-            match dir.rename_new(&staged, dir, name) {
-                Ok(true) => Ok(()),
-                Ok(false) => {
-                    still_as_rechecked(dir, name, None)?;
-                    dir.rename(&staged, dir, name)
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(io::Error::other(format!(
-                    "{} was created by another program while the commit was running",
-                    dir.rel().join(name).display()
-                ))),
-                Err(e) => Err(e),
-            }
-        }
-        journal::EntryKind::Delete => {
-            let original = beside(&entry.backup)?;
-            dir.remove_file_if_exists(&original)?;
-            dir.rename(name, dir, &original)?;
-            if !is_verified_original(dir, &original, stamp, write)? {
-                // Back where it was, unless yet another file has appeared there meanwhile.
-                if !matches!(dir.rename_new(&original, dir, name), Ok(true)) {
-                    return Err(io::Error::other(format!(
-                        "{} was changed by another program just before patchdeck deleted it; that program's file is kept as {}",
-                        dir.rel().join(name).display(),
-                        dir.rel().join(&original).display()
-                    )));
-                }
-                return Err(changed());
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Whether `name` is exactly the file the commit re-checked: the same file (device, inode,
-/// size, modification time) holding the same bytes as were verified.
-fn is_verified_original(
-    dir: &Dir,
-    name: &OsStr,
-    stamp: Option<&Stamp>,
-    write: &FileWrite,
-) -> io::Result<bool> {
-    let (Some(was), Some(before)) = (stamp, write.before.as_ref()) else {
-        return Ok(false);
-    };
-    let Some(Stat { stamp: is, .. }) = dir.stat(name)? else {
-        return Ok(false);
-    };
-    if (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
-        != (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
-    {
-        return Ok(false);
-    }
-    Ok(journal::read_all(dir, name)? == *before.bytes)
-}
-
-/// The last check before a plain rename (where the file system cannot exchange): the target is
-/// still the file the commit re-checked (or still absent).
-fn still_as_rechecked(dir: &Dir, name: &OsStr, stamp: Option<&Stamp>) -> io::Result<()> {
-    let now = dir.stat(name)?;
-    let same = match (stamp, now) {
-        (None, None) => true,
-        (Some(was), Some(Stat { stamp: is, .. })) => {
-            (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
-                == (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
-        }
-        _ => false,
-    };
-    let what = match (same, stamp) {
-        (true, _) => return Ok(()),
-        (false, None) => "created",
-        (false, Some(_)) => "changed",
-    };
-    Err(io::Error::other(format!(
-        "{} was {what} by another program while the commit was running",
-        dir.rel().join(name).display()
-    )))
-}
-
 fn step_name(step: &str) -> &'static str {
     match step {
         "journal" => "writing the journal",
@@ -799,103 +665,4 @@ fn missing_dirs(root: &Path, rel: &Path, planned: &mut BTreeSet<PathBuf>) -> Vec
     }
     missing.reverse();
     missing
-}
-
-/// Writes the new content to a fresh temporary file with the original's owner, group and
-/// permissions, and starts writing it out to the disk (`sync_file_range`); the commit makes it
-/// durable (fsync) once every file is staged. The owner is given where this process may give it (root may; anyone
-/// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
-/// any editor, and the answer is false so that the commit says so. `(mode, executable)`: the
-/// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
-/// makes the file executable or not (see [`with_execute_bits`]).
-fn stage(
-    folders: &Folders,
-    staged: &Path,
-    bytes: &[u8],
-    (mode, executable): (Option<u32>, Option<bool>),
-    owner: Option<(u32, u32)>,
-) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let (dir, name) = folders.parent_of(staged)?;
-    // Created with the permissions it will have where the umask allows them (then no chmod).
-    let mut file = dir.create_new(name, mode.unwrap_or(0o666))?;
-    file.write_all(bytes)?;
-    start_writeback(&file);
-    let created = file.metadata()?;
-    let chowned = owner.is_some_and(|owner| (created.uid(), created.gid()) != owner);
-    let kept = match owner {
-        Some(owner) if chowned => give_to(&file, owner)?,
-        _ => true,
-    };
-    let default = mode.unwrap_or(created.mode() & 0o7777);
-    let mode = match executable {
-        Some(executable) => with_execute_bits(default, executable),
-        None => default,
-    };
-    // A change of owner clears set-user-ID bits: the permissions are set after it.
-    if chowned || mode != created.mode() & 0o7777 {
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-    }
-    Ok(kept)
-}
-
-/// Asks the kernel to start writing a file's data out now (`sync_file_range`), without waiting:
-/// by the time the commit fsyncs it, the disk has mostly done the work. Advice only: where it
-/// is not supported, the fsync does it all.
-fn start_writeback(file: &File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a descriptor we own; the call only schedules writeback of its pages.
-    unsafe {
-        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-    }
-}
-
-/// Permissions made executable as `git apply` makes them (each execute bit where its read bit
-/// is: 0644 becomes 0755, 0600 becomes 0700, as 0777 less the same umask), or not (every
-/// execute bit cleared).
-fn with_execute_bits(mode: u32, executable: bool) -> u32 {
-    if executable {
-        mode | ((mode & 0o444) >> 2)
-    } else {
-        mode & !0o111
-    }
-}
-
-/// Gives a file to `(uid, gid)` as far as this process may: both, else the group alone.
-/// Whether it now has both. Call it before setting permissions: a change of owner clears
-/// set-user-ID bits.
-fn give_to(file: &File, (uid, gid): (u32, u32)) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let has = |file: &File| -> io::Result<bool> {
-        let now = file.metadata()?;
-        Ok((now.uid(), now.gid()) == (uid, gid))
-    };
-    if has(file)? {
-        return Ok(true);
-    }
-    let _ = std::os::unix::fs::fchown(file, Some(uid), Some(gid))
-        .or_else(|_| std::os::unix::fs::fchown(file, None, Some(gid)));
-    has(file)
-}
-
-/// Keeps the original `target` as `original` beside it, where the file system cannot
-/// exchange: a hard link when it has no other name, else a durable copy (a link would share
-/// the inode with the other names, whose later edits would then change the saved original).
-fn keep_beside(dir: &Dir, target: &OsStr, original: &OsStr, shared: bool) -> io::Result<()> {
-    dir.remove_file_if_exists(original)?;
-    if !shared && dir.hard_link(target, dir, original).is_ok() {
-        return Ok(());
-    }
-    let mut from: File = dir.open_file(target)?;
-    let mut to = dir.create_new(original, 0o600)?;
-    io::copy(&mut from, &mut to)?;
-    // The copy is what a rollback puts back: it carries the original's owner where it can.
-    let meta = {
-        use std::os::unix::fs::MetadataExt;
-        let meta = from.metadata()?;
-        give_to(&to, (meta.uid(), meta.gid()))?;
-        meta
-    };
-    to.set_permissions(meta.permissions())?;
-    to.sync_all()
 }
