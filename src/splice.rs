@@ -71,7 +71,12 @@ pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol)
     let mut forced_final_newline = None;
     let mut next = 0; // zero-based index of the next original line to copy
     for splice in splices {
-        debug_assert!(splice.range.index() >= next, "splices must be sorted");
+        // Checked in release builds too: an overlap would write lines twice, not fail (the plan
+        // refuses overlapping changes before this).
+        assert!(
+            splice.range.index() >= next && splice.range.end() - 1 <= lines.len(),
+            "splices must be sorted, apart and inside the file"
+        );
         out.copy(lines, next, splice.range.index());
         let (at, count) = (splice.range.index(), splice.range.count);
         let old = |k: usize| lines.get(at + k);
@@ -284,7 +289,7 @@ mod tests {
             }
             let count = next(7);
             for i in 0..count {
-                original.extend_from_slice(words[next(4)].as_bytes());
+                original.extend_from_slice(words[next(words.len())].as_bytes());
                 let last = i + 1 == count;
                 match next(if last { 3 } else { 2 }) {
                     0 => original.extend_from_slice(b"\n"),
@@ -295,7 +300,7 @@ mod tests {
             // An empty last word without an ending makes no line.
             let count = reference_lines(&original).1.len();
             let news: Vec<TextLines> = (0..3)
-                .map(|_| (0..next(3)).map(|_| words[next(4)]).collect())
+                .map(|_| (0..next(3)).map(|_| words[next(words.len())]).collect())
                 .collect();
             let eols: Vec<Vec<Eol>> = news
                 .iter()

@@ -80,6 +80,8 @@ impl PathProblem {
 /// was a fifth of what `check` spent; the commit's own re-check compares bytes instead.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
+    /// The bytes as read. Never replaced: the hash and the line index cached below (shared by
+    /// every clone) are of these bytes.
     pub bytes: Arc<Vec<u8>>,
     sha256: Arc<OnceLock<String>>,
     lines: Arc<OnceLock<Arc<LineIndex>>>,

@@ -127,8 +127,9 @@ impl FileCheck {
             .any(|p| p.kind == ProblemKind::ShaMismatch)
     }
 
-    /// The file the changes apply to: the file as read, else the file it copies (none for a
-    /// creation from nothing).
+    /// The file as read, else the file it copies (none for a creation from nothing): what the
+    /// reviewer shows as the file. A creation that copies or moves onto a file that exists
+    /// applies its changes to the copied file instead; verify and plan choose that themselves.
     pub fn base(&self) -> Option<&Snapshot> {
         self.snapshot.as_ref().or(self.copied_from.as_ref())
     }
