@@ -8,6 +8,11 @@
 //! read joins the workspace's reads, so that resolving and verifying find the files already in
 //! memory.
 //!
+//! A reader takes from memory only what the kernel holds already (`RWF_NOWAIT`). A file that
+//! would wait on the disk (a cold cache: the first check of the day on a large tree) goes to
+//! threads that wait for it, several reads in flight at once, while the reader goes on; a
+//! batch whose files are all in memory starts none of them, so the parser keeps its core.
+//!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
 //! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
 //! when it names a regular file. Anything else (a path that is not plain, a missing file, a
@@ -25,9 +30,10 @@
 //! [`Workspace::read`]: crate::workspace::Workspace::read
 
 use crate::commit::beneath::{Folders, Kind, Root, Stat};
-use crate::workspace::{check_lexically, snapshot_of, Snapshot};
+use crate::workspace::{check_lexically, Snapshot, Unread};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -39,6 +45,15 @@ const OPEN_FOLDERS: usize = 64;
 
 /// The most reading threads: one per core but the one that parses, up to this many.
 const THREADS: usize = 4;
+
+/// Threads that wait on the disk for files not in memory yet (see [`Waiting`]): reads in
+/// flight at once, which a disk serves faster than one after another. On a cold cache, 2,000
+/// files took 0.35 s to check with one read at a time, 0.26 s with four, 0.24 s with eight.
+const WAITING_THREADS: usize = 8;
+
+/// Files opened and handed to the waiting threads but not yet taken: the bound on the
+/// descriptors they hold.
+const WAITING_QUEUE: usize = 32;
 
 /// Files read on other threads while a batch is parsed (and on the parsing thread once it is
 /// done): the parser gives each path with [`ReadAhead::want`].
@@ -68,7 +83,7 @@ impl ReadAhead {
         let threads = (0..count)
             .map(|_| {
                 let (root, wanted) = (root.to_path_buf(), wanted.clone());
-                std::thread::spawn(move || read_wanted(&root, &wanted, hash))
+                std::thread::spawn(move || read_wanted(&root, &wanted, hash, Unread::read_cached))
             })
             .collect();
         ReadAhead {
@@ -92,7 +107,7 @@ impl ReadAhead {
     /// read.
     pub fn finish(self) -> Vec<Read> {
         drop(self.paths);
-        let mut read = read_wanted(&self.root, &self.wanted, self.hash);
+        let mut read = read_wanted(&self.root, &self.wanted, self.hash, Unread::read_cached);
         // A thread that panicked read nothing usable; its files are read later, and the panic
         // has been printed.
         read.extend(
@@ -104,10 +119,22 @@ impl ReadAhead {
     }
 }
 
+/// What a reader does with an opened file: its bytes if they are in memory already, else the
+/// file, for a thread that may wait on the disk ([`Unread::read_cached`]).
+type ReadCached = fn(Unread) -> io::Result<Result<Snapshot, Unread>>;
+
 /// One reader: reads every path it is given until the parser is done and none is left (a
-/// reading thread, or the parsing thread in [`ReadAhead::finish`]).
-fn read_wanted(root: &Path, wanted: &Mutex<Receiver<String>>, hash: bool) -> Vec<Read> {
+/// reading thread, or the parsing thread in [`ReadAhead::finish`]). A file whose bytes are not
+/// all in memory yet goes to threads that wait on the disk for it, so that the reader goes on
+/// with the next (see [`Waiting`]).
+fn read_wanted(
+    root: &Path,
+    wanted: &Mutex<Receiver<String>>,
+    hash: bool,
+    read_cached: ReadCached,
+) -> Vec<Read> {
     let mut read = Vec::new();
+    let mut waiting = Waiting::new(hash);
     let Ok(root) = Root::open(root) else {
         // The workspace cannot be opened this way: everything is read later, as usual.
         while wanted.lock().is_ok_and(|w| w.recv().is_ok()) {}
@@ -141,17 +168,91 @@ fn read_wanted(root: &Path, wanted: &Mutex<Receiver<String>>, hash: bool) -> Vec
         ) {
             continue;
         }
-        let Ok(snapshot) = folder.open_file(name).and_then(snapshot_of) else {
+        let Ok(unread) = folder.open_file(name).and_then(Unread::of) else {
             continue;
         };
+        match read_cached(unread) {
+            Ok(Ok(snapshot)) => read.push(Read::of(doc_path, rel, snapshot, hash)),
+            Ok(Err(unread)) => waiting.read(doc_path, rel, unread),
+            Err(_) => {}
+        }
+    }
+    read.extend(waiting.finish());
+    read
+}
+
+impl Read {
+    fn of(doc_path: String, rel: PathBuf, snapshot: Snapshot, hash: bool) -> Read {
         if hash {
             snapshot.sha256();
         }
-        read.push(Read {
+        Read {
             doc_path,
             rel,
             snapshot,
+        }
+    }
+}
+
+/// Threads that finish reading files whose bytes were not in memory, each waiting on the disk
+/// for its own: started at a reader's first such file, so that a batch whose files are all in
+/// memory (the usual case) starts none, and more readers would only take the parser's core.
+struct Waiting {
+    hash: bool,
+    files: Option<SyncSender<(String, PathBuf, Unread)>>,
+    threads: Vec<JoinHandle<Vec<Read>>>,
+}
+
+impl Waiting {
+    fn new(hash: bool) -> Waiting {
+        Waiting {
+            hash,
+            files: None,
+            threads: Vec::new(),
+        }
+    }
+
+    /// Hands a file to the waiting threads (starting them the first time); when they cannot
+    /// take it, it is left to be read later, as usual.
+    fn read(&mut self, doc_path: String, rel: PathBuf, unread: Unread) {
+        let hash = self.hash;
+        let files = self.files.get_or_insert_with(|| {
+            let (files, taken) = mpsc::sync_channel(WAITING_QUEUE);
+            let taken = Arc::new(Mutex::new(taken));
+            self.threads = (0..WAITING_THREADS)
+                .map(|_| {
+                    let taken = Arc::clone(&taken);
+                    std::thread::spawn(move || wait_for(&taken, hash))
+                })
+                .collect();
+            files
         });
+        let _ = files.send((doc_path, rel, unread));
+    }
+
+    fn finish(self) -> Vec<Read> {
+        drop(self.files);
+        self.threads
+            .into_iter()
+            .flat_map(|thread| thread.join().unwrap_or_default())
+            .collect()
+    }
+}
+
+/// One waiting thread: reads the rest of each file it takes, until the reader is done.
+fn wait_for(taken: &Mutex<Receiver<(String, PathBuf, Unread)>>, hash: bool) -> Vec<Read> {
+    let mut read = Vec::new();
+    loop {
+        let next = match taken.lock() {
+            Ok(taken) => taken.recv(),
+            Err(_) => break,
+        };
+        let Ok((doc_path, rel, unread)) = next else {
+            break;
+        };
+        if let Ok(snapshot) = unread.finish() {
+            read.push(Read::of(doc_path, rel, snapshot, hash));
+        }
     }
     read
 }
@@ -211,5 +312,65 @@ mod tests {
         unsafe { libc::close(watch) };
         assert_eq!(got, -1, "the FIFO was opened");
         assert_eq!(error.kind(), std::io::ErrorKind::WouldBlock);
+    }
+
+    /// Files whose bytes are not in memory (here: every file, as a cold cache would have it)
+    /// are read by the waiting threads, each whole and once, and hashed when asked; the
+    /// queue that bounds their open files is far shorter than the batch.
+    #[test]
+    fn files_not_in_memory_are_read_by_threads_that_wait_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let count = WAITING_QUEUE * 4;
+        let paths: Vec<String> = (0..count).map(|i| format!("d{}/f{i}.txt", i % 7)).collect();
+        for (i, path) in paths.iter().enumerate() {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), format!("file {i}\n").repeat(i + 1)).unwrap();
+        }
+        let (wanted, taken) = mpsc::channel();
+        for path in &paths {
+            wanted.send(path.clone()).unwrap();
+        }
+        drop(wanted);
+        let not_in_memory: ReadCached = |unread| Ok(Err(unread));
+        let mut read = read_wanted(root, &Mutex::new(taken), true, not_in_memory);
+        read.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let mut want: Vec<(String, Vec<u8>)> = paths
+            .iter()
+            .map(|p| (p.clone(), std::fs::read(root.join(p)).unwrap()))
+            .collect();
+        want.sort();
+        let got: Vec<(String, Vec<u8>)> = read
+            .iter()
+            .map(|r| (r.doc_path.clone(), r.snapshot.bytes.to_vec()))
+            .collect();
+        assert_eq!(got, want);
+        assert!(read.iter().all(|r| r.snapshot.is_hashed()));
+    }
+
+    /// Reading what is in memory first, then the rest, gives the file's bytes whichever way
+    /// the kernel answers (and a file read ahead normally is in memory: it was just written).
+    #[test]
+    fn a_file_read_from_memory_or_finished_later_has_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        let bytes: Vec<u8> = (0..800_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let unread = Unread::of(std::fs::File::open(&path).unwrap()).unwrap();
+        let snapshot = match unread.read_cached().unwrap() {
+            Ok(snapshot) => snapshot,
+            Err(unread) => unread.finish().unwrap(),
+        };
+        assert_eq!(snapshot.bytes.as_slice(), bytes.as_slice());
+        let finished = Unread::of(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert_eq!(finished.bytes.as_slice(), bytes.as_slice());
+        // Handed on part way (the kernel had only the start in memory): the rest is read from
+        // where the first read stopped.
+        let mut unread = Unread::of(std::fs::File::open(&path).unwrap()).unwrap();
+        unread.read_part(1_000).unwrap();
+        assert_eq!(unread.finish().unwrap().bytes.as_slice(), bytes.as_slice());
     }
 }

@@ -533,25 +533,92 @@ pub fn read_snapshot(path: &Path) -> io::Result<Snapshot> {
 }
 
 /// Reads an open file whole, refusing special files and files over [`MAX_FILE_BYTES`].
-pub fn snapshot_of(mut file: File) -> io::Result<Snapshot> {
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::other("not a regular file"));
+pub fn snapshot_of(file: File) -> io::Result<Snapshot> {
+    Unread::of(file)?.finish()
+}
+
+/// A regular file being read whole: opened and checked, its bytes read so far.
+pub struct Unread {
+    file: File,
+    meta: fs::Metadata,
+    bytes: Vec<u8>,
+}
+
+impl Unread {
+    /// Checks an open file before it is read: a regular file of at most [`MAX_FILE_BYTES`].
+    pub fn of(file: File) -> io::Result<Unread> {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::other("not a regular file"));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!(
+                    "it is {} MiB, more than the {} MiB patchdeck edits",
+                    meta.len() >> 20,
+                    MAX_FILE_BYTES >> 20
+                ),
+            ));
+        }
+        let bytes = Vec::with_capacity(meta.len() as usize);
+        Ok(Unread { file, meta, bytes })
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(io::Error::new(
-            io::ErrorKind::FileTooLarge,
-            format!(
-                "it is {} MiB, more than the {} MiB patchdeck edits",
-                meta.len() >> 20,
-                MAX_FILE_BYTES >> 20
-            ),
-        ));
+
+    /// Reads what the kernel holds in memory already (`RWF_NOWAIT`): the snapshot when that is
+    /// the whole file, else the file as far as it got, for a thread that may wait on the disk
+    /// to finish. Where the kernel cannot tell, the file is read whole here.
+    pub fn read_cached(mut self) -> io::Result<Result<Snapshot, Unread>> {
+        use std::os::fd::AsRawFd;
+        let want = self.meta.len() as usize;
+        while self.bytes.len() < want {
+            let spare = self.bytes.spare_capacity_mut();
+            let iov = libc::iovec {
+                iov_base: spare.as_mut_ptr().cast(),
+                iov_len: want - self.bytes.len(),
+            };
+            // SAFETY: `iov` points into this vector's spare capacity, at least `iov_len` bytes;
+            // the kernel writes at most that many, and only the count it returns is kept. An
+            // offset of -1 reads at the file's position and moves it, as `read` does.
+            let n = unsafe { libc::preadv2(self.file.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+            match n {
+                0 => break,
+                n if n > 0 => {
+                    // SAFETY: the kernel initialised these `n` bytes just after the length.
+                    unsafe { self.bytes.set_len(self.bytes.len() + n as usize) };
+                }
+                _ => match io::Error::last_os_error() {
+                    e if e.kind() == io::ErrorKind::Interrupted => {}
+                    e if e.kind() == io::ErrorKind::WouldBlock => return Ok(Err(self)),
+                    // Not supported here (an older kernel, another file system): read it.
+                    e if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EINVAL)) => {
+                        return self.finish().map(Ok);
+                    }
+                    e => return Err(e),
+                },
+            }
+        }
+        self.finish().map(Ok)
     }
-    // Bounded again: a file that grows while it is read stops at the limit too.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    (&mut file).take(MAX_FILE_BYTES).read_to_end(&mut bytes)?;
-    Ok(Snapshot::new(bytes, Stamp::of(&meta)))
+
+    /// Reads up to `n` more bytes, as a read from memory that stopped part way would have.
+    #[cfg(test)]
+    pub(crate) fn read_part(&mut self, n: u64) -> io::Result<()> {
+        (&mut self.file)
+            .take(n)
+            .read_to_end(&mut self.bytes)
+            .map(|_| ())
+    }
+
+    /// Reads the rest, waiting on the disk if it must. Bounded again: a file that grows while
+    /// it is read stops at the limit too.
+    pub fn finish(mut self) -> io::Result<Snapshot> {
+        let have = self.bytes.len() as u64;
+        (&mut self.file)
+            .take(MAX_FILE_BYTES.saturating_sub(have))
+            .read_to_end(&mut self.bytes)?;
+        Ok(Snapshot::new(self.bytes, Stamp::of(&self.meta)))
+    }
 }
 
 /// Code points HFS+ ignores in names, so that `.g\u{200c}it` is `.git` there (git's
