@@ -11,7 +11,10 @@
 //! A reader takes from memory only what the kernel holds already (`RWF_NOWAIT`). A file that
 //! would wait on the disk (a cold cache: the first check of the day on a large tree) goes to
 //! threads that wait for it, several reads in flight at once, while the reader goes on; a
-//! batch whose files are all in memory starts none of them, so the parser keeps its core.
+//! batch whose files are all in memory starts none of them, so the parser keeps its core. (The
+//! kernel also says "would wait" for some files it holds, whose pages carry its read-ahead
+//! mark: 50 to 235 of 2,000 in `strace` of warm runs. Those start the waiting threads, which
+//! read them from memory at once; warm runs measured the same with and without.)
 //!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
 //! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
