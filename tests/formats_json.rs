@@ -409,3 +409,31 @@ fn two_structured_entries_for_one_file_apply_in_order() {
         original("src/inventory.toml").replace("\"info\"", "\"trace\"")
     );
 }
+
+/// The formats that find their changes in the file as read pin the file to it: the report's
+/// `expectedSha256` of every file they modify is the SHA-256 of its bytes (hashed together once
+/// the batch is read, so a later change to the file is a conflict, as for TUL-002).
+#[test]
+fn formats_that_read_the_file_pin_it_to_the_bytes_they_read() {
+    for name in [
+        "bundle-clean.json",
+        "structured-clean.json",
+        "edits-clean.json",
+        "codex-clean.patch",
+        "aider-clean.md",
+    ] {
+        let r = report(name);
+        let files = r["files"].as_array().unwrap();
+        let modified: Vec<&serde_json::Value> =
+            files.iter().filter(|f| f["action"] == "modify").collect();
+        assert!(!modified.is_empty(), "{name}: {r}");
+        for file in modified {
+            let path = file["path"].as_str().unwrap();
+            assert_eq!(
+                file["expectedSha256"].as_str(),
+                Some(common::sha(original(path).as_bytes()).as_str()),
+                "{name}: {path}"
+            );
+        }
+    }
+}

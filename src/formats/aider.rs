@@ -73,7 +73,7 @@ pub fn load(
         let mut file = builder.file(&path, FileAction::Modify);
         let bytes = match disk {
             OnDisk::File { bytes, snapshot } => {
-                file.expected_sha256 = Some(snapshot.sha256().to_owned());
+                builder.pin(&file, &snapshot);
                 Some(bytes)
             }
             _ => None,

@@ -31,6 +31,8 @@ pub struct Builder<'a> {
     /// is parsed) another core may still be computing it.
     ids: OnceLock<IdDeriver>,
     next_file: usize,
+    /// Files pinned to the snapshot their changes were made against (see [`Builder::pin`]).
+    pins: Vec<(FilePatchId, Snapshot)>,
 }
 
 /// One change before it gets its ID.
@@ -93,6 +95,31 @@ impl<'a> Builder<'a> {
             input,
             ids: OnceLock::new(),
             next_file: 0,
+            pins: Vec::new(),
+        }
+    }
+
+    /// Pins `file` to the snapshot its changes were made against: the snapshot's SHA-256
+    /// becomes the file's `expected_sha256` once the batch is read ([`Builder::hash_pins`]), so
+    /// that verify refuses the file if it changes meanwhile. The pinned files are hashed
+    /// together, on every core, rather than one after another as a format reads them.
+    pub fn pin(&mut self, file: &FilePatch, snapshot: &Snapshot) {
+        self.pins.push((file.id.clone(), snapshot.clone()));
+    }
+
+    /// Gives every file pinned with [`Builder::pin`] its `expected_sha256`.
+    pub fn hash_pins(&mut self, files: &mut [FilePatch]) {
+        let pins = std::mem::take(&mut self.pins);
+        if pins.is_empty() {
+            return;
+        }
+        let hashes = crate::parallel::map(&pins, |(_, snapshot)| snapshot.sha256().to_owned());
+        let by_id: std::collections::HashMap<&FilePatchId, String> =
+            pins.iter().map(|(id, _)| id).zip(hashes).collect();
+        for file in files {
+            if let Some(sha256) = by_id.get(&file.id) {
+                file.expected_sha256 = Some(sha256.clone());
+            }
         }
     }
 

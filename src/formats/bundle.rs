@@ -80,7 +80,7 @@ pub fn load(
                 let mut file = builder.file(&doc_path, FileAction::Delete);
                 let spec = match read_doc(workspace, &doc_path) {
                     OnDisk::File { bytes, snapshot } => {
-                        file.expected_sha256 = Some(snapshot.sha256().to_owned());
+                        builder.pin(&file, &snapshot);
                         delete_all(&bytes, format!("delete {doc_path}"))
                     }
                     _ => ChangeSpec {
@@ -131,7 +131,7 @@ fn whole_file(
     match (disk, operation) {
         (OnDisk::File { bytes, snapshot }, None | Some("replace")) => {
             let mut file = builder.file(doc_path, FileAction::Modify);
-            file.expected_sha256 = Some(snapshot.sha256().to_owned());
+            builder.pin(&file, &snapshot);
             for spec in diff_changes(&bytes, content.as_bytes()) {
                 builder.push(&mut file, spec);
             }

@@ -84,7 +84,7 @@ pub fn load(
                 let mut file = builder.file(&path, FileAction::Delete);
                 let spec = match read_doc(workspace, &path) {
                     OnDisk::File { bytes, snapshot } => {
-                        file.expected_sha256 = Some(snapshot.sha256().to_owned());
+                        builder.pin(&file, &snapshot);
                         delete_all(&bytes, format!("delete {path}"))
                     }
                     _ => ChangeSpec {
@@ -151,7 +151,7 @@ fn update(
     let bytes = match &disk {
         OnDisk::File { bytes, snapshot } => {
             if !moved {
-                file.expected_sha256 = Some(snapshot.sha256().to_owned());
+                builder.pin(&file, snapshot);
             }
             Some(bytes.clone())
         }

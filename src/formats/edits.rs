@@ -105,7 +105,7 @@ pub fn load(
             };
             let mut file = builder.file(doc_path, action);
             if let OnDisk::File { snapshot, .. } = disk {
-                file.expected_sha256 = Some(snapshot.sha256().to_owned());
+                builder.pin(&file, &snapshot);
             }
             for spec in specs {
                 builder.push(&mut file, spec);

@@ -289,6 +289,7 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
     }
+    builder.hash_pins(&mut loaded.files);
     builder.derive_change_ids(&mut loaded.files);
     flag_files_named_twice(&mut loaded.files, format);
     Ok(Batch {

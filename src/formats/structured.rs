@@ -157,7 +157,7 @@ pub fn patch_file(
     let mut file = builder.file(doc_path, FileAction::Modify);
     let bytes = match read_doc(workspace, doc_path) {
         OnDisk::File { bytes, snapshot } => {
-            file.expected_sha256 = Some(snapshot.sha256().to_owned());
+            builder.pin(&file, &snapshot);
             bytes
         }
         _ => {
