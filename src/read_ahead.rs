@@ -10,11 +10,12 @@
 //!
 //! A reader takes from memory only what the kernel holds already (`RWF_NOWAIT`). A file that
 //! would wait on the disk (a cold cache: the first check of the day on a large tree) goes to
-//! threads that wait for it, several reads in flight at once, while the reader goes on; a
-//! batch whose files are all in memory starts none of them, so the parser keeps its core. (The
-//! kernel also says "would wait" for some files it holds, whose pages carry its read-ahead
-//! mark: 50 to 235 of 2,000 in `strace` of warm runs. Those start the waiting threads, which
-//! read them from memory at once; warm runs measured the same with and without.)
+//! threads that wait for it, several reads in flight at once, while the reader goes on: more
+//! readers instead would take the parser's core when the files are in memory. The waiting
+//! threads start at the first such file. The kernel also says "would wait" for some files it
+//! holds, whose pages carry its read-ahead mark (50 to 235 of 2,000 in `strace` of warm runs),
+//! so they usually start; they read those files from memory at once, and warm runs measured
+//! the same with them and without.
 //!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
 //! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
@@ -41,9 +42,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// How many folders a reading thread keeps open at once; past it, it starts again. With
-/// [`THREADS`] threads, the read-ahead holds at most a few hundred descriptors however many
-/// folders a batch spans, far below the usual limit of 1,024 (which `git status`, started at
-/// the same time, needs some of).
+/// [`THREADS`] threads (and the parsing thread at the end) and the files queued for the
+/// waiting threads, the read-ahead holds at most about 370 descriptors however many folders
+/// a batch spans, far below the usual limit of 1,024 (which `git status`, started at the same
+/// time, needs some of).
 const OPEN_FOLDERS: usize = 64;
 
 /// The most reading threads: one per core but the one that parses, up to this many.
@@ -54,8 +56,9 @@ const THREADS: usize = 4;
 /// files took 0.35 s to check with one read at a time, 0.26 s with four, 0.24 s with eight.
 const WAITING_THREADS: usize = 8;
 
-/// Files opened and handed to the waiting threads but not yet taken: the bound on the
-/// descriptors they hold.
+/// Files opened and handed to the waiting threads but not yet taken. With the one file each
+/// waiting thread reads and the one each reader is handing over, the bound on the descriptors
+/// files waiting on the disk hold.
 const WAITING_QUEUE: usize = 32;
 
 /// Files read on other threads while a batch is parsed (and on the parsing thread once it is
@@ -64,7 +67,8 @@ pub struct ReadAhead {
     paths: Sender<String>,
     wanted: Arc<Mutex<Receiver<String>>>,
     root: PathBuf,
-    hash: bool,
+    /// The threads that wait on the disk, shared by every reader.
+    waiting: Arc<Waiting>,
     threads: Vec<JoinHandle<Vec<Read>>>,
 }
 
@@ -82,18 +86,21 @@ impl ReadAhead {
     pub fn start(root: &Path, hash: bool) -> ReadAhead {
         let (paths, wanted) = mpsc::channel::<String>();
         let wanted = Arc::new(Mutex::new(wanted));
+        let waiting = Arc::new(Waiting::new(hash));
         let count = crate::parallel::cores().saturating_sub(1).clamp(1, THREADS);
         let threads = (0..count)
             .map(|_| {
-                let (root, wanted) = (root.to_path_buf(), wanted.clone());
-                std::thread::spawn(move || read_wanted(&root, &wanted, hash, Unread::read_cached))
+                let (root, wanted, waiting) = (root.to_path_buf(), wanted.clone(), waiting.clone());
+                std::thread::spawn(move || {
+                    read_wanted(&root, &wanted, &waiting, Unread::read_cached)
+                })
             })
             .collect();
         ReadAhead {
             paths,
             wanted,
             root: root.to_path_buf(),
-            hash,
+            waiting,
             threads,
         }
     }
@@ -110,7 +117,7 @@ impl ReadAhead {
     /// read.
     pub fn finish(self) -> Vec<Read> {
         drop(self.paths);
-        let mut read = read_wanted(&self.root, &self.wanted, self.hash, Unread::read_cached);
+        let mut read = read_wanted(&self.root, &self.wanted, &self.waiting, Unread::read_cached);
         // A thread that panicked read nothing usable; its files are read later, and the panic
         // has been printed.
         read.extend(
@@ -118,6 +125,8 @@ impl ReadAhead {
                 .into_iter()
                 .flat_map(|thread| thread.join().unwrap_or_default()),
         );
+        // Every reader is done, so nothing more is handed to the waiting threads.
+        read.extend(self.waiting.finish());
         read
     }
 }
@@ -133,11 +142,11 @@ type ReadCached = fn(Unread) -> io::Result<Result<Snapshot, Unread>>;
 fn read_wanted(
     root: &Path,
     wanted: &Mutex<Receiver<String>>,
-    hash: bool,
+    waiting: &Waiting,
     read_cached: ReadCached,
 ) -> Vec<Read> {
+    let hash = waiting.hash;
     let mut read = Vec::new();
-    let mut waiting = Waiting::new(hash);
     let Ok(root) = Root::open(root) else {
         // The workspace cannot be opened this way: everything is read later, as usual.
         while wanted.lock().is_ok_and(|w| w.recv().is_ok()) {}
@@ -174,13 +183,22 @@ fn read_wanted(
         let Ok(unread) = folder.open_file(name).and_then(Unread::of) else {
             continue;
         };
-        match read_cached(unread) {
-            Ok(Ok(snapshot)) => read.push(Read::of(doc_path, rel, snapshot, hash)),
-            Ok(Err(unread)) => waiting.read(doc_path, rel, unread),
-            Err(_) => {}
-        }
+        let (doc_path, rel, snapshot) = match read_cached(unread) {
+            Ok(Ok(snapshot)) => (doc_path, rel, snapshot),
+            Ok(Err(unread)) => {
+                // Read here after all when no waiting thread can take it.
+                let Some((doc_path, rel, unread)) = waiting.hand((doc_path, rel, unread)) else {
+                    continue;
+                };
+                let Ok(snapshot) = unread.finish() else {
+                    continue;
+                };
+                (doc_path, rel, snapshot)
+            }
+            Err(_) => continue,
+        };
+        read.push(Read::of(doc_path, rel, snapshot, hash));
     }
-    read.extend(waiting.finish());
     read
 }
 
@@ -197,12 +215,19 @@ impl Read {
     }
 }
 
+/// A file to finish reading: the docPath it was asked for by, its path, the file as far as it
+/// was read.
+type Job = (String, PathBuf, Unread);
+
 /// Threads that finish reading files whose bytes were not in memory, each waiting on the disk
-/// for its own: started at a reader's first such file, so that a batch whose files are all in
-/// memory (the usual case) starts none, and more readers would only take the parser's core.
+/// for its own, shared by every reader of a [`ReadAhead`]: started at the first such file.
 struct Waiting {
     hash: bool,
-    files: Option<SyncSender<(String, PathBuf, Unread)>>,
+    pool: Mutex<Option<Pool>>,
+}
+
+struct Pool {
+    files: SyncSender<Job>,
     threads: Vec<JoinHandle<Vec<Read>>>,
 }
 
@@ -210,40 +235,62 @@ impl Waiting {
     fn new(hash: bool) -> Waiting {
         Waiting {
             hash,
-            files: None,
-            threads: Vec::new(),
+            pool: Mutex::new(None),
         }
     }
 
-    /// Hands a file to the waiting threads (starting them the first time); when they cannot
-    /// take it, it is left to be read later, as usual.
-    fn read(&mut self, doc_path: String, rel: PathBuf, unread: Unread) {
-        let hash = self.hash;
-        let files = self.files.get_or_insert_with(|| {
-            let (files, taken) = mpsc::sync_channel(WAITING_QUEUE);
-            let taken = Arc::new(Mutex::new(taken));
-            self.threads = (0..WAITING_THREADS)
-                .map(|_| {
-                    let taken = Arc::clone(&taken);
-                    std::thread::spawn(move || wait_for(&taken, hash))
-                })
-                .collect();
-            files
-        });
-        let _ = files.send((doc_path, rel, unread));
+    /// Hands a file to the waiting threads, starting them the first time; gives it back when
+    /// none can take it (none could be started, or all stopped), to be read by the caller.
+    fn hand(&self, job: Job) -> Option<Job> {
+        let files = match self.pool.lock() {
+            Ok(mut pool) => {
+                if pool.is_none() {
+                    *pool = Pool::start(self.hash);
+                }
+                pool.as_ref().map(|pool| pool.files.clone())
+            }
+            Err(_) => None,
+        };
+        match files {
+            Some(files) => files.send(job).err().map(|e| e.0),
+            None => Some(job),
+        }
     }
 
-    fn finish(self) -> Vec<Read> {
-        drop(self.files);
-        self.threads
+    /// Waits for the threads to read what they were handed; call it once no reader can hand
+    /// more.
+    fn finish(&self) -> Vec<Read> {
+        let pool = self.pool.lock().ok().and_then(|mut pool| pool.take());
+        let Some(Pool { files, threads }) = pool else {
+            return Vec::new();
+        };
+        drop(files);
+        threads
             .into_iter()
             .flat_map(|thread| thread.join().unwrap_or_default())
             .collect()
     }
 }
 
-/// One waiting thread: reads the rest of each file it takes, until the reader is done.
-fn wait_for(taken: &Mutex<Receiver<(String, PathBuf, Unread)>>, hash: bool) -> Vec<Read> {
+impl Pool {
+    /// Starts up to [`WAITING_THREADS`] threads (as many as the system allows; `None` for none).
+    fn start(hash: bool) -> Option<Pool> {
+        let (files, taken) = mpsc::sync_channel(WAITING_QUEUE);
+        let taken = Arc::new(Mutex::new(taken));
+        let threads: Vec<JoinHandle<Vec<Read>>> = (0..WAITING_THREADS)
+            .map_while(|_| {
+                let taken = Arc::clone(&taken);
+                std::thread::Builder::new()
+                    .spawn(move || wait_for(&taken, hash))
+                    .ok()
+            })
+            .collect();
+        (!threads.is_empty()).then_some(Pool { files, threads })
+    }
+}
+
+/// One waiting thread: reads the rest of each file it takes, until the readers are done.
+fn wait_for(taken: &Mutex<Receiver<Job>>, hash: bool) -> Vec<Read> {
     let mut read = Vec::new();
     loop {
         let next = match taken.lock() {
@@ -336,7 +383,10 @@ mod tests {
         }
         drop(wanted);
         let not_in_memory: ReadCached = |unread| Ok(Err(unread));
-        let mut read = read_wanted(root, &Mutex::new(taken), true, not_in_memory);
+        let waiting = Waiting::new(true);
+        let mut read = read_wanted(root, &Mutex::new(taken), &waiting, not_in_memory);
+        assert!(read.is_empty(), "every file went to the waiting threads");
+        read.extend(waiting.finish());
         read.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut want: Vec<(String, Vec<u8>)> = paths
             .iter()

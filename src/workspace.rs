@@ -567,7 +567,8 @@ impl Unread {
 
     /// Reads what the kernel holds in memory already (`RWF_NOWAIT`): the snapshot when that is
     /// the whole file, else the file as far as it got, for a thread that may wait on the disk
-    /// to finish. Where the kernel cannot tell, the file is read whole here.
+    /// to finish. Where the kernel cannot tell (or refuses the call), the file is read whole
+    /// here.
     pub fn read_cached(mut self) -> io::Result<Result<Snapshot, Unread>> {
         use std::os::fd::AsRawFd;
         let want = self.meta.len() as usize;
@@ -590,11 +591,9 @@ impl Unread {
                 _ => match io::Error::last_os_error() {
                     e if e.kind() == io::ErrorKind::Interrupted => {}
                     e if e.kind() == io::ErrorKind::WouldBlock => return Ok(Err(self)),
-                    // Not supported here (an older kernel, another file system): read it.
-                    e if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EINVAL)) => {
-                        return self.finish().map(Ok);
-                    }
-                    e => return Err(e),
+                    // Anything else (not supported by this kernel or file system, refused by
+                    // a sandbox): read it as usual, which says what is wrong if anything is.
+                    _ => return self.finish().map(Ok),
                 },
             }
         }
