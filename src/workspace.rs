@@ -4,7 +4,8 @@
 //! The exact relative path wins; otherwise the one file whose path matches case-insensitively;
 //! two such files is an error, never a guess. Nothing here follows a symbolic link: a path that
 //! is absolute, climbs with `..`, or passes through a link is refused. Reads take a
-//! [`Snapshot`] (bytes, hash, size, mtime, mode) that the commit re-checks before writing.
+//! [`Snapshot`] (bytes, hash, line index, size, mtime, mode) that the commit re-checks before
+//! writing.
 
 use crate::lines::{LineIndex, Lines};
 use crate::model::sha256_hex;
