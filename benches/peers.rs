@@ -20,8 +20,10 @@
 //! are the medians of each round's ratio: on a disk where creating files slows down after
 //! many were deleted, blocks of runs one after another measure different disks.
 //!
-//! GNU `patch` is skipped when it is not installed. The TUI figures come from
-//! `cargo bench --bench frame`, which `cargo bench` runs too.
+//! The reviewer's first screen on each size's diff is the real binary in a pseudo-terminal,
+//! warm and with the page cache dropped (`support/first_screen.rs`; cold needs root, and the
+//! row says so without it). GNU `patch` is skipped when it is not installed. The frame and key
+//! figures come from `cargo bench --bench frame`, which `cargo bench` runs too.
 
 use patchdeck::model::sha256_hex;
 use serde_json::{json, Value};
@@ -35,6 +37,9 @@ mod support;
 
 #[path = "support/floor.rs"]
 mod floor;
+
+#[path = "support/first_screen.rs"]
+mod first_screen;
 
 use support::Rng;
 
@@ -372,6 +377,7 @@ fn main() {
     let exe = env!("CARGO_BIN_EXE_patchdeck");
     let mut rows = Vec::new();
     let mut paired: Vec<Paired> = Vec::new();
+    let mut screens: Vec<(usize, first_screen::FirstScreen)> = Vec::new();
 
     for &size in &sizes {
         let base = match &keep {
@@ -418,6 +424,7 @@ fn main() {
         }
         let diff_path = batches[0].1.to_str().unwrap().to_owned();
         let scratch = base.join("scratch");
+        screens.push((size, first_screen::measure(&ws, &batches[0].1, runs)));
 
         for (format, path, bytes) in &batches {
             if bytes.len() > MAX_INPUT {
@@ -632,6 +639,18 @@ fn main() {
         }
     }
 
+    println!();
+    println!("The reviewer's first screen (`review --read-only` on the unified diff, in a 120x40 pseudo-terminal, from start to the first frame drawn whole):");
+    println!("| files | warm ms | page cache dropped, ms |");
+    println!("|---:|---:|---:|");
+    for (size, screen) in &screens {
+        let cold = match &screen.cold {
+            Ok(d) => format!("{:.0}", ms(*d)),
+            Err(why) => why.clone(),
+        };
+        println!("| {size} | {:.0} | {cold} |", ms(screen.warm));
+    }
+
     // The targets of issue 17, at the largest size, each a ratio measured in this run.
     let largest = *sizes.iter().max().unwrap();
     let ratio = |what: &str, peer: &str| {
@@ -673,6 +692,17 @@ fn main() {
         println!(
             "  apply / durable floor:     time {:.2} [<= 1.2]",
             p.to_floor
+        );
+    }
+
+    if let Some((_, screen)) = screens.iter().find(|(size, _)| *size == largest) {
+        let cold = match &screen.cold {
+            Ok(d) => format!("{:.0} ms [< 300]", ms(*d)),
+            Err(why) => why.clone(),
+        };
+        println!(
+            "  reviewer's first screen:   warm {:.0} ms, cold {cold}",
+            ms(screen.warm)
         );
     }
 

@@ -16,9 +16,15 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(30);
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
+/// A pause in the output this long ends a frame's burst of writes ([`Terminal::time_to`]).
+#[allow(dead_code)] // The benchmarks' (benches/support/first_screen.rs), not the tests'.
+const BURST_GAP: Duration = Duration::from_millis(5);
 
 pub struct Terminal {
     screen: Arc<Mutex<vt100::Parser<Answers>>>,
+    /// When patchdeck was started.
+    #[allow(dead_code)] // Read by `time_to`, which the benchmarks use.
+    started: Instant,
     keyboard: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn Child + Send + Sync>,
     reader: Option<JoinHandle<()>>,
@@ -36,10 +42,12 @@ pub struct Style {
 }
 
 /// What a terminal answers on its own: the cursor's position when asked (`ESC [ 6 n`, which
-/// crossterm sends while setting up the screen and waits for).
+/// crossterm sends while setting up the screen and waits for). It also notes when each piece
+/// of output arrived, for [`Terminal::time_to`].
 #[derive(Default)]
 struct Answers {
     pending: Vec<u8>,
+    arrivals: Vec<Instant>,
 }
 
 impl vt100::Callbacks for Answers {
@@ -92,6 +100,7 @@ impl Terminal {
             command.env(name, value);
         }
         command.cwd(home);
+        let started = Instant::now();
         let child = pty.slave.spawn_command(command).expect("patchdeck starts");
         // Only the child holds the terminal's other end now: reading ends when it is gone.
         drop(pty.slave);
@@ -114,6 +123,7 @@ impl Terminal {
                 }
                 let mut parser = kept.lock().unwrap();
                 parser.process(&buf[..n]);
+                parser.callbacks_mut().arrivals.push(Instant::now());
                 let answers = std::mem::take(&mut parser.callbacks_mut().pending);
                 drop(parser);
                 if !answers.is_empty() {
@@ -124,6 +134,7 @@ impl Terminal {
         });
         Terminal {
             screen,
+            started,
             keyboard,
             child,
             reader: Some(reader),
@@ -153,6 +164,42 @@ impl Terminal {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// How long after patchdeck was started its screen showed `needle`, drawn whole: the
+    /// arrival of the last piece of output of the burst that showed it (a frame is written in
+    /// pieces less than a millisecond apart; a gap of [`BURST_GAP`] ends it). For benchmarks:
+    /// the screen is looked at every millisecond.
+    #[allow(dead_code)] // The benchmarks' (benches/support/first_screen.rs), not the tests'.
+    pub fn time_to(&self, needle: &str) -> Duration {
+        let start = Instant::now();
+        let shown = loop {
+            {
+                let parser = self.screen.lock().unwrap();
+                if parser.screen().contents().contains(needle) {
+                    break parser.callbacks().arrivals.len() - 1;
+                }
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!(
+                    "waited {TIMEOUT:?} for {needle:?}; the screen shows:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        // The rest of the burst may still be on its way.
+        std::thread::sleep(BURST_GAP * 2);
+        let parser = self.screen.lock().unwrap();
+        let arrivals = &parser.callbacks().arrivals;
+        let mut last = arrivals[shown];
+        for &next in &arrivals[shown + 1..] {
+            if next - last > BURST_GAP {
+                break;
+            }
+            last = next;
+        }
+        last - self.started
     }
 
     /// Types keys: each string is sent as it is (`"a"`, `"\r"` for Enter).
