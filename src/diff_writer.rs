@@ -24,7 +24,8 @@ pub fn write_plan(plan: &Plan, out: &mut impl Write) -> io::Result<()> {
 /// Writes one planned write as a git diff section (nothing when its content is unchanged).
 pub fn write_file(write: &FileWrite, out: &mut impl Write) -> io::Result<()> {
     let old: &[u8] = write.before.as_ref().map_or(&[], |b| &b.bytes);
-    let new: &[u8] = &write.after;
+    let after = write.after.bytes();
+    let new: &[u8] = &after;
     let git_mode = |executable: bool| if executable { "100755" } else { "100644" };
     let was_executable = write
         .before
@@ -262,7 +263,7 @@ mod tests {
             rel: "run.sh".into(),
             kind,
             before: (kind != WriteKind::Create).then_some(snapshot),
-            after: after.to_vec(),
+            after: crate::content::Content::owned(after.to_vec()),
             changes: Vec::new(),
             ranges: Vec::new(),
             mode: None,

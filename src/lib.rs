@@ -18,6 +18,7 @@
 pub mod bounded;
 pub mod commit;
 pub mod config;
+pub mod content;
 pub mod diff_writer;
 pub mod error;
 pub mod export;

@@ -5,16 +5,18 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
+use crate::content::Content;
 use crate::lines::{Eol, Lines};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
 use crate::review::rules::{self, Placement, Stuck};
 use crate::review::{Decision, Decisions};
-use crate::splice::{splice_lines, Splice};
+use crate::splice::{splice_content, Splice};
 use crate::text_lines::TextLines;
 use crate::verify::{FileCheck, Status, Verification};
 use crate::workspace::Snapshot;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What a write does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,8 +56,9 @@ pub struct FileWrite {
     pub kind: WriteKind,
     /// The file as verified (absent for a creation); the commit re-checks it is unchanged.
     pub before: Option<Snapshot>,
-    /// The new content (empty for a deletion).
-    pub after: Vec<u8>,
+    /// The new content (empty for a deletion): runs of the file it is made from, shared, and
+    /// the lines the changes write.
+    pub after: Content,
     /// The changes written, by their index in the file patch, in file order.
     pub changes: Vec<usize>,
     /// Where each of `changes` is written: the range of the lines it replaces in the content
@@ -540,8 +543,8 @@ pub fn plan_with(
             FileAction::Modify => WriteKind::Modify,
         };
         let after = match kind {
-            _ if contents == Contents::Skipped => Vec::new(),
-            WriteKind::Delete => Vec::new(),
+            _ if contents == Contents::Skipped => Content::default(),
+            WriteKind::Delete => Content::default(),
             _ => {
                 let spliced: Vec<Splice> = splices
                     .iter()
@@ -560,8 +563,14 @@ pub fn plan_with(
                     FileAction::Create => check.copied_from.as_ref(),
                     _ => check.base(),
                 };
-                let lines = base.map_or(Lines::split(&[]), Snapshot::lines);
-                splice_lines(&lines, &spliced, file.new_file_eol.unwrap_or(Eol::Lf))
+                let eol = file.new_file_eol.unwrap_or(Eol::Lf);
+                match base {
+                    Some(base) => splice_content(&base.bytes, &base.lines(), &spliced, eol),
+                    None => {
+                        let nothing = Arc::default();
+                        splice_content(&nothing, &Lines::split(&nothing), &spliced, eol)
+                    }
+                }
             }
         };
         plan.overrides.extend(overrides);

@@ -1,12 +1,16 @@
 //! Rewriting a file's line ranges while keeping every other byte: the new content of a file
 //! from its lines and the splices a plan chose.
 //!
-//! Lines outside the splices are copied as the bytes they are; only the lines a splice writes,
+//! Lines outside the splices are taken as the bytes they are; only the lines a splice writes,
 //! and the line that ends the file, are given their endings here (the rules are on [`splice`]).
+//! A plan keeps what a splice makes as a [`Content`]: runs of the file's own bytes, shared, and
+//! the bytes the splices write.
 
+use crate::content::{self, Content};
 use crate::lines::{Eol, Lines, BOM};
 use crate::model::LineRange;
 use crate::text_lines::TextLines;
+use std::sync::Arc;
 
 /// One edit to apply: the range of current lines it replaces and the lines to put there.
 #[derive(Clone, Copy, Debug)]
@@ -50,9 +54,30 @@ pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol
     splice_lines(&Lines::split(original), splices, default_eol)
 }
 
-/// [`splice_with_eol`] of lines already indexed (a file read from the workspace). Runs of
-/// lines outside the splices are copied as the bytes they are.
+/// [`splice_with_eol`] of lines already indexed (a file read from the workspace).
 pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
+    spliced(lines, splices, default_eol).into_vec()
+}
+
+/// [`splice_lines`] as a [`Content`] sharing `base`, the bytes `lines` indexes: nothing of the
+/// file is copied but the lines the splices write.
+pub fn splice_content(
+    base: &Arc<Vec<u8>>,
+    lines: &Lines<'_>,
+    splices: &[Splice<'_>],
+    default_eol: Eol,
+) -> Content {
+    spliced(lines, splices, default_eol).finish(base)
+}
+
+/// The splices applied, as runs of `lines`' bytes and the bytes written between them. Lines
+/// outside the splices, and the lines a splice keeps as they were (its unchanged context),
+/// are runs of the original.
+fn spliced<'a>(
+    lines: &Lines<'a>,
+    splices: &[Splice<'a>],
+    default_eol: Eol,
+) -> content::Builder<'a> {
     let has_ending = lines.len() > 1 || (lines.len() == 1 && !lines.missing_final_newline());
     let eol = if has_ending {
         lines.dominant_eol()
@@ -60,12 +85,12 @@ pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol)
         default_eol
     };
     let mut out = Spliced {
-        bytes: Vec::with_capacity(lines.bytes().len() + 64),
+        bytes: content::Builder::new(lines.bytes()),
         eol,
         last: None,
     };
     if lines.has_bom() {
-        out.bytes.extend_from_slice(BOM);
+        out.bytes.push(&lines.bytes()[..BOM.len()]);
     }
     let keep_final_newline = !lines.missing_final_newline();
     let mut forced_final_newline = None;
@@ -90,16 +115,21 @@ pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol)
             .count();
         let given = splice.new_eols.filter(|e| e.len() == new.len());
         for (k, line) in new.iter().enumerate() {
-            let kept = if let Some(eols) = given {
-                Some(eols[k]).filter(|e| *e != Eol::None)
-            } else if k < prefix {
-                Some(old(k).eol)
+            // A line the splice keeps is the original's (the same text), so its bytes are
+            // taken from the file, not copied.
+            let same = if k < prefix {
+                Some(old(k))
             } else if k >= new.len() - suffix {
-                Some(old(count - (new.len() - k)).eol)
+                Some(old(count - (new.len() - k)))
             } else {
                 None
             };
-            out.line(line.as_bytes(), kept);
+            let kept = match (given, same) {
+                (Some(eols), _) => Some(eols[k]).filter(|e| *e != Eol::None),
+                (None, Some(same)) => Some(same.eol),
+                (None, None) => None,
+            };
+            out.line(same.map_or(line.as_bytes(), |same| same.text), kept);
         }
         next = at + count;
         if next == lines.len() {
@@ -118,7 +148,7 @@ pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol)
 /// The new content as it is written: every line but the last is final; the last waits, since
 /// how it ends depends on what follows it.
 struct Spliced<'a> {
-    bytes: Vec<u8>,
+    bytes: content::Builder<'a>,
     /// The file's ending, for lines written without their own.
     eol: Eol,
     /// The last line so far, and its own ending (`None`: the file's).
@@ -130,12 +160,12 @@ impl<'a> Spliced<'a> {
     /// having none (`None`, or the original's last line without a newline), the file's.
     fn settle(&mut self) {
         if let Some((text, own)) = self.last.take() {
-            self.bytes.extend_from_slice(text);
+            self.bytes.push(text);
             let ending = match own {
                 None | Some(Eol::None) => self.eol,
                 Some(own) => own,
             };
-            self.bytes.extend_from_slice(ending.as_bytes());
+            self.bytes.push(ending.as_bytes());
         }
     }
 
@@ -149,8 +179,7 @@ impl<'a> Spliced<'a> {
     fn copy(&mut self, lines: &Lines<'a>, from: usize, to: usize) {
         if from < to {
             self.settle();
-            self.bytes
-                .extend_from_slice(lines.bytes_between(from, to - 1));
+            self.bytes.push(lines.bytes_between(from, to - 1));
             let last = lines.get(to - 1);
             self.last = Some((last.text, Some(last.eol)));
         }
@@ -158,9 +187,13 @@ impl<'a> Spliced<'a> {
 
     /// Ends the content: the last line ends as a splice that reached the end said, else with
     /// its own ending; a new last line in a file that did not end with a newline gets none.
-    fn finish(mut self, forced_final_newline: Option<bool>, keep_final_newline: bool) -> Vec<u8> {
+    fn finish(
+        mut self,
+        forced_final_newline: Option<bool>,
+        keep_final_newline: bool,
+    ) -> content::Builder<'a> {
         if let Some((text, own)) = self.last.take() {
-            self.bytes.extend_from_slice(text);
+            self.bytes.push(text);
             let ending = match (forced_final_newline, own) {
                 (Some(false), _) => Eol::None,
                 (Some(true), Some(Eol::None)) => self.eol,
@@ -168,7 +201,7 @@ impl<'a> Spliced<'a> {
                 (_, None) => self.eol,
                 (_, Some(own)) => own,
             };
-            self.bytes.extend_from_slice(ending.as_bytes());
+            self.bytes.push(ending.as_bytes());
         }
         self.bytes
     }
@@ -271,7 +304,7 @@ mod tests {
 
     /// Thousands of random files (LF, CRLF, mixed, with and without a final newline or a byte
     /// order mark) and random sorted splices: copying runs of lines as bytes writes exactly
-    /// what writing them line by line did.
+    /// what writing them line by line did, and so does a content sharing the file's bytes.
     #[test]
     fn splicing_by_runs_writes_what_splicing_line_by_line_did() {
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -340,11 +373,20 @@ mod tests {
                 }
             }
             let default_eol = [Eol::Lf, Eol::CrLf][next(2)];
+            let expected = reference_splice(&original, &splices, default_eol);
             assert_eq!(
                 splice_with_eol(&original, &splices, default_eol),
-                reference_splice(&original, &splices, default_eol),
+                expected,
                 "case {case}: {original:?} with {splices:?}"
             );
+            // The same bytes as a content sharing the original, hashed and written whole.
+            let base = Arc::new(original.clone());
+            let content = splice_content(&base, &Lines::split(&base), &splices, default_eol);
+            assert_eq!(content, expected, "case {case}: as a content");
+            assert_eq!(content.sha256(), crate::model::sha256_hex(&expected));
+            let mut written = Vec::new();
+            content.write_to(&mut written).unwrap();
+            assert_eq!(written, expected, "case {case}: written");
         }
     }
 

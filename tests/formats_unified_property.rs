@@ -68,7 +68,7 @@ fn apply_series(versions: &[&str], context: usize) -> Vec<u8> {
     assert_eq!(verification.worst(), Status::Ok, "{diff:?}");
     let planned = plan(&batch, &verification, &Decisions::accept_all(&batch));
     assert!(!planned.is_blocked(), "{:?}", planned.blockers);
-    planned.writes[0].after.clone()
+    planned.writes[0].after.to_vec()
 }
 
 fn lines() -> impl Strategy<Value = Vec<String>> {

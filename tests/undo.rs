@@ -200,7 +200,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
             rel: "tool.sh".into(),
             kind: WriteKind::Delete,
             before: Some(read_snapshot(&path).unwrap()),
-            after: Vec::new(),
+            after: patchdeck::content::Content::default(),
             changes: Vec::new(),
             ranges: Vec::new(),
             mode: None,

@@ -196,7 +196,8 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
     match plan.writes.first() {
         Some(write) if !plan.is_blocked() => {
             let old = checked.verification.files[file].base_bytes();
-            let _ = diff_writer::write_hunks(old, &write.after, diff_writer::CONTEXT, &mut out);
+            let _ =
+                diff_writer::write_hunks(old, &write.after.bytes(), diff_writer::CONTEXT, &mut out);
         }
         _ => {
             let (_, c) = checked

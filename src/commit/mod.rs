@@ -25,7 +25,6 @@ mod stage;
 pub mod undo;
 
 use crate::error::{Error, Result};
-use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
 use beneath::{Dir, Folders, Kind, Root};
@@ -114,7 +113,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
                     let new_mode = w
                         .executable
                         .map_or(new_mode, |x| with_execute_bits(new_mode, x));
-                    *b.bytes != w.after || new_mode != mode
+                    w.after != *b.bytes || new_mode != mode
                 })
         })
         .collect();
@@ -138,7 +137,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
     let post: Vec<Option<String>> = crate::parallel::map(&writes, |w| {
-        (w.kind != WriteKind::Delete).then(|| sha256_hex(&w.after))
+        (w.kind != WriteKind::Delete).then(|| w.after.sha256())
     });
     let written = writes
         .iter()

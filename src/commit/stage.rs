@@ -3,13 +3,14 @@
 //! durable in one later pass.
 
 use super::beneath::Folders;
+use crate::content::Content;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-/// Writes the new content to a fresh temporary file with the original's owner, group and
-/// permissions, and starts writing it out to the disk (`sync_file_range`); the commit makes it
+/// Writes the new content to a fresh temporary file (its runs in one `writev` where the system
+/// takes them at once) with the original's owner, group and permissions, and starts writing it out to the disk (`sync_file_range`); the commit makes it
 /// durable (fsync) once every file is staged. The owner is given where this process may give it (root may; anyone
 /// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
 /// any editor, and the answer is false so that the commit says so. `(mode, executable)`: the
@@ -18,7 +19,7 @@ use std::path::Path;
 pub(super) fn stage(
     folders: &Folders,
     staged: &Path,
-    bytes: &[u8],
+    content: &Content,
     (mode, executable): (Option<u32>, Option<bool>),
     owner: Option<(u32, u32)>,
 ) -> io::Result<bool> {
@@ -26,7 +27,7 @@ pub(super) fn stage(
     let (dir, name) = folders.parent_of(staged)?;
     // Created with the permissions it will have where the umask allows them (then no chmod).
     let mut file = dir.create_new(name, mode.unwrap_or(0o666))?;
-    file.write_all(bytes)?;
+    content.write_to(&mut file)?;
     start_writeback(&file);
     let created = file.metadata()?;
     let chowned = owner.is_some_and(|owner| (created.uid(), created.gid()) != owner);

@@ -11,6 +11,7 @@ use super::beneath::Root;
 use super::failpoint::hit;
 use super::journal::{read_all, EntryKind};
 use super::{commit, history, open_root, read_beneath, seal, CommitOptions, Committed};
+use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::git::index::{restore, Restored};
 use crate::model::sha256_hex;
@@ -105,7 +106,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
                 EntryKind::Delete => WriteKind::Create,
             },
             before: now,
-            after: original,
+            after: Content::owned(original),
             changes: Vec::new(),
             ranges: Vec::new(),
             mode: saved.as_ref().map(|s| s.mode),

@@ -225,8 +225,8 @@ fn file_out<'a>(
         .map(|c| Splice::new(c.range, c.new_lines.as_deref().unwrap_or(&none)))
         .collect();
     let written = splice_with_eol(base, &splices, Eol::Lf);
-    if written != write.after {
-        let line = first_difference(&written, &write.after);
+    if write.after != written {
+        let line = first_difference(&written, &write.after.bytes());
         return Err(refuse(format!(
             "what it writes differs from what TUL-002's rules give from line {line} of the new file on (a line ending or a final newline the batch gives, or an empty new file); TUL-002 writes each line with the file's ending"
         )));
@@ -253,10 +253,8 @@ fn whole_file<'a>(
     count: usize,
 ) -> ChangeOut<'a> {
     let range = LineRange { start: 1, count };
-    let created: TextLines = Lines::split(&write.after)
-        .iter()
-        .map(|l| l.text_str())
-        .collect();
+    let after = write.after.bytes();
+    let created: TextLines = Lines::split(&after).iter().map(|l| l.text_str()).collect();
     let operation = if created.is_empty() {
         Operation::Delete
     } else {

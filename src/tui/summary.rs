@@ -31,7 +31,7 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
             .count();
         let (added, removed) = line_counts(
             write.before.as_ref().map_or(&[][..], |b| &b.bytes),
-            &write.after,
+            &write.after.bytes(),
         );
         changes += write.changes.len();
         all_added += added;
