@@ -1,12 +1,13 @@
 //! A new content as a plan holds it: runs of the bytes of the file it is made from, and the
-//! bytes written between them, never one copy of the whole.
+//! bytes written between them, rather than a copy of the whole.
 //!
 //! A planned write of a 2,000-file batch used to be a fresh buffer per file holding every
 //! byte of its new content: 84 MB beside the 84 MB of originals they were copied from, all
 //! held until the commit staged them. A [`Content`] shares its file's bytes (the same
 //! `Arc` the verified snapshot holds) and keeps only the bytes a change writes. It is hashed,
-//! compared and written piece by piece (one `writev` per file), and made whole only for those
-//! that need it whole (a diff of it, its lines shown).
+//! compared and written piece by piece (gathered writes, `writev`, of up to 1,024 runs each),
+//! and made whole only for those that need it whole (a diff of it, its lines shown). A content
+//! that is not made from a file (an original `undo` puts back) is simply its bytes, whole.
 
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -200,11 +201,14 @@ impl<'a> Builder<'a> {
     }
 
     /// The content, sharing `base`, which must hold the bytes this builder was started from.
-    pub fn finish(self, base: &Arc<Vec<u8>>) -> Content {
+    /// Its lists are trimmed to their length: a plan holds thousands of contents at once.
+    pub fn finish(mut self, base: &Arc<Vec<u8>>) -> Content {
         assert!(
             std::ptr::eq(base.as_slice(), self.base),
             "a content shares the very bytes it was built from"
         );
+        self.written.shrink_to_fit();
+        self.pieces.shrink_to_fit();
         Content {
             base: Arc::clone(base),
             written: self.written,

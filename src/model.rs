@@ -449,10 +449,11 @@ thread_local! {
     static FRAMED: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// The content a derived change ID is computed from, fed field by field. The fields are
+/// The content a derived change ID is computed from, fed field by field. Short fields are
 /// framed into a buffer that is hashed when it fills (and at the end): a change of many short
-/// lines is a few SHA-256 passes, not a call per line, and a change of a whole large file
-/// holds at most `Fingerprint::FRAMED` bytes at once. The digest is the same either way.
+/// lines is a few SHA-256 passes, not a call per line. A field of `Fingerprint::FRAMED` bytes
+/// or more is hashed where it is, so the buffer never holds more than that (a minified file's
+/// one long line is not copied). The digest is the same either way.
 pub struct Fingerprint {
     state: Sha256,
     framed: Vec<u8>,
@@ -470,6 +471,12 @@ impl Fingerprint {
     }
 
     fn feed(&mut self, bytes: &[u8]) {
+        if bytes.len() >= Self::FRAMED {
+            self.state.update(&self.framed);
+            self.framed.clear();
+            self.state.update(bytes);
+            return;
+        }
         self.framed.extend_from_slice(bytes);
         if self.framed.len() >= Self::FRAMED {
             self.state.update(&self.framed);
@@ -535,6 +542,42 @@ mod tests {
         assert!(framed.len() > Fingerprint::FRAMED * 3);
         let digest = Sha256::digest(&framed);
         assert_eq!(id.0, format!("chg-{}", hex(&digest[..ID_HEX_DIGITS / 2])));
+    }
+
+    /// A field of the buffer's size or more (a minified file's one line) is hashed where it
+    /// is, to the same ID, and the buffer each thread keeps stays small.
+    #[test]
+    fn a_change_id_hashes_a_long_field_in_place_to_the_same_id() {
+        let ids = IdDeriver::new(b"input");
+        let file = FilePatchId("file-1".into());
+        let sizes = [
+            0,
+            7,
+            Fingerprint::FRAMED - 1,
+            Fingerprint::FRAMED,
+            1 << 20,
+            9,
+        ];
+        let fields: Vec<String> = sizes.iter().map(|&n| "x".repeat(n)).collect();
+        let id = ids.change_id_with(&file, 0, |f| {
+            for field in &fields {
+                f.text(field);
+            }
+        });
+        let mut framed = Vec::new();
+        for text in [sha256_hex(b"input").as_str(), "file-1", "change"] {
+            framed.extend((text.len() as u64).to_le_bytes());
+            framed.extend(text.as_bytes());
+        }
+        framed.extend(0u64.to_le_bytes());
+        for field in &fields {
+            framed.extend((field.len() as u64).to_le_bytes());
+            framed.extend(field.as_bytes());
+        }
+        let digest = Sha256::digest(&framed);
+        assert_eq!(id.0, format!("chg-{}", hex(&digest[..ID_HEX_DIGITS / 2])));
+        let kept = FRAMED.take();
+        assert!(kept.is_empty() && kept.capacity() < 2 * Fingerprint::FRAMED);
     }
 
     #[test]

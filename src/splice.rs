@@ -59,8 +59,8 @@ pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol)
     spliced(lines, splices, default_eol).into_vec()
 }
 
-/// [`splice_lines`] as a [`Content`] sharing `base`, the bytes `lines` indexes: nothing of the
-/// file is copied but the lines the splices write.
+/// [`splice_lines`] as a [`Content`] sharing `base`, the bytes `lines` indexes: what is copied
+/// is only the lines the splices write and the endings they change.
 pub fn splice_content(
     base: &Arc<Vec<u8>>,
     lines: &Lines<'_>,
@@ -115,8 +115,10 @@ fn spliced<'a>(
             .count();
         let given = splice.new_eols.filter(|e| e.len() == new.len());
         for (k, line) in new.iter().enumerate() {
-            // A line the splice keeps is the original's (the same text), so its bytes are
-            // taken from the file, not copied.
+            // A line the splice keeps (the same text) is taken from the file, not copied, when
+            // it ends as it did there too: its text and ending are then one run of the file's
+            // bytes. (One that changes its ending, as a diff that turns CRLF into LF does for
+            // every line, is copied: two runs a line would cost more than the copy.)
             let same = if k < prefix {
                 Some(old(k))
             } else if k >= new.len() - suffix {
@@ -129,7 +131,12 @@ fn spliced<'a>(
                 (None, Some(same)) => Some(same.eol),
                 (None, None) => None,
             };
-            out.line(same.map_or(line.as_bytes(), |same| same.text), kept);
+            let ending = kept.unwrap_or(out.eol);
+            let text = match same {
+                Some(same) if same.eol == ending => same.text,
+                _ => line.as_bytes(),
+            };
+            out.line(text, kept);
         }
         next = at + count;
         if next == lines.len() {
@@ -388,6 +395,32 @@ mod tests {
             content.write_to(&mut written).unwrap();
             assert_eq!(written, expected, "case {case}: written");
         }
+    }
+
+    /// A splice that keeps every line's text but changes its ending (a diff that turns CRLF
+    /// into LF) copies the lines rather than cut the file into two runs a line.
+    #[test]
+    fn a_content_that_changes_every_ending_is_one_run_not_two_a_line() {
+        let original: Vec<u8> = (0..1_000)
+            .flat_map(|i| format!("line {i}\r\n").into_bytes())
+            .collect();
+        let texts: TextLines = (0..1_000).map(|i| format!("line {i}")).collect();
+        let lf = vec![Eol::Lf; 1_000];
+        let mut whole = Splice::new(LineRange::inclusive(1, 1_000), &texts);
+        whole.new_eols = Some(&lf);
+        let base = Arc::new(original);
+        let content = splice_content(&base, &Lines::split(&base), &[whole], Eol::Lf);
+        let expected: Vec<u8> = (0..1_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        assert_eq!(content, expected);
+        assert_eq!(content.pieces().count(), 1);
+        // Kept lines that end as they did are runs of the file: here one run and the new line.
+        let one = s(&["line 0", "NEW", "line 1"]);
+        let around = Splice::new(LineRange::inclusive(1, 2), &one);
+        let content = splice_content(&base, &Lines::split(&base), &[around], Eol::Lf);
+        assert_eq!(&content.bytes()[..26], b"line 0\r\nNEW\r\nline 1\r\nline ");
+        assert_eq!(content.pieces().count(), 3);
     }
 
     #[test]
