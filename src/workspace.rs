@@ -562,7 +562,8 @@ impl Unread {
                 ),
             ));
         }
-        let bytes = Vec::with_capacity(meta.len() as usize);
+        // On huge pages where the system has them: a fault per 2 MiB, not per 4 KiB.
+        let bytes = crate::huge_pages::scope(|| Vec::with_capacity(meta.len() as usize));
         Ok(Unread { file, meta, bytes })
     }
 
