@@ -26,7 +26,6 @@ pub mod feedback;
 pub mod formats;
 pub mod generated;
 pub mod git;
-pub mod huge_pages;
 pub mod json;
 pub mod lines;
 pub mod model;

@@ -562,8 +562,7 @@ impl Unread {
                 ),
             ));
         }
-        // On huge pages where the system has them: a fault per 2 MiB, not per 4 KiB.
-        let bytes = crate::huge_pages::scope(|| Vec::with_capacity(meta.len() as usize));
+        let bytes = Vec::with_capacity(meta.len() as usize);
         Ok(Unread { file, meta, bytes })
     }
 

@@ -109,8 +109,7 @@ impl Input {
         } else {
             let file = std::fs::File::open(Path::new(source)).map_err(read_error)?;
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            // On huge pages where the system has them (see `huge_pages`).
-            crate::huge_pages::scope(|| bytes.reserve(size.min(limit) as usize));
+            bytes.reserve(size.min(limit) as usize);
             file.take(limit)
                 .read_to_end(&mut bytes)
                 .map_err(read_error)?;
