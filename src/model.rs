@@ -452,7 +452,7 @@ thread_local! {
 /// The content a derived change ID is computed from, fed field by field. Short fields are
 /// framed into a buffer that is hashed when it fills (and at the end): a change of many short
 /// lines is a few SHA-256 passes, not a call per line. A field of `Fingerprint::FRAMED` bytes
-/// or more is hashed where it is, so the buffer never holds more than that (a minified file's
+/// or more is hashed where it is, so the buffer stays under twice that (a minified file's
 /// one long line is not copied). The digest is the same either way.
 pub struct Fingerprint {
     state: Sha256,

@@ -11,11 +11,12 @@ use std::path::Path;
 
 /// Writes the new content to a fresh temporary file (its runs gathered into `writev` calls)
 /// with the original's owner, group and permissions, and starts writing it out to the disk
-/// (`sync_file_range`); the commit makes it durable (fsync) once every file is staged. The owner is given where this process may give it (root may; anyone
-/// may pass a file to a group of theirs); where it may not, the file is the writer's, as with
-/// any editor, and the answer is false so that the commit says so. `(mode, executable)`: the
-/// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
-/// makes the file executable or not (see [`with_execute_bits`]).
+/// (`sync_file_range`); the commit makes it durable (fsync) once every file is staged. The
+/// owner is given where this process may give it (root may; anyone may pass a file to a group
+/// of theirs); where it may not, the file is the writer's, as with any editor, and the answer
+/// is false so that the commit says so. `(mode, executable)`: the permissions (`None` for a new
+/// file's default, 0666 less the umask), and whether the batch makes the file executable or not
+/// (see [`with_execute_bits`]).
 pub(super) fn stage(
     folders: &Folders,
     staged: &Path,
