@@ -20,7 +20,7 @@ const RUNS: usize = 7;
 #[path = "support/mod.rs"]
 mod support;
 
-use support::Rng;
+use support::{cpu_used, Rng};
 
 fn source_line(rng: &mut Rng, n: usize) -> String {
     let indent = "    ".repeat(rng.below(4) as usize);
@@ -66,16 +66,6 @@ pub fn generate(root: &Path, files: usize) -> Value {
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
-}
-
-/// The processor time this process has used so far, every thread, user and system.
-fn cpu_used() -> Duration {
-    // SAFETY: rusage is plain data, which getrusage fills.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let got = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    assert_eq!(got, 0, "getrusage: {}", std::io::Error::last_os_error());
-    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
 /// The median wall time of `f` over the runs, and the median processor time it used (on

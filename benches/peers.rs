@@ -42,7 +42,7 @@ mod floor;
 #[path = "support/first_screen.rs"]
 mod first_screen;
 
-use support::Rng;
+use support::{cpu_used, Rng};
 
 /// One source-like line; the trailing `// line N` makes every line of a file unique, so a
 /// find/replace of it matches once.
@@ -282,17 +282,6 @@ fn launch() -> ! {
     std::process::exit(if ok { 0 } else { 1 });
 }
 
-/// The processor time this process has used so far, every thread, user and system: the
-/// floor runs in this process, alone, so the difference around it is its own.
-fn cpu_used() -> Duration {
-    // SAFETY: rusage is plain data, which getrusage fills.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let got = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    assert_eq!(got, 0, "getrusage: {}", std::io::Error::last_os_error());
-    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
-}
-
 fn median_run(runs: usize, mut once: impl FnMut() -> Run) -> Run {
     median_of((0..runs).map(|_| once()).collect())
 }
@@ -491,6 +480,8 @@ fn main() {
                         &mut { apply_once },
                         &mut || {
                             copy_tree(&ws, &scratch);
+                            // The floor runs alone in this process: the processor time
+                            // around it is its own.
                             let cpu = cpu_used();
                             let wall = floor::run(&scratch, &writes) as u64;
                             Run {
