@@ -334,11 +334,36 @@ fn many_files(root: &Path) {
             }
         }
     }
+    // The commit summary over every file: opening it, and a scroll in it, each with its frame.
+    let (mut open, mut scroll) = (Vec::new(), Vec::new());
+    for _ in 0..runs().min(5) {
+        let mut app = app(&many, &batch);
+        app.size = (120, 40);
+        app.key(Key::Char('V'));
+        app.key(Key::Char('y'));
+        frame(&mut terminal, &app);
+        let start = Instant::now();
+        app.key(Key::Char('c'));
+        frame(&mut terminal, &app);
+        open.push(start.elapsed());
+        for _ in 0..10 {
+            let start = Instant::now();
+            app.key(Key::Char('j'));
+            frame(&mut terminal, &app);
+            scroll.push(start.elapsed());
+        }
+    }
     println!();
     println!(
         "2,000 files / 4,000 changes: load + verify + start {}, first frame {}",
         ms(median(loading)),
         ms(median(first))
+    );
+    println!(
+        "  commit summary of 2,000 writes: open + frame {}, scroll + frame median {}, worst {}",
+        ms(median(open)),
+        ms(median(scroll.clone())),
+        ms(*scroll.iter().max().expect("measured"))
     );
     for (typed, samples) in keys {
         let worst = *samples.iter().max().expect("measured");

@@ -81,7 +81,7 @@ fn the_reviewer_overwrites_on_o_shows_the_diff_against_the_file_and_lists_it() {
         app.message
     );
     press(&mut app, "c");
-    let summary: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
+    let summary: Vec<String> = app.summary_lines().iter().map(|l| l.text.clone()).collect();
     assert!(
         summary
             .iter()

@@ -80,7 +80,7 @@ fn a_change_found_at_many_places_is_placed_where_the_person_says_and_committed()
         app.message
     );
     app.key(Key::Char('c'));
-    let summary: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
+    let summary: Vec<String> = app.summary_lines().iter().map(|l| l.text.clone()).collect();
     assert!(
         summary
             .iter()

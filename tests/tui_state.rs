@@ -751,7 +751,7 @@ fn a_moved_change_counts_as_verified_so_a_stale_file_can_be_overridden_and_commi
     assert_eq!(app.message.as_ref().unwrap().tone, Tone::Warning);
     assert_eq!(app.decisions().sha_overrides().len(), 1);
     press(&mut app, "c");
-    let text: Vec<String> = app.summary_lines().into_iter().map(|l| l.text).collect();
+    let text: Vec<String> = app.summary_lines().iter().map(|l| l.text.clone()).collect();
     assert!(
         text.iter().any(|l| l
             == "override: src/app.py#1 \"log-load\" moved from line 21 to line 19, where its expected lines are (m takes it back)"),

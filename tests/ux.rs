@@ -969,7 +969,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
             said.push(screen(&app));
         }
         app.key(Key::Char('C'));
-        said.extend(app.summary_lines().into_iter().map(|l| l.text));
+        said.extend(app.summary_lines().iter().map(|l| l.text.clone()));
         said.push(screen(&app));
         // Every refusal the core can give, in this key map's words.
         let words = Words::new(&keymap);

@@ -130,9 +130,11 @@ pub enum Overlay {
     },
     /// A search being typed (in the status line).
     Search,
-    /// What a commit would write, before it does.
+    /// What a commit would write, before it does, and its lines (made once, as it opens: on a
+    /// 2,000-file batch they take a line count of every file written).
     CommitSummary {
         plan: Plan,
+        lines: Vec<super::summary::SummaryLine>,
         scroll: usize,
     },
     /// What the last commit did ([`App::outcome`]).
@@ -501,9 +503,11 @@ impl App {
             None => self.browse(action),
             Some(Overlay::Help { .. }) => Effect::None,
             Some(Overlay::Search) => self.search_action(action),
-            Some(Overlay::CommitSummary { plan, scroll }) => {
-                self.summary_action(action, plan, scroll)
-            }
+            Some(Overlay::CommitSummary {
+                plan,
+                lines,
+                scroll,
+            }) => self.summary_action(action, plan, lines, scroll),
             Some(Overlay::Committed { .. }) => match action {
                 Action::Quit => Effect::Quit,
                 _ => Effect::None,

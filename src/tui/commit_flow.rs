@@ -9,6 +9,7 @@
 
 use super::app::{App, Effect, Outcome, Overlay, Tone};
 use super::keys::Action;
+use super::summary::SummaryLine;
 use crate::commit::CommitOptions;
 use crate::error::Error;
 use crate::pipeline;
@@ -31,30 +32,37 @@ impl App {
             );
             return;
         }
+        let plan = self.review().plan();
+        let lines = super::summary::summary_lines(self.review(), &plan, &self.words());
         self.overlay = Some(Overlay::CommitSummary {
-            plan: self.review().plan(),
+            plan,
+            lines,
             scroll: 0,
         });
     }
 
     /// The summary being shown, as lines.
-    pub fn summary_lines(&self) -> Vec<super::summary::SummaryLine> {
+    pub fn summary_lines(&self) -> &[SummaryLine] {
         match &self.overlay {
-            Some(Overlay::CommitSummary { plan, .. }) => {
-                super::summary::summary_lines(self.review(), plan, &self.words())
-            }
-            _ => Vec::new(),
+            Some(Overlay::CommitSummary { lines, .. }) => lines,
+            _ => &[],
         }
     }
 
-    pub(super) fn summary_action(&mut self, action: Action, plan: Plan, scroll: usize) -> Effect {
+    pub(super) fn summary_action(
+        &mut self,
+        action: Action,
+        plan: Plan,
+        lines: Vec<SummaryLine>,
+        scroll: usize,
+    ) -> Effect {
         if action == Action::Confirm {
-            self.commit(plan, scroll);
+            self.commit(plan, lines, scroll);
         }
         Effect::None
     }
 
-    fn commit(&mut self, plan: Plan, scroll: usize) {
+    fn commit(&mut self, plan: Plan, lines: Vec<SummaryLine>, scroll: usize) {
         if self.config.read_only || plan.is_blocked() {
             let text = if self.config.read_only {
                 READ_ONLY_REFUSAL.to_owned()
@@ -64,7 +72,11 @@ impl App {
                     plan.blockers.len()
                 )
             };
-            self.overlay = Some(Overlay::CommitSummary { plan, scroll });
+            self.overlay = Some(Overlay::CommitSummary {
+                plan,
+                lines,
+                scroll,
+            });
             self.say(Tone::Error, text);
             return;
         }

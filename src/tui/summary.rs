@@ -22,17 +22,20 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
     let decisions = review.decisions();
     let mut out = Vec::new();
     let (mut changes, mut all_added, mut all_removed) = (0, 0, 0);
-    for write in &plan.writes {
+    // Each write's lines added and removed, on every core: a line diff of every file written.
+    let counts = crate::parallel::map(&plan.writes, |write| {
+        line_counts(
+            write.before.as_ref().map_or(&[][..], |b| &b.bytes),
+            &write.after.bytes(),
+        )
+    });
+    for (write, &(added, removed)) in plan.writes.iter().zip(&counts) {
         let file = &batch.files[write.file];
         let edited = write
             .changes
             .iter()
             .filter(|&&c| matches!(decisions.get(&file.changes[c].id), Decision::Edit(_)))
             .count();
-        let (added, removed) = line_counts(
-            write.before.as_ref().map_or(&[][..], |b| &b.bytes),
-            &write.after.bytes(),
-        );
         changes += write.changes.len();
         all_added += added;
         all_removed += removed;

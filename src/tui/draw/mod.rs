@@ -278,12 +278,14 @@ pub fn available(app: &App, action: Action) -> bool {
     Availability::new(app).allows(action)
 }
 
-/// [`available`] for several actions of one screen, measuring the main pane's horizontal
-/// scrolling once.
+/// [`available`] for several actions of one screen, measuring the main pane's scrolling and
+/// an overlay's once (an overlay's text is laid out to measure it: the commit summary of a
+/// 2,000-file batch has 2,000 lines).
 struct Availability<'a> {
     app: &'a App,
     hscroll: std::cell::OnceCell<(usize, usize)>,
     vscroll: std::cell::OnceCell<(usize, usize)>,
+    overlay: std::cell::OnceCell<Option<overlays::Scroll>>,
 }
 
 impl<'a> Availability<'a> {
@@ -292,6 +294,7 @@ impl<'a> Availability<'a> {
             app,
             hscroll: std::cell::OnceCell::new(),
             vscroll: std::cell::OnceCell::new(),
+            overlay: std::cell::OnceCell::new(),
         }
     }
 
@@ -308,7 +311,10 @@ impl<'a> Availability<'a> {
                 Overlay::Help { .. } | Overlay::CommitSummary { .. } | Overlay::Committed { .. },
             ) => {
                 // Scrolling keys are offered only where there is more to see that way.
-                let scroll = overlays::overlay_scroll(app).expect("a scrolling overlay");
+                let scroll = self
+                    .overlay
+                    .get_or_init(|| overlays::overlay_scroll(app))
+                    .expect("a scrolling overlay");
                 match scroll.after(action) {
                     Some(to) => to != scroll.now,
                     None => true,

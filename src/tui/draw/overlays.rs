@@ -74,8 +74,9 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 fn keys_line(app: &App, mode: Mode) -> Line<'static> {
     let p = &app.palette;
     let mut spans = Vec::new();
+    let availability = super::Availability::new(app);
     for binding in app.keymap.bindings(mode) {
-        if !super::available(app, binding.action) {
+        if !availability.allows(binding.action) {
             continue;
         }
         spans.push(Span::styled(
@@ -212,7 +213,7 @@ fn summary_overlay(app: &App) -> Panel {
     let p = &app.palette;
     let mut lines: Vec<Line<'static>> = app
         .summary_lines()
-        .into_iter()
+        .iter()
         .map(|l| {
             let style = if l.warn { p.warning } else { p.text };
             let glyph = if l.warn {
