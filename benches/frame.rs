@@ -308,10 +308,11 @@ fn many_files(root: &Path) {
     }
     let batch = json!({"batchKey": "many", "files": files});
     let (mut loading, mut first) = (Vec::new(), Vec::new());
-    let mut keys: Vec<(&str, Vec<Duration>)> = ["j", "]", "a", "u", "!", "/mod1999"]
-        .into_iter()
-        .map(|k| (k, Vec::new()))
-        .collect();
+    let mut keys: Vec<(&str, Vec<Duration>)> =
+        ["j", "]", "a", "u", "!", "/mod1999", "f", "G", "J", "A", "?"]
+            .into_iter()
+            .map(|k| (k, Vec::new()))
+            .collect();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     for _ in 0..runs().min(5) {
         let start = Instant::now();
