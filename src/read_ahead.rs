@@ -180,7 +180,10 @@ fn read_wanted(
         ) {
             continue;
         }
-        let Ok(unread) = folder.open_file(name).and_then(Unread::of) else {
+        let Ok(unread) = folder
+            .open_file_stat(name)
+            .and_then(|(file, meta)| Unread::with(file, meta))
+        else {
             continue;
         };
         let (doc_path, rel, snapshot) = match read_cached(unread) {

@@ -549,6 +549,12 @@ impl Unread {
     /// Checks an open file before it is read: a regular file of at most [`MAX_FILE_BYTES`].
     pub fn of(file: File) -> io::Result<Unread> {
         let meta = file.metadata()?;
+        Unread::with(file, meta)
+    }
+
+    /// [`Unread::of`] a file whose metadata was just taken from it (by
+    /// [`crate::commit::beneath::Dir::open_file_stat`]).
+    pub fn with(file: File, meta: fs::Metadata) -> io::Result<Unread> {
         if !meta.is_file() {
             return Err(io::Error::other("not a regular file"));
         }

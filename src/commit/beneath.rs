@@ -272,18 +272,25 @@ impl Dir {
 
     /// Opens a regular file for reading; a link or a special file is refused.
     pub fn open_file(&self, name: &OsStr) -> io::Result<File> {
+        self.open_file_stat(name).map(|(file, _)| file)
+    }
+
+    /// [`Dir::open_file`], with the file's metadata as it was checked (so that a reader does
+    /// not ask for it again).
+    pub fn open_file_stat(&self, name: &OsStr) -> io::Result<(File, std::fs::Metadata)> {
         let c = self.at(name)?;
         let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
         // SAFETY: a valid folder descriptor and NUL-terminated name; the result is checked.
         let fd = unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags) };
         let file = File::from(owned(fd).map_err(|e| self.context(name, e))?);
-        if !file.metadata()?.is_file() {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
             return Err(io::Error::other(format!(
                 "{} is not a regular file",
                 self.rel.join(name).display()
             )));
         }
-        Ok(file)
+        Ok((file, meta))
     }
 
     /// Creates a new file (never an existing name, never through a link) with `mode`.

@@ -26,7 +26,7 @@ pub mod undo;
 
 use crate::error::{Error, Result};
 use crate::plan::{FileWrite, Plan, WriteKind};
-use crate::workspace::{snapshot_of, Snapshot, Stamp, Workspace, STATE_DIR};
+use crate::workspace::{Snapshot, Stamp, Unread, Workspace, STATE_DIR};
 use beneath::{Dir, Folders, Kind, Root};
 use exchange::put_in_place;
 use failpoint::{hit, Failpoint};
@@ -307,8 +307,14 @@ pub(crate) fn read_beneath(root: &Root, rel: &Path) -> io::Result<Option<Snapsho
     };
     match dir.stat(name)? {
         None => Ok(None),
-        Some(_) => snapshot_of(dir.open_file(name)?).map(Some),
+        Some(_) => snapshot_at(&dir, name).map(Some),
     }
+}
+
+/// Reads the regular file `name` of `dir` whole (its metadata asked for once).
+fn snapshot_at(dir: &Dir, name: &OsStr) -> io::Result<Snapshot> {
+    let (file, meta) = dir.open_file_stat(name)?;
+    Unread::with(file, meta)?.finish()
 }
 
 fn ensure_state_dir(root: &Root) -> Result<Dir> {
@@ -401,10 +407,8 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
         }
         Some(_) => {}
     }
-    let now = dir
-        .open_file(name)
-        .and_then(snapshot_of)
-        .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
+    let now =
+        snapshot_at(&dir, name).map_err(|e| changed(format!("it can no longer be read: {e}")))?;
     let (was, is) = (&before.stamp, &now.stamp);
     // The bytes themselves, not their hash: comparing is several times cheaper than hashing
     // and says the same (the hashes are computed only to name the difference).
