@@ -271,16 +271,11 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-/// Whether an action does something right now in the current mode: the footer and the
-/// overlays' key lines list only those. It asks the same questions the actions ask before they
-/// refuse, so a key offered is a key that works.
-pub fn available(app: &App, action: Action) -> bool {
-    Availability::new(app).allows(action)
-}
-
-/// [`available`] for several actions of one screen, measuring the main pane's scrolling and
-/// an overlay's once (an overlay's text is laid out to measure it: the commit summary of a
-/// 2,000-file batch has 2,000 lines).
+/// Which actions do something right now in the current mode: the footer and the overlays' key
+/// lines list only those. It asks the same questions the actions ask before they refuse, so a
+/// key offered is a key that works. One is made per key line, and measures the main pane's
+/// scrolling and an overlay's once for all its keys (an overlay's text is laid out to measure
+/// it: the commit summary of a 2,000-file batch has 2,000 lines).
 struct Availability<'a> {
     app: &'a App,
     hscroll: std::cell::OnceCell<(usize, usize)>,
