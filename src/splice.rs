@@ -51,16 +51,12 @@ pub fn splice(original: &[u8], splices: &[Splice<'_>]) -> Vec<u8> {
 
 /// [`splice`], with the ending new lines take when the original has no line ending at all.
 pub fn splice_with_eol(original: &[u8], splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
-    splice_lines(&Lines::split(original), splices, default_eol)
+    spliced(&Lines::split(original), splices, default_eol).into_vec()
 }
 
-/// [`splice_with_eol`] of lines already indexed (a file read from the workspace).
-pub fn splice_lines(lines: &Lines<'_>, splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
-    spliced(lines, splices, default_eol).into_vec()
-}
-
-/// [`splice_lines`] as a [`Content`] sharing `base`, the bytes `lines` indexes: what is copied
-/// is only the lines the splices write and the endings they change.
+/// [`splice_with_eol`] of lines already indexed (a file read from the workspace), as a
+/// [`Content`] sharing `base`, the bytes `lines` indexes: what is copied is only the lines the
+/// splices write and the endings they change.
 pub fn splice_content(
     base: &Arc<Vec<u8>>,
     lines: &Lines<'_>,
@@ -230,7 +226,7 @@ mod tests {
     }
 
     /// The splice as it was written line by line before runs were copied as bytes: the
-    /// reference [`splice_lines`] must agree with.
+    /// reference [`splice_with_eol`] and [`splice_content`] must agree with.
     fn reference_splice(original: &[u8], splices: &[Splice<'_>], default_eol: Eol) -> Vec<u8> {
         let (bom, lines) = reference_lines(original);
         let eol = if lines.iter().any(|l| l.eol != Eol::None) {
