@@ -72,6 +72,10 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
         );
     }
     let mut any_accepted = false;
+    let mut written = vec![false; batch.files.len()];
+    for write in &plan.writes {
+        written[write.file] = true;
+    }
     for (index, file) in batch.files.iter().enumerate() {
         let accepted = file
             .changes
@@ -79,7 +83,7 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
             .filter(|c| decisions.get(&c.id).is_selected())
             .count();
         any_accepted |= accepted > 0;
-        if accepted > 0 && !plan.writes.iter().any(|w| w.file == index) {
+        if accepted > 0 && !written[index] {
             out.push(line(
                 true,
                 format!(
@@ -219,8 +223,13 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
 }
 
 /// Lines added and removed between two versions of a file (a line diff).
+///
+/// Only the lines between the first and the last that differ are diffed: lines the two share
+/// at their start and end are equal in any shortest diff, so leaving them out changes no
+/// count, and a file of thousands of lines with one change diffs a handful.
 fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
-    let diff = similar::TextDiff::from_lines(before, after);
+    let (start, before_end, after_end) = differing_lines(before, after);
+    let diff = similar::TextDiff::from_lines(&before[start..before_end], &after[start..after_end]);
     let mut counts = (0, 0);
     for change in diff.iter_all_changes() {
         match change.tag() {
@@ -232,6 +241,57 @@ fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
     counts
 }
 
+/// Where the lines of `before` and `after` that differ lie: from `start` (the same in both)
+/// to the end given for each. Both bounds fall where a line starts (or at the end), so the
+/// lines between are whole lines of each file.
+fn differing_lines(before: &[u8], after: &[u8]) -> (usize, usize, usize) {
+    let same = common(
+        before.iter(),
+        after.iter(),
+        before.chunks(64).zip(after.chunks(64)),
+    );
+    let start = before[..same]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    let (before_rest, after_rest) = (&before[start..], &after[start..]);
+    let tail = common(
+        before_rest.iter().rev(),
+        after_rest.iter().rev(),
+        before_rest.rchunks(64).zip(after_rest.rchunks(64)),
+    );
+    let line_start = |rest: &[u8]| tail == rest.len() || rest[rest.len() - tail - 1] == b'\n';
+    // The shared end counts from the first line that starts inside it in both files.
+    let skip = if line_start(before_rest) && line_start(after_rest) {
+        0
+    } else {
+        let shared = &before_rest[before_rest.len() - tail..];
+        shared
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(tail, |at| at + 1)
+    };
+    let tail = tail - skip;
+    (start, before.len() - tail, after.len() - tail)
+}
+
+/// How many items two sequences share from their start, comparing `chunks` of them whole
+/// first (a `memcmp` each) and then the items of the first chunks that differ.
+fn common<'a, 'c>(
+    a: impl Iterator<Item = &'a u8>,
+    b: impl Iterator<Item = &'a u8>,
+    chunks: impl Iterator<Item = (&'c [u8], &'c [u8])>,
+) -> usize {
+    let mut whole = 0;
+    for (x, y) in chunks {
+        if x != y {
+            break;
+        }
+        whole += x.len();
+    }
+    whole + a.zip(b).skip(whole).take_while(|(x, y)| x == y).count()
+}
+
 /// The files a plan writes, counted: `3 file(s) to write: 2 modified, 1 created`.
 fn totals(plan: &Plan) -> String {
     format!(
@@ -239,4 +299,65 @@ fn totals(plan: &Plan) -> String {
         plan.writes.len(),
         crate::plan::describe_kinds(plan.writes.iter().map(|w| w.kind))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The counts of a diff of the whole files, as `line_counts` made them before it left out
+    /// the lines the files share at either end.
+    fn whole(before: &[u8], after: &[u8]) -> (usize, usize) {
+        let diff = similar::TextDiff::from_lines(before, after);
+        let mut counts = (0, 0);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => counts.0 += 1,
+                similar::ChangeTag::Delete => counts.1 += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn counts_match_a_diff_of_the_whole_files() {
+        let mut state = 7u64;
+        let mut next = move |below: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % below
+        };
+        // Few distinct pieces, so that files share lines and partial lines everywhere; the
+        // chunks are longer than 64 bytes now and then.
+        let pieces: [&[u8]; 7] = [b"a", b"b\n", b"\n", b"ab", b"\r\n", b"x\ny\n", &[b'z'; 70]];
+        let mut file = |len: u64| -> Vec<u8> {
+            (0..len)
+                .flat_map(|_| pieces[next(7) as usize].iter().copied())
+                .collect()
+        };
+        for case in 0..3000 {
+            let (head, middle, other, end) = (file(6), file(3), file(3), file(6));
+            let before = [&head[..], &middle, &end].concat();
+            let after = [&head[..], &other, &end].concat();
+            assert_eq!(
+                line_counts(&before, &after),
+                whole(&before, &after),
+                "case {case}: {:?} -> {:?}",
+                String::from_utf8_lossy(&before),
+                String::from_utf8_lossy(&after)
+            );
+            let (start, before_end, after_end) = differing_lines(&before, &after);
+            for (text, end) in [(&before, before_end), (&after, after_end)] {
+                assert!(start == 0 || text[start - 1] == b'\n', "case {case}");
+                assert!(end == text.len() || text[end - 1] == b'\n', "case {case}");
+                assert!(start <= end, "case {case}");
+            }
+        }
+        assert_eq!(line_counts(b"ab\n", b"xab\n"), (1, 1));
+        assert_eq!(line_counts(b"a", b"a\nb\n"), (2, 1));
+        assert_eq!(line_counts(b"a\n", b"a\nb\n"), (1, 0));
+        assert_eq!(line_counts(b"", b""), (0, 0));
+    }
 }
