@@ -133,6 +133,63 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
     }
 }
 
+/// The first of many files is replaced just before its exchange. The commit checks each
+/// exchanged original while it goes on exchanging the next files, so by the time it finds the
+/// first changed, several more may be in place: every one of them must come back, and the
+/// other program's file must stay.
+#[test]
+fn a_first_file_replaced_before_its_rename_stops_a_commit_of_many() {
+    const FILES: usize = 60;
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    let names: Vec<String> = (0..FILES).map(|i| format!("f{i:02}.txt")).collect();
+    let diff: String = names
+        .iter()
+        .map(|n| format!("--- a/{n}\n+++ b/{n}\n@@ -1 +1 @@\n-old {n}\n+new {n}\n"))
+        .collect();
+    fs::write(&batch, diff).unwrap();
+    for no_rename2 in RENAMES {
+        let contents: Vec<(String, Vec<u8>)> = names
+            .iter()
+            .map(|n| (n.clone(), format!("old {n}\n").into_bytes()))
+            .collect();
+        let files: Vec<(&str, &[u8])> = contents
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect();
+        let ws = workspace_with(&files);
+        let child = apply_stopping_with(ws.path(), &batch, 1, no_rename2);
+        wait_stopped(&child);
+        let target = ws.path().join(&names[0]);
+        fs::write(outside.path().join("theirs"), "their f00\n").unwrap();
+        fs::rename(outside.path().join("theirs"), &target).unwrap();
+        let out = resume(child);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "f00.txt was changed by another program just before patchdeck replaced it"
+            ),
+            "{no_rename2:?}: {err}"
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"their f00\n", "{no_rename2:?}");
+        for (name, bytes) in &contents[1..] {
+            assert_eq!(
+                &fs::read(ws.path().join(name)).unwrap(),
+                bytes,
+                "{name} was not put back ({no_rename2:?})"
+            );
+        }
+        no_leftovers(ws.path());
+        let again = patchdeck_env(&["recover", "--root", ws.path().to_str().unwrap()], &[]);
+        assert!(
+            String::from_utf8_lossy(&again.stdout).contains("nothing to recover"),
+            "{}",
+            stderr(&again)
+        );
+    }
+}
+
 #[test]
 fn a_file_created_just_before_its_rename_is_kept_and_the_commit_stops() {
     let outside = tempfile::tempdir().unwrap();

@@ -3,7 +3,8 @@
 //! re-check is lost. The exchange leaves the original at the staged name, where it is the
 //! backup; where the file system cannot exchange, a link or a copy beside the target keeps it.
 
-use super::beneath::{Dir, Stat};
+use super::beneath::{Dir, Folders, Stat};
+use super::failpoint::{hit, Failpoint};
 use super::journal::{self, Entry};
 use super::stage::give_to;
 use crate::plan::FileWrite;
@@ -12,15 +13,104 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+/// A file put in place, and the file the commit still has to check.
+pub(super) enum Put {
+    /// Done: nothing is left to check.
+    Done,
+    /// Exchanged with its staged content: what came out, now at the staged name, must still
+    /// be found to be the verified original (see [`check_exchanged`]).
+    Exchanged(std::ffi::OsString),
+}
+
+/// A file exchanged and waiting for its check: its folder, name and staged name, the
+/// journal entry, the write and the stamp the re-check found.
+type Exchanged<'a> = (
+    Arc<Dir>,
+    &'a OsStr,
+    std::ffi::OsString,
+    &'a Entry,
+    &'a FileWrite,
+    Option<&'a Stamp>,
+);
+
+/// Puts every file in place in the journal's order, the `rename` failpoint reached before
+/// each, and stops at the first that fails. A file exchanged with its new content is checked
+/// (its original read back from the staged name and compared) on other threads while the
+/// next files are exchanged; one found changed is exchanged back there, no further file is
+/// put in place, and the error names it. Files exchanged but not yet checked then are rolled
+/// back with the rest from the journal, which finds each original by its hash at the staged
+/// name (and puts back another program's file found there as it is).
+pub(super) fn put_all_in_place(
+    folders: &Folders,
+    entries: &[(&Entry, &FileWrite)],
+    found: &[Option<Stamp>],
+    failpoint: Option<&Failpoint>,
+) -> Result<(), (PathBuf, io::Error)> {
+    let failed = AtomicBool::new(false);
+    let (checks, taken) = mpsc::channel::<Exchanged<'_>>();
+    let taken = Mutex::new(taken);
+    std::thread::scope(|scope| {
+        let checkers: Vec<_> = (0..crate::parallel::cores())
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut first = None;
+                    loop {
+                        let next = taken.lock().expect("no checker panics holding it").recv();
+                        let Ok((dir, name, staged, entry, write, stamp)) = next else {
+                            return first;
+                        };
+                        if failed.load(Ordering::Relaxed) {
+                            continue;
+                        }
+                        if let Err(e) = check_exchanged(&dir, name, &staged, write, stamp) {
+                            failed.store(true, Ordering::Relaxed);
+                            first = Some((entry.path.clone(), e));
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for ((entry, write), stamp) in entries.iter().zip(found) {
+            if failed.load(Ordering::Relaxed) {
+                break;
+            }
+            let put = folders.parent_of(&entry.path).and_then(|(dir, name)| {
+                hit(failpoint, "rename")?;
+                let put = put_in_place(&dir, name, entry, write, stamp.as_ref())?;
+                Ok((dir, name, put))
+            });
+            match put {
+                Ok((dir, name, Put::Exchanged(staged))) => {
+                    // The checkers end only when this sender is dropped.
+                    let _ = checks.send((dir, name, staged, entry, write, stamp.as_ref()));
+                }
+                Ok((_, _, Put::Done)) => {}
+                Err(e) => {
+                    result = Err((entry.path.clone(), e));
+                    break;
+                }
+            }
+        }
+        drop(checks);
+        let checked: Vec<_> = checkers
+            .into_iter()
+            .filter_map(|checker| checker.join().expect("a checking thread panicked"))
+            .collect();
+        result.and(checked.into_iter().next().map_or(Ok(()), Err))
+    })
+}
 
 /// Puts one file's new content in place (or, for a deletion, moves the file aside), so that
 /// nothing another program wrote since the re-check is lost:
 /// - a modification exchanges the staged file with the target in one step (`RENAME_EXCHANGE`)
-///   and then checks that what came out, now at the staged name, is exactly the verified
-///   original (same file, same bytes); if not, it exchanges them back and stops, the other
-///   program's file in place. Where the file system cannot exchange, the original is linked
-///   beside the target and the target checked just before a plain rename (the README says
-///   what window that leaves);
+///   and returns [`Put::Exchanged`]: what came out, now at the staged name, is then checked
+///   to be exactly the verified original ([`check_exchanged`]). Where the file system cannot
+///   exchange, the original is linked beside the target and checked, and the target checked
+///   just before a plain rename (the README says what window that leaves);
 /// - a creation renames only if nothing has appeared at the name (`RENAME_NOREPLACE`);
 /// - a deletion moves the target to the original's name and checks it the same way, moving it
 ///   back if it is not the verified file.
@@ -30,28 +120,19 @@ pub(super) fn put_in_place(
     entry: &Entry,
     write: &FileWrite,
     stamp: Option<&Stamp>,
-) -> io::Result<()> {
+) -> io::Result<Put> {
     let beside = |p: &Option<PathBuf>| -> io::Result<std::ffi::OsString> {
         p.as_deref()
             .and_then(Path::file_name)
             .map(OsStr::to_os_string)
             .ok_or_else(|| io::Error::other("the journal names no file beside the target"))
     };
-    let changed = || {
-        io::Error::other(format!(
-            "{} was changed by another program just before patchdeck replaced it; it is left as that program made it",
-            dir.rel().join(name).display()
-        ))
-    };
+    let changed = || changed(dir, name);
     match entry.kind {
         journal::EntryKind::Modify => {
             let staged = beside(&entry.staged)?;
             if dir.exchange(&staged, name)? {
-                if !is_verified_original(dir, &staged, stamp, write)? {
-                    dir.exchange(&staged, name)?;
-                    return Err(changed());
-                }
-                return Ok(());
+                return Ok(Put::Exchanged(staged));
             }
             // No exchange: the original is kept beside the target first and checked there
             // (a hard link is the target itself; a copy holds what the target held), bytes
@@ -68,15 +149,15 @@ pub(super) fn put_in_place(
                 return Err(changed());
             }
             still_as_rechecked(dir, name, stamp)?;
-            dir.rename(&staged, dir, name)
+            dir.rename(&staged, dir, name).map(|()| Put::Done)
         }
         journal::EntryKind::Create => {
             let staged = beside(&entry.staged)?;
             match dir.rename_new(&staged, dir, name) {
-                Ok(true) => Ok(()),
+                Ok(true) => Ok(Put::Done),
                 Ok(false) => {
                     still_as_rechecked(dir, name, None)?;
-                    dir.rename(&staged, dir, name)
+                    dir.rename(&staged, dir, name).map(|()| Put::Done)
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(io::Error::other(format!(
                     "{} was created by another program while the commit was running",
@@ -100,9 +181,35 @@ pub(super) fn put_in_place(
                 }
                 return Err(changed());
             }
-            Ok(())
+            Ok(Put::Done)
         }
     }
+}
+
+/// The check of a file exchanged with its new content: what came out, now at `staged`, is
+/// exactly the verified original (same file, same bytes). If not, another program changed
+/// the target since the re-check: the two are exchanged back, that program's file in place,
+/// and the error says so.
+fn check_exchanged(
+    dir: &Dir,
+    name: &OsStr,
+    staged: &OsStr,
+    write: &FileWrite,
+    stamp: Option<&Stamp>,
+) -> io::Result<()> {
+    if is_verified_original(dir, staged, stamp, write)? {
+        return Ok(());
+    }
+    dir.exchange(staged, name)?;
+    Err(changed(dir, name))
+}
+
+/// The error for a target another program changed just before the commit replaced it.
+fn changed(dir: &Dir, name: &OsStr) -> io::Error {
+    io::Error::other(format!(
+        "{} was changed by another program just before patchdeck replaced it; it is left as that program made it",
+        dir.rel().join(name).display()
+    ))
 }
 
 /// Whether `name` is exactly the file the commit re-checked: the same file (device, inode,

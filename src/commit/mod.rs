@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{Snapshot, Stamp, Unread, Workspace, STATE_DIR};
 use beneath::{Dir, Folders, Kind, Root};
-use exchange::put_in_place;
+use exchange::put_all_in_place;
 use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, Journal, Recovery, State};
 use lock::Lock;
@@ -612,13 +612,8 @@ impl<'a> Transaction<'a> {
         folders
             .still_in_place()
             .map_err(|e| (state_rel.clone(), step_name("rename"), e))?;
-        for ((entry, write), stamp) in entries.iter().zip(found) {
-            let result = folders
-                .parent_of(&entry.path)
-                .and_then(|(dir, name)| hit(self.failpoint, "rename").map(|()| (dir, name)))
-                .and_then(|(dir, name)| put_in_place(&dir, name, entry, write, stamp.as_ref()));
-            result.map_err(|e| (entry.path.clone(), step_name("rename"), e))?;
-        }
+        put_all_in_place(folders, &entries, found, self.failpoint)
+            .map_err(|(path, e)| (path, step_name("rename"), e))?;
         self.sync_dirs(folders, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
         self.journal.state = State::Committed;
