@@ -29,6 +29,9 @@ const INDEX_NOTE: &str = "index.json";
 /// and forgetting the record leaves it, and the next recovery finishes the undo's bookkeeping.
 const UNDOING: &str = "undoing";
 
+/// Threads that move a commit's originals into its record.
+const ARCHIVE_THREADS: usize = 4;
+
 pub fn history_dir(state_dir: &Path) -> PathBuf {
     state_dir.join(HISTORY)
 }
@@ -75,10 +78,12 @@ pub fn archive(
     let record_dir = record_dir_of(&journal.id);
     let mut record = journal.clone();
     let folders = Folders::new(root);
-    for (n, entry) in record.entries.iter_mut().enumerate() {
-        if entry.backup.is_none() {
-            continue;
-        }
+    // Each file on its own: the moves all go into one folder, which takes them one at a time,
+    // but finding each original and removing what is left beside its target run side by side.
+    let kept: Vec<usize> = (0..journal.entries.len())
+        .filter(|&n| journal.entries[n].backup.is_some())
+        .collect();
+    crate::parallel::try_each(&kept, ARCHIVE_THREADS, |&n| {
         let name = OsString::from(n.to_string());
         let beside = beside_of(&folders, &journal.entries[n]);
         let mut moved = None;
@@ -102,8 +107,11 @@ pub fn archive(
                 Err(e) => return Err(e),
             }
         }
-        entry.backup = Some(record_dir.join(n.to_string()));
         progress.step();
+        Ok(())
+    })?;
+    for &n in &kept {
+        record.entries[n].backup = Some(record_dir.join(n.to_string()));
     }
     dest.sync()?;
     let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
