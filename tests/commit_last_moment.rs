@@ -22,6 +22,11 @@ fn apply_stopping_at(root: &Path, batch: &Path, nth: usize) -> Child {
 
 /// [`apply_stopping_at`], with or without `renameat2`.
 fn apply_stopping_with(root: &Path, batch: &Path, nth: usize, no_rename2: Option<&str>) -> Child {
+    apply_armed(root, batch, &format!("rename:{nth}=stop"), no_rename2)
+}
+
+/// Starts `patchdeck apply` of `batch` with the failpoints of `spec` armed.
+fn apply_armed(root: &Path, batch: &Path, spec: &str, no_rename2: Option<&str>) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_patchdeck"));
     if let Some(value) = no_rename2 {
         command.env("PATCHDECK_NO_RENAME2", value);
@@ -33,7 +38,7 @@ fn apply_stopping_with(root: &Path, batch: &Path, nth: usize, no_rename2: Option
             root.to_str().unwrap(),
             batch.to_str().unwrap(),
         ])
-        .env("PATCHDECK_FAILPOINT", format!("rename:{nth}=stop"))
+        .env("PATCHDECK_FAILPOINT", spec)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -133,60 +138,162 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
     }
 }
 
-/// The first of many files is replaced just before its exchange. The commit checks each
-/// exchanged original while it goes on exchanging the next files, so by the time it finds the
-/// first changed, several more may be in place: every one of them must come back, and the
-/// other program's file must stay.
-#[test]
-fn a_first_file_replaced_before_its_rename_stops_a_commit_of_many() {
-    const FILES: usize = 60;
+/// A batch of 60 one-line modifications, `f00.txt` to `f59.txt`, and a workspace for it.
+fn sixty_files() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    tempfile::TempDir,
+    Vec<String>,
+) {
     let outside = tempfile::tempdir().unwrap();
     let batch = outside.path().join("b.diff");
-    let names: Vec<String> = (0..FILES).map(|i| format!("f{i:02}.txt")).collect();
+    let names: Vec<String> = (0..60).map(|i| format!("f{i:02}.txt")).collect();
     let diff: String = names
         .iter()
         .map(|n| format!("--- a/{n}\n+++ b/{n}\n@@ -1 +1 @@\n-old {n}\n+new {n}\n"))
         .collect();
     fs::write(&batch, diff).unwrap();
+    let contents: Vec<(String, Vec<u8>)> = names
+        .iter()
+        .map(|n| (n.clone(), format!("old {n}\n").into_bytes()))
+        .collect();
+    let files: Vec<(&str, &[u8])> = contents
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    (outside, batch, workspace_with(&files), names)
+}
+
+/// Another program replaces three of 60 targets just before the first exchange: one with a
+/// new file, one with a link, one with a folder. The commit checks each exchanged original
+/// on other threads while it exchanges the next files, so several files may be in place by
+/// the time it finds one changed: each changed one must end as that program left it, and
+/// every other file must come back.
+#[test]
+fn targets_replaced_before_the_first_rename_stop_a_commit_of_many() {
+    use std::os::unix::fs::symlink;
     for no_rename2 in RENAMES {
-        let contents: Vec<(String, Vec<u8>)> = names
-            .iter()
-            .map(|n| (n.clone(), format!("old {n}\n").into_bytes()))
-            .collect();
-        let files: Vec<(&str, &[u8])> = contents
-            .iter()
-            .map(|(n, b)| (n.as_str(), b.as_slice()))
-            .collect();
-        let ws = workspace_with(&files);
+        let (outside, batch, ws, names) = sixty_files();
         let child = apply_stopping_with(ws.path(), &batch, 1, no_rename2);
         wait_stopped(&child);
-        let target = ws.path().join(&names[0]);
+        let root = ws.path();
         fs::write(outside.path().join("theirs"), "their f00\n").unwrap();
-        fs::rename(outside.path().join("theirs"), &target).unwrap();
+        fs::rename(outside.path().join("theirs"), root.join("f00.txt")).unwrap();
+        fs::remove_file(root.join("f20.txt")).unwrap();
+        symlink("f21.txt", root.join("f20.txt")).unwrap();
+        fs::remove_file(root.join("f40.txt")).unwrap();
+        fs::create_dir(root.join("f40.txt")).unwrap();
+        fs::write(root.join("f40.txt/inside"), "theirs").unwrap();
         let out = resume(child);
         assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
         let err = stderr(&out);
         assert!(
-            err.contains(
-                "f00.txt was changed by another program just before patchdeck replaced it"
-            ),
+            ["f00.txt", "f20.txt", "f40.txt"]
+                .iter()
+                .any(|n| err.contains(&format!(
+                    "{n} was changed by another program just before patchdeck replaced it"
+                ))),
             "{no_rename2:?}: {err}"
         );
-        assert_eq!(fs::read(&target).unwrap(), b"their f00\n", "{no_rename2:?}");
-        for (name, bytes) in &contents[1..] {
+        assert_eq!(fs::read(root.join("f00.txt")).unwrap(), b"their f00\n");
+        assert_eq!(
+            fs::read_link(root.join("f20.txt")).unwrap(),
+            Path::new("f21.txt")
+        );
+        assert_eq!(fs::read(root.join("f40.txt/inside")).unwrap(), b"theirs");
+        for name in names
+            .iter()
+            .filter(|n| !["f00.txt", "f20.txt", "f40.txt"].contains(&n.as_str()))
+        {
             assert_eq!(
-                &fs::read(ws.path().join(name)).unwrap(),
-                bytes,
+                fs::read(root.join(name)).unwrap(),
+                format!("old {name}\n").into_bytes(),
                 "{name} was not put back ({no_rename2:?})"
             );
         }
-        no_leftovers(ws.path());
-        let again = patchdeck_env(&["recover", "--root", ws.path().to_str().unwrap()], &[]);
+        no_leftovers(root);
+        let again = patchdeck_env(&["recover", "--root", root.to_str().unwrap()], &[]);
         assert!(
             String::from_utf8_lossy(&again.stdout).contains("nothing to recover"),
-            "{}",
+            "{no_rename2:?}: {}",
             stderr(&again)
         );
+    }
+}
+
+/// The first file is replaced just before its exchange, and its check takes a second and a
+/// half (a slow disk): every other file is exchanged, and checked, before the commit finds
+/// the first changed. All 59 must come back from the journal, and the first stay as the other
+/// program left it.
+#[test]
+fn a_change_found_after_every_other_exchange_still_puts_every_file_back() {
+    let (outside, batch, ws, names) = sixty_files();
+    let root = ws.path();
+    let child = apply_armed(root, &batch, "rename:1=stop,check:1=sleep", None);
+    wait_stopped(&child);
+    fs::write(outside.path().join("theirs"), "their f00\n").unwrap();
+    fs::rename(outside.path().join("theirs"), root.join("f00.txt")).unwrap();
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("f00.txt was changed by another program just before patchdeck replaced it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(root.join("f00.txt")).unwrap(), b"their f00\n");
+    for name in &names[1..] {
+        assert_eq!(
+            fs::read(root.join(name)).unwrap(),
+            format!("old {name}\n").into_bytes(),
+            "{name} was not put back"
+        );
+    }
+    no_leftovers(root);
+}
+
+/// A commit that fails or dies while it checks what its exchanges took out: exchanged files
+/// and files not yet exchanged alike are put back, by the commit itself or by the next
+/// command's recovery.
+#[test]
+fn a_commit_failing_or_killed_at_a_check_puts_every_file_back() {
+    for spec in [
+        "check:1=kill",
+        "check:30=kill",
+        "check:2=error",
+        "check:59=error",
+    ] {
+        let (_outside, batch, ws, names) = sixty_files();
+        let root = ws.path();
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                root.to_str().unwrap(),
+                batch.to_str().unwrap(),
+            ],
+            &[("PATCHDECK_FAILPOINT", spec)],
+        );
+        if spec.ends_with("kill") {
+            assert_eq!(out.status.code(), None, "{spec}: killed, {}", stderr(&out));
+            let again = patchdeck_env(&["recover", "--root", root.to_str().unwrap()], &[]);
+            assert!(again.status.success(), "{spec}: {}", stderr(&again));
+        } else {
+            assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("injected failure"),
+                "{spec}: {}",
+                stderr(&out)
+            );
+        }
+        for name in &names {
+            assert_eq!(
+                fs::read(root.join(name)).unwrap(),
+                format!("old {name}\n").into_bytes(),
+                "{spec}: {name} was not put back"
+            );
+        }
+        no_leftovers(root);
     }
 }
 

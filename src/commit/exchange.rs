@@ -38,11 +38,12 @@ type Exchanged<'a> = (
 
 /// Puts every file in place in the journal's order, the `rename` failpoint reached before
 /// each, and stops at the first that fails. A file exchanged with its new content is checked
-/// (its original read back from the staged name and compared) on other threads while the
-/// next files are exchanged; one found changed is exchanged back there, no further file is
-/// put in place, and the error names it. Files exchanged but not yet checked then are rolled
-/// back with the rest from the journal, which finds each original by its hash at the staged
-/// name (and puts back another program's file found there as it is).
+/// (its original read back from the staged name and compared, the `check` failpoint reached
+/// first) on other threads while the next files are exchanged; one found changed is
+/// exchanged back there, no further file is put in place, and the error names it. Every file
+/// exchanged is checked, even after another failed, so that each one another program changed
+/// is exchanged back here; the journal then rolls back the rest, each original found by its
+/// hash at the staged name.
 pub(super) fn put_all_in_place(
     folders: &Folders,
     entries: &[(&Entry, &FileWrite)],
@@ -62,12 +63,11 @@ pub(super) fn put_all_in_place(
                         let Ok((dir, name, staged, entry, write, stamp)) = next else {
                             return first;
                         };
-                        if failed.load(Ordering::Relaxed) {
-                            continue;
-                        }
-                        if let Err(e) = check_exchanged(&dir, name, &staged, write, stamp) {
+                        let checked = hit(failpoint, "check")
+                            .and_then(|()| check_exchanged(&dir, name, &staged, write, stamp));
+                        if let Err(e) = checked {
                             failed.store(true, Ordering::Relaxed);
-                            first = Some((entry.path.clone(), e));
+                            first.get_or_insert((entry.path.clone(), e));
                         }
                     }
                 })

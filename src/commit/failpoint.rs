@@ -1,11 +1,13 @@
 //! Fault injection for the commit: named points where a test makes the commit fail or die.
 //!
-//! A failpoint spec is `STEP[:N][=ACTION]`: at the N-th time (from 1; any time when omitted)
-//! the commit reaches STEP, ACTION happens: `error` (the default) returns an I/O error, `enospc`
+//! A failpoint spec is `STEP[:N][=ACTION]`, or several joined by commas (each counted on its
+//! own): at the N-th time (from 1; any time when omitted) the commit reaches STEP, ACTION
+//! happens: `error` (the default) returns an I/O error, `enospc`
 //! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would,
 //! `stop` stops it (SIGSTOP) until a test that raced it sends SIGCONT, and `sleep` makes that
 //! step take a second and a half (the process's other threads go on).
-//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `mark`, `cleanup`, `forget` (an
+//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `check` (each file exchanged, before
+//! what came out is checked, on a checking thread), `mark`, `cleanup`, `forget` (an
 //! undo's, between restoring the files and forgetting their record), and `recover` (each file
 //! recovery rolls back; armed from the environment by [`from_env`]). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
@@ -23,9 +25,16 @@ pub enum Action {
     Sleep,
 }
 
-/// One armed failpoint.
+/// Armed failpoints: one, or several points of one test (say, stop before the first rename,
+/// and sleep at the first check).
 #[derive(Debug)]
 pub struct Failpoint {
+    points: Vec<Point>,
+}
+
+/// One armed point.
+#[derive(Debug)]
+struct Point {
     step: String,
     nth: Option<usize>,
     action: Action,
@@ -34,7 +43,7 @@ pub struct Failpoint {
 
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "sync", "rename", "mark", "cleanup", "forget", "recover",
+    "journal", "mkdir", "stage", "sync", "rename", "check", "mark", "cleanup", "forget", "recover",
 ];
 
 /// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`
@@ -48,8 +57,23 @@ pub fn from_env() -> Option<Failpoint> {
 }
 
 impl Failpoint {
-    /// Parses `STEP[:N][=ACTION]`.
+    /// Parses `STEP[:N][=ACTION]`, or several joined by commas.
     pub fn parse(spec: &str) -> Result<Failpoint, String> {
+        let points = spec
+            .split(',')
+            .map(Point::parse)
+            .collect::<Result<_, _>>()?;
+        Ok(Failpoint { points })
+    }
+
+    /// Called at each step; fails or dies when this is an armed point.
+    pub fn hit(&self, step: &str) -> io::Result<()> {
+        self.points.iter().try_for_each(|point| point.hit(step))
+    }
+}
+
+impl Point {
+    fn parse(spec: &str) -> Result<Point, String> {
         let (point, action) = match spec.split_once('=') {
             Some((p, a)) => (p, a),
             None => (spec, "error"),
@@ -83,7 +107,7 @@ impl Failpoint {
                 STEPS.join(", ")
             ));
         }
-        Ok(Failpoint {
+        Ok(Point {
             step: step.to_owned(),
             nth,
             action,
@@ -91,8 +115,7 @@ impl Failpoint {
         })
     }
 
-    /// Called at each step; fails or dies when this is the armed point.
-    pub fn hit(&self, step: &str) -> io::Result<()> {
+    fn hit(&self, step: &str) -> io::Result<()> {
         if step != self.step {
             return Ok(());
         }
@@ -177,6 +200,19 @@ mod tests {
         assert!(f.hit("rename").is_ok());
         assert!(f.hit("rename").is_err());
         assert!(f.hit("rename").is_ok());
+    }
+
+    #[test]
+    fn several_points_are_each_counted_on_their_own() {
+        let f = Failpoint::parse("rename:2,check:1=eacces").unwrap();
+        assert!(f.hit("rename").is_ok());
+        assert_eq!(
+            f.hit("check").unwrap_err().raw_os_error(),
+            Some(libc::EACCES)
+        );
+        assert!(f.hit("check").is_ok());
+        assert!(f.hit("rename").is_err());
+        assert!(Failpoint::parse("rename:1,nowhere").is_err());
     }
 
     #[test]

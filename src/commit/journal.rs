@@ -405,32 +405,41 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
                 // The target holds what the commit put there (or, for a deletion, nothing):
                 // the original goes back, from wherever it was kept. Found neither there nor
                 // at the staged name (which, exchanged, holds what the target held), it is
-                // lost, and that is an error, not a guess.
+                // lost, and that is an error, not a guess. Each name beside the target is
+                // taken with its hash (none for what is not a regular file) and whether
+                // anything is there at all.
                 let from = [&original, &staged]
                     .into_iter()
                     .flatten()
-                    .map(|n| Ok((n, hash_of(&Some(n.clone()))?)))
+                    .map(|n| Ok((n, hash_of(&Some(n.clone()))?, dir.stat(n)?.is_some())))
                     .collect::<io::Result<Vec<_>>>()?;
                 let back = from
                     .iter()
-                    .find(|(_, h)| h.is_some() && *h == entry.pre_sha256)
+                    .find(|(_, h, _)| h.is_some() && *h == entry.pre_sha256)
                     .or_else(|| {
                         // Killed between exchanging and exchanging back a file another program
-                        // had replaced: the staged name holds that program's file, which goes
+                        // had replaced: the staged name holds that program's file (a regular
+                        // file, or a link, a folder or anything else it put there), which goes
                         // back to the target (and is named as left alone).
-                        from.iter().find(|(n, h)| {
-                            Some(*n) == staged.as_ref() && h.is_some() && *h != entry.post_sha256
+                        from.iter().find(|(n, h, there)| {
+                            Some(*n) == staged.as_ref() && *there && *h != entry.post_sha256
                         })
                     });
-                let Some((back, hash)) = back else {
+                let Some((back, hash, _)) = back else {
                     return Err(io::Error::other(format!(
                         "{} was changed and its original is no longer beside it ({})",
                         entry.path.display(),
                         entry.backup.as_deref().unwrap_or(Path::new("")).display()
                     )));
                 };
-                dir.rename(back, &dir, name)?;
-                if *hash == entry.pre_sha256 {
+                let theirs = *hash != entry.pre_sha256;
+                // Another program's entry may be a folder, which cannot be renamed over the
+                // file now at the target; exchanged, the file goes to the staged name and is
+                // removed below with what else is left.
+                if !(theirs && dir.exchange(back, name)?) {
+                    dir.rename(back, &dir, name)?;
+                }
+                if !theirs {
                     recovery.restored.push(entry.path.clone());
                 } else {
                     recovery.left_alone.push(entry.path.clone());
@@ -531,6 +540,47 @@ mod tests {
             pre_sha256: Some("a".repeat(64)),
             post_sha256: Some("b".repeat(64)),
             created_dirs: Vec::new(),
+        }
+    }
+
+    /// Killed between exchanging a file and exchanging it back: the target holds the new
+    /// content, and the staged name what another program had put at the target just before,
+    /// which may be a link or a folder (no hash to find it by). Recovery puts it back at the
+    /// target as it is and names the file; nothing is left at the staged name.
+    #[test]
+    fn another_programs_entry_at_the_staged_name_goes_back_whatever_it_is() {
+        use std::os::unix::fs::symlink;
+        for theirs in ["file", "link", "folder"] {
+            let dir = tempfile::tempdir().unwrap();
+            let id = format!("{:032x}-42", 7);
+            let mut entry = modify("app.py", &id);
+            entry.pre_sha256 = Some(sha256_hex(b"old\n"));
+            entry.post_sha256 = Some(sha256_hex(b"new\n"));
+            let target = dir.path().join("app.py");
+            std::fs::write(&target, b"new\n").unwrap();
+            let staged = dir.path().join(entry.staged.as_ref().unwrap());
+            match theirs {
+                "file" => std::fs::write(&staged, b"their bytes\n").unwrap(),
+                "link" => symlink("elsewhere", &staged).unwrap(),
+                _ => {
+                    std::fs::create_dir(&staged).unwrap();
+                    std::fs::write(staged.join("inside"), b"x").unwrap();
+                }
+            }
+            let root = Root::open(dir.path()).unwrap();
+            let mut recovery = Recovery::default();
+            rollback_entry(&root, &entry, &mut recovery).unwrap();
+            assert_eq!(recovery.left_alone, [PathBuf::from("app.py")], "{theirs}");
+            assert!(recovery.restored.is_empty(), "{theirs}");
+            match theirs {
+                "file" => assert_eq!(std::fs::read(&target).unwrap(), b"their bytes\n"),
+                "link" => assert_eq!(std::fs::read_link(&target).unwrap(), Path::new("elsewhere")),
+                _ => assert_eq!(std::fs::read(target.join("inside")).unwrap(), b"x"),
+            }
+            assert!(
+                std::fs::symlink_metadata(&staged).is_err(),
+                "{theirs}: something is left at the staged name"
+            );
         }
     }
 
