@@ -224,9 +224,10 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
 
 /// Lines added and removed between two versions of a file (a line diff).
 ///
-/// Only the lines between the first and the last that differ are diffed: lines the two share
-/// at their start and end are equal in any shortest diff, so leaving them out changes no
-/// count, and a file of thousands of lines with one change diffs a handful.
+/// Only the lines between the first and the last that differ are diffed: leaving out the
+/// lines two versions share at their start and end leaves their longest common subsequence
+/// (what the counts are made of) as long as before, less those lines, so no count moves; and
+/// a file of thousands of lines with one change diffs a handful.
 fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
     let (start, before_end, after_end) = differing_lines(before, after);
     let diff = similar::TextDiff::from_lines(&before[start..before_end], &after[start..after_end]);

@@ -171,9 +171,12 @@ impl Placed {
 }
 
 /// The rows `line` takes wrapped at `width`, as ratatui's word wrapping lays it out: one for
-/// a line that fits, as nearly every line does, without laying it out.
+/// a line of plain ASCII that fits, as nearly every line is, without laying it out. (Other
+/// text is laid out: ratatui adds up its graphemes' widths, which for some pairs of
+/// characters is more than `Line::width` counts.)
 fn rows(line: &Line<'_>, width: u16) -> usize {
-    if width > 0 && line.width() <= width as usize {
+    let ascii = line.spans.iter().all(|span| span.content.is_ascii());
+    if width > 0 && ascii && line.width() <= width as usize {
         return 1;
     }
     Paragraph::new(line.clone())
@@ -437,6 +440,7 @@ mod tests {
             "   ",
             "表示",
             "—",
+            "لالا",
             "x",
             "a_rather_long_identifier_that_will_not_fit_anywhere_narrow",
         ];
@@ -445,7 +449,7 @@ mod tests {
                 let spans: Vec<Span<'static>> = (0..next(4))
                     .map(|_| {
                         let text: Vec<&str> =
-                            (0..next(9)).map(|_| words[next(10) as usize]).collect();
+                            (0..next(9)).map(|_| words[next(11) as usize]).collect();
                         Span::raw(text.join(" "))
                     })
                     .collect();
