@@ -6,6 +6,7 @@ use super::glyphs::Glyph;
 use crate::plan::WriteKind;
 use crate::tui::app::{App, Outcome, Overlay};
 use crate::tui::keys::{self, Action, Mode};
+use ratatui::buffer::CellWidth;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -171,12 +172,9 @@ impl Placed {
 }
 
 /// The rows `line` takes wrapped at `width`, as ratatui's word wrapping lays it out: one for
-/// a line of plain ASCII that fits, as nearly every line is, without laying it out. (Other
-/// text is laid out: ratatui adds up its graphemes' widths, which for some pairs of
-/// characters is more than `Line::width` counts.)
+/// a line that fits, as nearly every line does, without laying it out.
 fn rows(line: &Line<'_>, width: u16) -> usize {
-    let ascii = line.spans.iter().all(|span| span.content.is_ascii());
-    if width > 0 && ascii && line.width() <= width as usize {
+    if width > 0 && cells(line) <= width as usize {
         return 1;
     }
     Paragraph::new(line.clone())
@@ -415,6 +413,28 @@ fn prompt(frame: &mut Frame, app: &App, area: Rect, title: &str, text: Vec<Strin
     .draw(frame, app, area, 0);
 }
 
+/// The columns `line` takes, counted as ratatui's wrapping counts them: each grapheme's
+/// width, control characters left out. (`Line::width` measures the whole text, which for some
+/// pairs of characters, such as the Arabic lam-alef, is less.) A span of plain ASCII is
+/// counted byte by byte.
+fn cells(line: &Line<'_>) -> usize {
+    line.spans
+        .iter()
+        .map(|span| {
+            if span.content.is_ascii() {
+                span.content
+                    .bytes()
+                    .filter(|b| !b.is_ascii_control())
+                    .count()
+            } else {
+                span.styled_graphemes(Style::default())
+                    .map(|g| usize::from(g.symbol.cell_width()))
+                    .sum()
+            }
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,6 +461,7 @@ mod tests {
             "表示",
             "—",
             "لالا",
+            "tab\tand\r\nbreak",
             "x",
             "a_rather_long_identifier_that_will_not_fit_anywhere_narrow",
         ];
@@ -449,7 +470,7 @@ mod tests {
                 let spans: Vec<Span<'static>> = (0..next(4))
                     .map(|_| {
                         let text: Vec<&str> =
-                            (0..next(9)).map(|_| words[next(11) as usize]).collect();
+                            (0..next(9)).map(|_| words[next(12) as usize]).collect();
                         Span::raw(text.join(" "))
                     })
                     .collect();
