@@ -164,6 +164,17 @@ fn sixty_files() -> (
     (outside, batch, workspace_with(&files), names)
 }
 
+/// Asserts that each of `names` (of [`sixty_files`]) holds its original line again.
+fn all_put_back<'n>(root: &Path, names: impl IntoIterator<Item = &'n String>, case: &str) {
+    for name in names {
+        assert_eq!(
+            fs::read(root.join(name)).unwrap(),
+            format!("old {name}\n").into_bytes(),
+            "{case}: {name} was not put back"
+        );
+    }
+}
+
 /// Another program replaces three of 60 targets just before the first exchange: one with a
 /// new file, one with a link, one with a folder. The commit checks each exchanged original
 /// on other threads while it exchanges the next files, so several files may be in place by
@@ -201,16 +212,9 @@ fn targets_replaced_before_the_first_rename_stop_a_commit_of_many() {
             Path::new("f21.txt")
         );
         assert_eq!(fs::read(root.join("f40.txt/inside")).unwrap(), b"theirs");
-        for name in names
-            .iter()
-            .filter(|n| !["f00.txt", "f20.txt", "f40.txt"].contains(&n.as_str()))
-        {
-            assert_eq!(
-                fs::read(root.join(name)).unwrap(),
-                format!("old {name}\n").into_bytes(),
-                "{name} was not put back ({no_rename2:?})"
-            );
-        }
+        let theirs = ["f00.txt", "f20.txt", "f40.txt"];
+        let others = names.iter().filter(|n| !theirs.contains(&n.as_str()));
+        all_put_back(root, others, &format!("{no_rename2:?}"));
         no_leftovers(root);
         let again = patchdeck_env(&["recover", "--root", root.to_str().unwrap()], &[]);
         assert!(
@@ -242,13 +246,7 @@ fn a_change_found_after_every_other_exchange_still_puts_every_file_back() {
         stderr(&out)
     );
     assert_eq!(fs::read(root.join("f00.txt")).unwrap(), b"their f00\n");
-    for name in &names[1..] {
-        assert_eq!(
-            fs::read(root.join(name)).unwrap(),
-            format!("old {name}\n").into_bytes(),
-            "{name} was not put back"
-        );
-    }
+    all_put_back(root, &names[1..], "check:1=sleep");
     no_leftovers(root);
 }
 
@@ -286,13 +284,7 @@ fn a_commit_failing_or_killed_at_a_check_puts_every_file_back() {
                 stderr(&out)
             );
         }
-        for name in &names {
-            assert_eq!(
-                fs::read(root.join(name)).unwrap(),
-                format!("old {name}\n").into_bytes(),
-                "{spec}: {name} was not put back"
-            );
-        }
+        all_put_back(root, &names, spec);
         no_leftovers(root);
     }
 }

@@ -230,7 +230,12 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
 /// a file of thousands of lines with one change diffs a handful.
 fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
     let (start, before_end, after_end) = differing_lines(before, after);
-    let diff = similar::TextDiff::from_lines(&before[start..before_end], &after[start..after_end]);
+    diff_counts(&before[start..before_end], &after[start..after_end])
+}
+
+/// Lines added and removed by a line diff of the whole of `before` and `after`.
+fn diff_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
+    let diff = similar::TextDiff::from_lines(before, after);
     let mut counts = (0, 0);
     for change in diff.iter_all_changes() {
         match change.tag() {
@@ -306,21 +311,6 @@ fn totals(plan: &Plan) -> String {
 mod tests {
     use super::*;
 
-    /// The counts of a diff of the whole files, as `line_counts` made them before it left out
-    /// the lines the files share at either end.
-    fn whole(before: &[u8], after: &[u8]) -> (usize, usize) {
-        let diff = similar::TextDiff::from_lines(before, after);
-        let mut counts = (0, 0);
-        for change in diff.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => counts.0 += 1,
-                similar::ChangeTag::Delete => counts.1 += 1,
-                similar::ChangeTag::Equal => {}
-            }
-        }
-        counts
-    }
-
     #[test]
     fn counts_match_a_diff_of_the_whole_files() {
         let mut state = 7u64;
@@ -344,7 +334,7 @@ mod tests {
             let after = [&head[..], &other, &end].concat();
             assert_eq!(
                 line_counts(&before, &after),
-                whole(&before, &after),
+                diff_counts(&before, &after),
                 "case {case}: {:?} -> {:?}",
                 String::from_utf8_lossy(&before),
                 String::from_utf8_lossy(&after)
