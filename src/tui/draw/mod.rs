@@ -11,6 +11,7 @@ mod head;
 mod lists;
 mod main_pane;
 mod overlays;
+mod panel;
 mod text;
 
 pub use glyphs::{change_glyphs, decision_glyph, Glyph};
