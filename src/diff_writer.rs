@@ -23,7 +23,7 @@ pub fn write_plan(plan: &Plan, out: &mut impl Write) -> io::Result<()> {
 
 /// Writes one planned write as a git diff section (nothing when its content is unchanged).
 pub fn write_file(write: &FileWrite, out: &mut impl Write) -> io::Result<()> {
-    let old: &[u8] = write.before.as_ref().map_or(&[], |b| &b.bytes);
+    let old: &[u8] = write.before.as_ref().map_or(&[], |b| b.bytes());
     let after = write.after.bytes();
     let new: &[u8] = &after;
     let git_mode = |executable: bool| if executable { "100755" } else { "100644" };

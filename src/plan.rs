@@ -565,7 +565,7 @@ pub fn plan_with(
                 };
                 let eol = file.new_file_eol.unwrap_or(Eol::Lf);
                 match base {
-                    Some(base) => splice_content(&base.bytes, &base.lines(), &spliced, eol),
+                    Some(base) => splice_content(base.bytes(), &base.lines(), &spliced, eol),
                     None => {
                         let nothing = Arc::default();
                         splice_content(&nothing, &Lines::split(&nothing), &spliced, eol)

@@ -333,7 +333,7 @@ fn push_span(spans: &mut Vec<Range<usize>>, span: Range<usize>) {
 /// disagree. `None` for a file that looks hand-written (or whose path did not resolve).
 pub fn generated_marker(check: &FileCheck) -> Option<String> {
     let rel = check.resolved.as_ref()?.rel();
-    let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes[..]);
+    let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes()[..]);
     crate::generated::why_generated(&rel.to_string_lossy(), head)
 }
 

@@ -355,7 +355,7 @@ mod tests {
             .collect();
         assert_eq!(names, [("a/b.txt", Path::new("a/b.txt"))]);
         let snapshot = &read[0].snapshot;
-        assert_eq!(snapshot.bytes.as_slice(), b"bytes\n");
+        assert_eq!(snapshot.bytes().as_slice(), b"bytes\n");
         assert!(snapshot.is_hashed());
         let mut event = [0u8; 4096];
         // SAFETY: reads into a buffer of its own length.
@@ -398,7 +398,7 @@ mod tests {
         want.sort();
         let got: Vec<(String, Vec<u8>)> = read
             .iter()
-            .map(|r| (r.doc_path.clone(), r.snapshot.bytes.to_vec()))
+            .map(|r| (r.doc_path.clone(), r.snapshot.bytes().to_vec()))
             .collect();
         assert_eq!(got, want);
         assert!(read.iter().all(|r| r.snapshot.is_hashed()));
@@ -417,16 +417,19 @@ mod tests {
             Ok(snapshot) => snapshot,
             Err(unread) => unread.finish().unwrap(),
         };
-        assert_eq!(snapshot.bytes.as_slice(), bytes.as_slice());
+        assert_eq!(snapshot.bytes().as_slice(), bytes.as_slice());
         let finished = Unread::of(std::fs::File::open(&path).unwrap())
             .unwrap()
             .finish()
             .unwrap();
-        assert_eq!(finished.bytes.as_slice(), bytes.as_slice());
+        assert_eq!(finished.bytes().as_slice(), bytes.as_slice());
         // Handed on part way (the kernel had only the start in memory): the rest is read from
         // where the first read stopped.
         let mut unread = Unread::of(std::fs::File::open(&path).unwrap()).unwrap();
         unread.read_part(1_000).unwrap();
-        assert_eq!(unread.finish().unwrap().bytes.as_slice(), bytes.as_slice());
+        assert_eq!(
+            unread.finish().unwrap().bytes().as_slice(),
+            bytes.as_slice()
+        );
     }
 }

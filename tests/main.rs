@@ -7,6 +7,7 @@ mod common;
 
 mod already_applied;
 mod batch_limits;
+mod check_releases;
 mod cli;
 mod commit_atomicity;
 mod commit_edges;

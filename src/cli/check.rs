@@ -5,6 +5,7 @@ use clap::Args;
 use patchdeck::error::Error;
 use patchdeck::report::{Interrupted, Report};
 use patchdeck::review::Decisions;
+use patchdeck::workspace::Release;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -17,6 +18,11 @@ pub struct CheckArgs {
 
 pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
+    // Nothing is planned or written from what `check` reads, so no file is kept once checked:
+    // only the JSON report's `actualSha256` needs something of it afterwards.
+    opened.workspace.release_files(Release {
+        sha256: args.json && !ctx.quiet,
+    });
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     // What a plain `apply` would do: a batch check calls clean must apply.
     let plan = checked.plan_blockers(&Decisions::accept_all(&checked.batch));

@@ -141,7 +141,7 @@ pub(super) fn put_in_place(
             let shared = stamp.is_some_and(|s| s.nlink > 1);
             keep_beside(dir, name, &original, shared)?;
             let verified = match (shared, &write.before) {
-                (true, Some(before)) => journal::read_all(dir, &original)? == *before.bytes,
+                (true, Some(before)) => journal::read_all(dir, &original)? == **before.bytes(),
                 _ => is_verified_original(dir, &original, stamp, write)?,
             };
             if !verified {
@@ -231,7 +231,7 @@ fn is_verified_original(
     {
         return Ok(false);
     }
-    Ok(journal::read_all(dir, name)? == *before.bytes)
+    Ok(journal::read_all(dir, name)? == **before.bytes())
 }
 
 /// The last check before a plain rename (where the file system cannot exchange): the target is

@@ -113,7 +113,7 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
                     let new_mode = w
                         .executable
                         .map_or(new_mode, |x| with_execute_bits(new_mode, x));
-                    w.after != *b.bytes || new_mode != mode
+                    w.after != **b.bytes() || new_mode != mode
                 })
         })
         .collect();
@@ -412,7 +412,7 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
     let (was, is) = (&before.stamp, &now.stamp);
     // The bytes themselves, not their hash: comparing is several times cheaper than hashing
     // and says the same (the hashes are computed only to name the difference).
-    if now.bytes != before.bytes
+    if now.bytes() != before.bytes()
         || (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
     {
         return Err(changed(format!(

@@ -139,7 +139,7 @@ fn file_out<'a>(
         )));
     }
     let (base, sha): (&[u8], &str) = match (&write.before, write.kind) {
-        (Some(before), WriteKind::Modify) => (&before.bytes, before.sha256()),
+        (Some(before), WriteKind::Modify) => (before.bytes(), before.sha256()),
         _ => (&[], EMPTY_SHA256),
     };
     if let Some(executable) = write.executable {

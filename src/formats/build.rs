@@ -331,7 +331,7 @@ pub fn read_doc(workspace: &Workspace, doc_path: &str) -> OnDisk {
     match workspace.resolve(doc_path) {
         Ok(Resolved::File { rel, .. }) => match workspace.read(&rel) {
             Ok(snapshot) => OnDisk::File {
-                bytes: snapshot.bytes.clone(),
+                bytes: snapshot.bytes().clone(),
                 snapshot,
             },
             Err(_) => OnDisk::Unusable,

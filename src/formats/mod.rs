@@ -398,10 +398,15 @@ pub(crate) fn load_text(
     match format {
         unified::NAME => {
             let strip = context.options.strip.unwrap_or(1);
-            // The changes' lines are spans of the diff, which they share (see `TextLines`).
-            let files = context.workspace.reading_ahead(false, |ahead| {
-                unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
-            });
+            // The changes' lines are spans of the diff, which they share (see `TextLines`). A
+            // workspace that releases files reads none ahead: the threads placing the hunks
+            // read each file, and let it go.
+            let files = match context.workspace.releases() {
+                Some(_) => unified::parse_reading_ahead(text, 1, strip, &mut problems, None),
+                None => context.workspace.reading_ahead(false, |ahead| {
+                    unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
+                }),
+            };
             if problems.is_empty() {
                 unified::build(files, text, context.workspace, builder, loaded);
             }

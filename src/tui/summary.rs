@@ -25,7 +25,7 @@ pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<Summary
     // Each write's lines added and removed, on every core: a line diff of every file written.
     let counts = crate::parallel::map(&plan.writes, |write| {
         line_counts(
-            write.before.as_ref().map_or(&[][..], |b| &b.bytes),
+            write.before.as_ref().map_or(&[][..], |b| b.bytes()),
             &write.after.bytes(),
         )
     });

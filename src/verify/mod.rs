@@ -16,8 +16,9 @@ use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{Resolved, Snapshot, Workspace};
+use crate::workspace::{read_snapshot, Resolved, Snapshot, Workspace};
 use serde::Serialize;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -137,13 +138,28 @@ impl FileCheck {
     /// The bytes the changes apply to: the file's, the copied file's, or nothing for a
     /// creation.
     pub fn base_bytes(&self) -> &[u8] {
-        self.base().map_or(&[], |s| &s.bytes)
+        self.base().map_or(&[], |s| s.bytes())
+    }
+
+    /// Lets the bytes of the files read go, once the file is checked (see
+    /// [`Workspace::release_files`]), hashing the target with SHA-256 first when `sha256`
+    /// asks.
+    pub fn release(&mut self, sha256: bool) {
+        if let Some(snapshot) = &mut self.snapshot {
+            if sha256 {
+                snapshot.sha256();
+            }
+            snapshot.release();
+        }
+        if let Some(source) = &mut self.copied_from {
+            source.release();
+        }
     }
 
     /// [`FileCheck::base_bytes`], shared rather than borrowed (for work on another thread).
     pub fn base_shared(&self) -> Arc<Vec<u8>> {
         self.base()
-            .map_or_else(Default::default, |s| Arc::clone(&s.bytes))
+            .map_or_else(Default::default, |s| Arc::clone(s.bytes()))
     }
 }
 
@@ -171,34 +187,51 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
         }),
     );
     // Resolving and reading go through the workspace's caches, one file after another; the
-    // lines of every file are then checked on every core.
+    // lines of every file are then checked on every core. A workspace that releases files
+    // has its targets read on those threads too, each let go once checked.
+    let release = workspace.releases();
     let opened: Vec<(&FilePatch, Opened)> = batch
         .files
         .iter()
         .map(|file| (file, open_file(file, workspace)))
         .collect();
+    let root = workspace.root();
     Verification {
-        files: crate::parallel::map_into(opened, |(file, opened)| opened.check(file)),
+        files: crate::parallel::map_into(opened, |(file, opened)| {
+            let mut check = opened.check(file, root);
+            if let Some(release) = release {
+                check.release(release.sha256);
+            }
+            check
+        }),
     }
 }
 
 /// Verifies one file patch.
 pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
-    open_file(file, workspace).check(file)
+    open_file(file, workspace).check(file, workspace.root())
 }
 
 /// A file patch's target, resolved and read: checked already when that failed.
 enum Opened {
     Finished(FileCheck),
     Read(FileCheck),
+    /// Resolved to this file (relative to the root), which the checking thread reads: a
+    /// workspace that releases files holds none to hand over.
+    Unread(FileCheck, PathBuf),
 }
 
 impl Opened {
-    /// The whole check: the lines of a read file checked (see [`check_lines`]).
-    fn check(self, file: &FilePatch) -> FileCheck {
+    /// The whole check: the target read if it was not yet (see [`examine`]), then the lines
+    /// of a read file checked (see [`check_lines`]).
+    fn check(self, file: &FilePatch, root: &Path) -> FileCheck {
         match self {
             Opened::Finished(check) => check,
             Opened::Read(check) => check_lines(check, file),
+            Opened::Unread(check, rel) => match read_snapshot(&root.join(&rel)) {
+                Ok(snapshot) => examine(check, file, &rel, snapshot, || None).check(file, root),
+                Err(e) => unreadable(check, file, &rel, &e).check(file, root),
+            },
         }
     }
 }
@@ -271,79 +304,106 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
             }
         }
         Resolved::File { rel, .. } => {
-            let snapshot = match workspace.read(rel) {
-                Ok(snapshot) => snapshot,
-                Err(e) => {
-                    check.problems.push(Problem::new(
-                        ProblemKind::Unreadable,
-                        format!("cannot read {}: {e}", rel.display()),
-                    ));
-                    return Opened::Finished(finish(check, file, Status::Conflict));
-                }
-            };
-            // The hash of empty content says the author saw no file (or an empty one): a
-            // file with content is not a changed version of it but a file the batch would
-            // create over, whatever --allow-sha-mismatch says.
-            let creates_over =
-                file.expected_sha256.as_deref() == Some(EMPTY_SHA256) && !snapshot.bytes.is_empty();
-            let created_already = (file.action == FileAction::Create || creates_over)
+            // A workspace that releases files holds none it has not handed over: such a
+            // file is read on the checking thread (unless checking it needs the workspace: a
+            // creation that copies onto it).
+            let unread = workspace.releases().is_some()
                 && file.copy_from.is_none()
-                && applied::created_already(file, &snapshot.bytes);
-            if created_already {
-                check.action = FileAction::Create;
-                check.problems.push(Problem::note(
-                    ProblemKind::AlreadyApplied,
-                    format!(
-                        "{} already exists with exactly the lines the batch creates it with",
-                        rel.display()
-                    ),
-                ));
-            } else if file.action == FileAction::Create || creates_over {
-                check.action = FileAction::Create;
-                check.problems.push(Problem::new(
-                    ProblemKind::FileExists,
-                    format!(
-                        "{} already exists ({} bytes); the batch expects to create it{}",
-                        rel.display(),
-                        snapshot.bytes.len(),
-                        if creates_over {
-                            " (its originalSha256 is the SHA-256 of empty content)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
-                // A move or copy onto it: its changes are checked against the source they were
-                // written for, not against the file in the way.
-                if let Some(source) = &file.copy_from {
-                    check.copied_from = read_source(workspace, source).ok();
-                }
+                && !workspace.has_read(rel);
+            if unread {
+                return Opened::Unread(check, rel.clone());
             }
-            if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
-                if expected != snapshot.sha256() {
-                    check.problems.push(Problem::new(
-                        ProblemKind::ShaMismatch,
-                        format!(
-                            "{} has changed since the batch was written: expected SHA-256 {expected}, found {}",
-                            rel.display(),
-                            snapshot.sha256()
-                        ),
-                    ));
-                }
-            }
-            if snapshot.stamp.nlink > 1 {
-                check.problems.push(Problem::new(
-                    ProblemKind::HardLink,
-                    format!(
-                        "{} has {} hard links; replacing it would leave its other names with the old content",
-                        rel.display(),
-                        snapshot.stamp.nlink
-                    ),
-                ));
-            }
-            check.snapshot = Some(snapshot);
+            let snapshot = workspace.read_to_check(rel);
+            let copied = || {
+                let source = file.copy_from.as_ref()?;
+                read_source(workspace, source).ok()
+            };
+            return match snapshot {
+                Ok(snapshot) => examine(check, file, rel, snapshot, copied),
+                Err(e) => unreadable(check, file, rel, &e),
+            };
         }
     }
+    Opened::Read(check)
+}
+
+/// The check of a target that cannot be read.
+fn unreadable(mut check: FileCheck, file: &FilePatch, rel: &Path, e: &io::Error) -> Opened {
+    check.problems.push(Problem::new(
+        ProblemKind::Unreadable,
+        format!("cannot read {}: {e}", rel.display()),
+    ));
+    Opened::Finished(finish(check, file, Status::Conflict))
+}
+
+/// Looks at a target as read: a file in the way of a creation (with, from `copied`, the file
+/// a move or copy onto it brings), its hash against the one expected, its hard links.
+fn examine(
+    mut check: FileCheck,
+    file: &FilePatch,
+    rel: &Path,
+    snapshot: Snapshot,
+    copied: impl FnOnce() -> Option<Snapshot>,
+) -> Opened {
+    // The hash of empty content says the author saw no file (or an empty one): a
+    // file with content is not a changed version of it but a file the batch would
+    // create over, whatever --allow-sha-mismatch says.
+    let creates_over =
+        file.expected_sha256.as_deref() == Some(EMPTY_SHA256) && !snapshot.bytes().is_empty();
+    let created_already = (file.action == FileAction::Create || creates_over)
+        && file.copy_from.is_none()
+        && applied::created_already(file, snapshot.bytes());
+    if created_already {
+        check.action = FileAction::Create;
+        check.problems.push(Problem::note(
+            ProblemKind::AlreadyApplied,
+            format!(
+                "{} already exists with exactly the lines the batch creates it with",
+                rel.display()
+            ),
+        ));
+    } else if file.action == FileAction::Create || creates_over {
+        check.action = FileAction::Create;
+        check.problems.push(Problem::new(
+            ProblemKind::FileExists,
+            format!(
+                "{} already exists ({} bytes); the batch expects to create it{}",
+                rel.display(),
+                snapshot.bytes().len(),
+                if creates_over {
+                    " (its originalSha256 is the SHA-256 of empty content)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+        // A move or copy onto it: its changes are checked against the source they were
+        // written for, not against the file in the way.
+        check.copied_from = copied();
+    }
+    if let Some(expected) = file.expected_sha256.as_ref().filter(|_| !creates_over) {
+        if expected != snapshot.sha256() {
+            check.problems.push(Problem::new(
+                ProblemKind::ShaMismatch,
+                format!(
+                    "{} has changed since the batch was written: expected SHA-256 {expected}, found {}",
+                    rel.display(),
+                    snapshot.sha256()
+                ),
+            ));
+        }
+    }
+    if snapshot.stamp.nlink > 1 {
+        check.problems.push(Problem::new(
+            ProblemKind::HardLink,
+            format!(
+                "{} has {} hard links; replacing it would leave its other names with the old content",
+                rel.display(),
+                snapshot.stamp.nlink
+            ),
+        ));
+    }
+    check.snapshot = Some(snapshot);
     Opened::Read(check)
 }
 
@@ -352,7 +412,7 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
 fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
     let resolved = check.resolved.clone().expect("a read file is resolved");
     if let Some(snapshot) = &check.snapshot {
-        if let Some(offset) = invalid_utf8_offset(&snapshot.bytes) {
+        if let Some(offset) = invalid_utf8_offset(snapshot.bytes()) {
             check.problems.push(Problem::new(
                 ProblemKind::NotUtf8,
                 format!(
@@ -362,7 +422,7 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
             ));
         }
     }
-    let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes[..]);
+    let head = check.snapshot.as_ref().map_or(&[][..], |s| &s.bytes()[..]);
     if let Some(why) = why_generated(&resolved.rel().to_string_lossy(), head) {
         check.problems.push(Problem::note(
             ProblemKind::Autogenerated,
@@ -379,7 +439,7 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
         _ => check.base().cloned(),
     };
     let lines = base.as_ref().map_or(Lines::split(&[]), Snapshot::lines);
-    let base = base.as_ref().map_or(&[][..], |s| &s.bytes[..]);
+    let base = base.as_ref().map_or(&[][..], |s| &s.bytes()[..]);
     let sha_mismatch = check.sha_mismatch();
     let explained = match &file.expected_sha256 {
         Some(expected) if sha_mismatch && check.action == FileAction::Modify => {
@@ -512,7 +572,7 @@ fn renamed_by_case(file: &FilePatch, rel: &Path, workspace: &Workspace) -> bool 
 /// Reads the file a created file copies (the old side of a rename); it must exist.
 fn read_source(workspace: &Workspace, doc_path: &str) -> Result<Snapshot, Problem> {
     match workspace.resolve(doc_path) {
-        Ok(Resolved::File { rel, .. }) => workspace.read(&rel).map_err(|e| {
+        Ok(Resolved::File { rel, .. }) => workspace.read_to_check(&rel).map_err(|e| {
             Problem::new(
                 ProblemKind::Unreadable,
                 format!("cannot read {}: {e}", rel.display()),

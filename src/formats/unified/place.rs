@@ -8,7 +8,7 @@ use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{Snapshot, Workspace};
+use crate::workspace::{read_snapshot, Resolved, Snapshot, Workspace};
 use std::sync::Arc;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
@@ -100,7 +100,12 @@ pub fn build(
             mode::on_change(&section, &mut loaded.files[at], builder, false);
             continue;
         }
-        let disk = read_doc(workspace, &old_path);
+        // A section placed already needs its file no more (and a workspace that releases
+        // files would read it again).
+        let disk = match placed {
+            Some(_) => OnDisk::Unusable,
+            None => read_doc(workspace, &old_path),
+        };
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
             file.label = description.clone();
@@ -245,14 +250,16 @@ fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
 /// Places, on every core, the hunks of every section that plainly modifies a file no other
 /// section names (most of a large diff): such a section depends on nothing placed before it.
 /// Each such section's hunks are taken; the answer, per section in order, is its changes and
-/// whether it had hunks (`None` for the sections left to the loop).
+/// whether it had hunks (`None` for the sections left to the loop). In a workspace that
+/// releases files, each thread reads the file it places in, and lets it go.
 fn place_plain<'s, 'a: 's>(
     sections: impl Iterator<Item = &'s mut DiffFile<'a>>,
     diff: &Arc<String>,
     once: &std::collections::HashSet<String>,
     workspace: &Workspace,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    type Plain<'a> = Option<(Vec<Hunk<'a>>, Snapshot)>;
+    type Plain<'a> = Option<(Vec<Hunk<'a>>, Source)>;
+    let releases = workspace.releases().is_some();
     let work: Vec<Plain<'a>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
@@ -265,20 +272,39 @@ fn place_plain<'s, 'a: 's>(
             if !plain {
                 return None;
             }
-            match read_doc(workspace, old_path) {
-                OnDisk::File { snapshot, .. } => {
-                    Some((std::mem::take(&mut section.hunks), snapshot))
-                }
-                _ => None,
-            }
+            let source = match releases {
+                true => match workspace.resolve(old_path) {
+                    Ok(Resolved::File { rel, .. }) => Source::Unread(workspace.abs(&rel)),
+                    _ => return None,
+                },
+                false => match read_doc(workspace, old_path) {
+                    OnDisk::File { snapshot, .. } => Source::Read(snapshot),
+                    _ => return None,
+                },
+            };
+            Some((std::mem::take(&mut section.hunks), source))
         })
         .collect();
     crate::parallel::map_into(work, |plain| {
-        plain.map(|(hunks, snapshot)| {
+        plain.map(|(hunks, source)| {
             let had_hunks = !hunks.is_empty();
-            (place_all(hunks, diff, Some(&snapshot.lines())), had_hunks)
+            // A file that cannot be read is placed in as a missing one would be, as the loop
+            // places it; verification says why it cannot be read.
+            let snapshot = match source {
+                Source::Read(snapshot) => Some(snapshot),
+                Source::Unread(path) => read_snapshot(&path).ok(),
+            };
+            let lines = snapshot.as_ref().map(Snapshot::lines);
+            (place_all(hunks, diff, lines.as_ref()), had_hunks)
         })
     })
+}
+
+/// The file a plain section's hunks are placed in: read already, or to be read by the thread
+/// that places them.
+enum Source {
+    Read(Snapshot),
+    Unread(std::path::PathBuf),
 }
 
 /// Places every hunk of a section in the file's lines (none for a missing or unusable file),
