@@ -47,6 +47,14 @@ id_type!(
     ChangeId
 );
 
+impl ChangeId {
+    /// The ID of a change loaded without change IDs ([`IdDeriver::without_change_ids`]): empty,
+    /// as every change's is until it is derived.
+    pub fn unnamed() -> ChangeId {
+        ChangeId(String::new())
+    }
+}
+
 /// A whole batch of file patches, as loaded from one input.
 #[derive(Clone, Debug)]
 pub struct Batch {
@@ -368,6 +376,8 @@ pub struct IdDeriver {
     /// The fingerprint of every change ID as far as the seed: each ID continues a copy of it
     /// instead of hashing the seed again (one SHA-256 block less per change).
     seeded: Sha256,
+    /// Whether changes get their IDs (see [`IdDeriver::without_change_ids`]).
+    names_changes: bool,
 }
 
 impl IdDeriver {
@@ -384,7 +394,23 @@ impl IdDeriver {
         IdDeriver {
             seeded: seed.state,
             batch_seed: input_sha256,
+            names_changes: true,
         }
+    }
+
+    /// These IDs, but every change's left empty ([`ChangeId::unnamed`]): for a caller whose
+    /// answer names no change (`check -q` answers with its exit status alone). A change's ID
+    /// is the SHA-256 of all its lines, the largest hashing a check of a diff does.
+    pub fn without_change_ids(self) -> IdDeriver {
+        IdDeriver {
+            names_changes: false,
+            ..self
+        }
+    }
+
+    /// Whether changes get their IDs.
+    pub fn names_changes(&self) -> bool {
+        self.names_changes
     }
 
     pub fn batch_id(&self) -> BatchId {
@@ -423,6 +449,9 @@ impl IdDeriver {
         index: usize,
         content: impl FnOnce(&mut Fingerprint),
     ) -> ChangeId {
+        if !self.names_changes {
+            return ChangeId::unnamed();
+        }
         let mut fingerprint = Fingerprint {
             state: self.seeded.clone(),
             framed: FRAMED.take(),
@@ -626,5 +655,22 @@ mod tests {
         assert_eq!(a.change_id(&f0, 0, "c").as_str().len(), "chg-".len() + 16);
         assert_eq!(f0.as_str().len(), "file-".len() + 16);
         assert_ne!(IdDeriver::new(b"other").batch_id(), a.batch_id());
+    }
+
+    #[test]
+    fn ids_without_change_ids_name_the_batch_and_files_alike_and_no_change() {
+        let named = IdDeriver::new(b"input");
+        let unnamed = IdDeriver::new(b"input").without_change_ids();
+        assert!(named.names_changes() && !unnamed.names_changes());
+        assert_eq!(unnamed.batch_id(), named.batch_id());
+        assert_eq!(unnamed.input_sha256(), named.input_sha256());
+        let file = named.file_id(0, "x");
+        assert_eq!(unnamed.file_id(0, "x"), file);
+        assert_eq!(unnamed.change_id(&file, 0, "c"), ChangeId::unnamed());
+        assert_eq!(
+            unnamed.change_id_with(&file, 1, |_| panic!("nothing is hashed")),
+            ChangeId::unnamed()
+        );
+        assert!(!named.change_id(&file, 0, "c").as_str().is_empty());
     }
 }

@@ -8,6 +8,7 @@ mod common;
 mod already_applied;
 mod batch_limits;
 mod check_releases;
+mod check_unnamed;
 mod cli;
 mod commit_atomicity;
 mod commit_edges;

@@ -3,6 +3,7 @@
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
+use patchdeck::formats::LoadOptions;
 use patchdeck::report::{Interrupted, Report};
 use patchdeck::review::Decisions;
 use patchdeck::workspace::Release;
@@ -23,19 +24,25 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     opened.workspace.release_files(Release {
         sha256: args.json && !ctx.quiet,
     });
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
+    // `-q` answers with the exit status alone, which names no change: the changes are left
+    // without their IDs (the SHA-256 of every change's lines), and no report is built.
+    let options = LoadOptions {
+        change_ids: !ctx.quiet,
+        ..args.batch.load_options(ctx)
+    };
+    let checked = super::load_with(ctx, &opened.workspace, &args.batch, options)?;
     // What a plain `apply` would do: a batch check calls clean must apply.
     let plan = checked.plan_blockers(&Decisions::accept_all(&checked.batch));
-    let mut report = Report::check(&checked.batch, &checked.verification, &plan);
-    report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
-    if ctx.quiet {
-        // The exit status says it all.
-    } else if args.json {
-        output::print_with(|out| report.write_json(out))?;
-    } else if ctx.color {
-        output::print(paint::report(&report.to_text()))?;
-    } else {
-        output::print(report.to_text())?;
+    if !ctx.quiet {
+        let mut report = Report::check(&checked.batch, &checked.verification, &plan);
+        report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
+        if args.json {
+            output::print_with(|out| report.write_json(out))?;
+        } else if ctx.color {
+            output::print(paint::report(&report.to_text()))?;
+        } else {
+            output::print(report.to_text())?;
+        }
     }
     let status = status_exit(Some(checked.verification.worst()).max(plan.blocking_status()));
     // The process ends here: the operating system takes back a large batch at once, faster

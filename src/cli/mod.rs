@@ -147,6 +147,7 @@ impl BatchArgs {
             format: self.format.clone(),
             strip: self.strip,
             max_tokens: (max_tokens.value > 0).then_some(max_tokens.value),
+            change_ids: true,
         }
     }
 }
@@ -194,9 +195,19 @@ fn load(
     workspace: &patchdeck::workspace::Workspace,
     args: &BatchArgs,
 ) -> Result<pipeline::Checked, Error> {
+    load_with(ctx, workspace, args, args.load_options(ctx))
+}
+
+/// [`load`] with load options of the command's own.
+fn load_with(
+    ctx: &Ctx,
+    workspace: &patchdeck::workspace::Workspace,
+    args: &BatchArgs,
+    options: patchdeck::formats::LoadOptions,
+) -> Result<pipeline::Checked, Error> {
     let input = Input::read(&args.input)?;
     let progress = progress::Progress::start(ctx.progress, "loading and verifying the batch");
-    let checked = pipeline::load_with(workspace, &input, &args.load_options(ctx));
+    let checked = pipeline::load_with(workspace, &input, &options);
     drop(progress);
     checked
 }

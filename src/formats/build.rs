@@ -30,6 +30,8 @@ pub struct Builder<'a> {
     /// Seeded from the input's SHA-256 when the first ID is derived: until then (while a diff
     /// is parsed) another core may still be computing it.
     ids: OnceLock<IdDeriver>,
+    /// Whether changes get their IDs ([`IdDeriver::without_change_ids`]).
+    change_ids: bool,
     next_file: usize,
     /// Files pinned to the snapshot their changes were made against (see [`Builder::pin`]).
     pins: Vec<(FilePatchId, Snapshot)>,
@@ -90,10 +92,13 @@ impl ChangeSpec {
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(input: &'a Input) -> Builder<'a> {
+    /// A builder for `input`'s batch; `change_ids` says whether its changes get their IDs
+    /// (see [`super::LoadOptions::change_ids`]).
+    pub fn new(input: &'a Input, change_ids: bool) -> Builder<'a> {
         Builder {
             input,
             ids: OnceLock::new(),
+            change_ids,
             next_file: 0,
             pins: Vec::new(),
         }
@@ -124,8 +129,13 @@ impl<'a> Builder<'a> {
     }
 
     fn ids(&self) -> &IdDeriver {
-        self.ids
-            .get_or_init(|| IdDeriver::seeded(self.input.sha256().to_owned()))
+        self.ids.get_or_init(|| {
+            let ids = IdDeriver::seeded(self.input.sha256().to_owned());
+            match self.change_ids {
+                true => ids,
+                false => ids.without_change_ids(),
+            }
+        })
     }
 
     pub fn batch_id(&self) -> crate::model::BatchId {
@@ -180,7 +190,7 @@ impl<'a> Builder<'a> {
         file.changes.push(Change {
             // Derived with the others, on every core, once the batch is read: see
             // [`Builder::derive_change_ids`].
-            id: ChangeId(String::new()),
+            id: ChangeId::unnamed(),
             key: spec.key,
             description: spec.description,
             operation,
@@ -204,6 +214,9 @@ impl Builder<'_> {
     /// has its ID keeps it: a rename or copy that starts from an earlier file patch's changes
     /// derives theirs first, and its copies keep them.
     pub fn derive_change_ids(&self, files: &mut [FilePatch]) {
+        if !self.change_ids {
+            return;
+        }
         crate::parallel::map_into(files.iter_mut().collect(), |file| {
             let file_id = &file.id;
             for (index, change) in file.changes.iter_mut().enumerate() {

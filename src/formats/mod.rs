@@ -51,6 +51,13 @@ pub struct LoadOptions {
     pub strip: Option<usize>,
     /// Refuse inputs larger than this many tokens; `None` for no limit.
     pub max_tokens: Option<usize>,
+    /// Whether every change gets its ID (the default). A caller whose answer names no change
+    /// (`check -q`, which answers with its exit status) leaves them empty
+    /// ([`crate::model::ChangeId::unnamed`]): deriving them hashes every line of every change
+    /// with SHA-256. Nothing else about the batch or its verification differs. TUL-002
+    /// batches are named anyway: their changes' IDs are checked against the ones the batch
+    /// gives as it is read.
+    pub change_ids: bool,
 }
 
 impl Default for LoadOptions {
@@ -59,6 +66,7 @@ impl Default for LoadOptions {
             format: None,
             strip: None,
             max_tokens: Some(MAX_TOKENS),
+            change_ids: true,
         }
     }
 }
@@ -282,7 +290,7 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
             }],
         )
     })?;
-    let mut builder = Builder::new(input);
+    let mut builder = Builder::new(input, options.change_ids);
     let mut loaded = Loaded::default();
     let context = Context { workspace, options };
     let problems = load_text(format, text, &context, &mut builder, &mut loaded);
@@ -470,6 +478,8 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
     }
 }
 
+/// A TUL-002 batch's changes always get their IDs ([`LoadOptions::change_ids`] aside): they are
+/// derived as each file patch is read, and checked against the changeIds the batch gives.
 fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
     let mut walker = Walker::default();
     let parsed = workspace.reading_ahead(true, |ahead| {
