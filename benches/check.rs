@@ -82,6 +82,7 @@ fn time(mut f: impl FnMut()) -> (Duration, Duration) {
 }
 
 fn main() {
+    println!("{}", support::machine());
     let files: usize = std::env::var("PATCHDECK_BENCH_FILES")
         .ok()
         .and_then(|v| v.parse().ok())

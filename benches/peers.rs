@@ -360,6 +360,7 @@ fn main() {
     if std::env::var_os("PATCHDECK_PEERS_LAUNCH").is_some() {
         launch();
     }
+    println!("{}", support::machine());
     let sizes: Vec<usize> = std::env::var("PATCHDECK_BENCH_SIZES")
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())

@@ -1,5 +1,6 @@
 //! What the benchmarks share: a deterministic generator of source-like text, so every run of
-//! every bench measures the same bytes, and the processor time a process has used.
+//! every bench measures the same bytes, the processor time a process has used, and what
+//! machine the figures come from.
 
 use std::time::Duration;
 
@@ -11,6 +12,37 @@ pub fn cpu_used() -> Duration {
     assert_eq!(got, 0, "getrusage: {}", std::io::Error::last_os_error());
     let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
+/// The machine a run measures, for the first line of a bench's output: its processor, its
+/// cores, and whether it has SHA instructions. Without them SHA-256 runs in software, several
+/// times slower, and every figure that hashes (change IDs, `originalSha256`, the report's and
+/// the journal's hashes) moves with it; runs compare only on like machines.
+pub fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown processor".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+    let sha = if std::arch::is_x86_feature_detected!("sha") {
+        "with SHA instructions"
+    } else {
+        "without SHA instructions: SHA-256 runs in software"
+    };
+    #[cfg(target_arch = "aarch64")]
+    let sha = if std::arch::is_aarch64_feature_detected!("sha2") {
+        "with SHA instructions"
+    } else {
+        "without SHA instructions: SHA-256 runs in software"
+    };
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
+    let sha = "SHA instructions unknown";
+    format!("machine: {model}, {cores} cores, {sha}")
 }
 
 /// A small xorshift generator.
