@@ -93,31 +93,7 @@ fn every_sample_batch_checks_the_same_with_files_released() {
 
 #[test]
 fn every_real_commit_checks_the_same_with_files_released_in_every_format() {
-    let cases = corpus::cases();
-    assert!(!cases.is_empty(), "the corpus is empty");
-    let mut checked = 0;
-    for case in cases {
-        for workspace in ["base", "drift", "stale"] {
-            let root = case.dir.join(workspace);
-            if !root.is_dir() {
-                continue;
-            }
-            for batch in [
-                "diff.patch",
-                "tul002.json",
-                "bundle.json",
-                "structured.json",
-                "edits.json",
-            ] {
-                let batch = case.dir.join(batch);
-                if batch.is_file() {
-                    same_either_way(&root, &batch);
-                    checked += 1;
-                }
-            }
-        }
-    }
-    assert!(checked > cases.len() * 3, "only {checked} checks made");
+    corpus::each_batch(same_either_way);
 }
 
 #[test]
@@ -174,4 +150,53 @@ fn the_check_command_reports_every_hash_though_it_keeps_no_file() {
         batch.to_str().unwrap(),
     ]);
     assert_eq!((quiet.status.code(), quiet.stdout.len()), (Some(0), 0));
+}
+
+/// The command's peak memory, with `args` before the batch.
+fn peak_of(root: &Path, batch: &Path, args: &[&str]) -> u64 {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_patchdeck"));
+    command
+        .args(["--config", "none"])
+        .args(args)
+        .args(["--root", root.to_str().unwrap()])
+        .arg(batch);
+    let (output, peak) = crate::common::run_measured(&mut command);
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    peak
+}
+
+#[test]
+fn the_check_command_holds_a_file_only_while_it_checks_it() {
+    // Files of 1 MiB, eight per core (48 at least), and a diff of a line in each: a command
+    // that holds every file holds them all at once; `check`, which lets each go once checked,
+    // about one per core.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let count = 8 * cores.max(6);
+    let line = |i: usize| format!("line {i:07} of a file large enough to weigh on the peak\n");
+    let body: String = (0..20_000).map(line).collect();
+    let body = &body.as_bytes()[..1 << 20];
+    let files: Vec<String> = (0..count).map(|i| format!("src/f{i}.txt")).collect();
+    let named: Vec<(&str, &[u8])> = files.iter().map(|p| (p.as_str(), body)).collect();
+    let ws = workspace_with(&named);
+    let (before, old, after) = (line(9), line(10), line(11));
+    let diff: String = files
+        .iter()
+        .map(|p| {
+            format!("--- a/{p}\n+++ b/{p}\n@@ -10,3 +10,3 @@\n {before}-{old}+changed\n {after}")
+        })
+        .collect();
+    let batch = ws.path().join("batch.diff");
+    std::fs::write(&batch, diff).unwrap();
+    let holding = peak_of(ws.path(), &batch, &["apply", "--dry-run"]);
+    let checking = peak_of(ws.path(), &batch, &["check", "-q"]);
+    let reporting = peak_of(ws.path(), &batch, &["check", "--json"]);
+    let half = count as u64 / 2;
+    assert!(
+        holding >= checking + half && holding >= reporting + half,
+        "peak memory: apply --dry-run {holding} MiB, check -q {checking} MiB, check --json {reporting} MiB"
+    );
 }

@@ -67,6 +67,39 @@ pub fn cases() -> &'static [Case] {
         .cases
 }
 
+/// The batch files every case holds, one per format.
+pub const BATCHES: [&str; 5] = [
+    "diff.patch",
+    "tul002.json",
+    "bundle.json",
+    "structured.json",
+    "edits.json",
+];
+
+/// Calls `check` with every case's base, drift and stale workspaces and each of its batches,
+/// and gives how many it checked.
+pub fn each_batch(mut check: impl FnMut(&Path, &Path)) -> usize {
+    let cases = cases();
+    assert!(!cases.is_empty(), "the corpus is empty");
+    let mut checked = 0;
+    for case in cases {
+        for workspace in ["base", "drift", "stale"] {
+            let root = case.dir.join(workspace);
+            if !root.is_dir() {
+                continue;
+            }
+            for batch in BATCHES.map(|b| case.dir.join(b)) {
+                if batch.is_file() {
+                    check(&root, &batch);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > cases.len() * 3, "only {checked} checks made");
+    checked
+}
+
 /// The scripted history's cases alone.
 pub fn scripted() -> Corpus {
     let repository = scripted::repository();
