@@ -43,7 +43,8 @@ id_type!(
     FilePatchId
 );
 id_type!(
-    /// Canonical ID of one change: the input's `changeId`, or derived from content and position.
+    /// Canonical ID of one change: the input's `changeId`, or derived from content and position;
+    /// empty ([`ChangeId::unnamed`]) in a batch loaded without change IDs.
     ChangeId
 );
 

@@ -440,9 +440,13 @@ impl Workspace {
         names
     }
 
-    /// Keeps no file read from now on, for `check`: a file's bytes are held only while a step
-    /// works on it, so a batch is checked in the memory of its own text and the files in
-    /// flight, not of every file it names (on the 2,000-file bench, half the peak).
+    /// Keeps no file read from now on, for `check`: a file's bytes are held only until its
+    /// check is done. A diff's plainly modified files are read by the threads that place them
+    /// and again as each is checked, so such a batch is checked in the memory of its own text
+    /// and the files in flight, not of every file it names (on the 2,000-file bench, less
+    /// than half the peak). Files a format reads as it loads (a TUL-002 batch's, read ahead
+    /// for their hashes; those the formats that find text search) are held from the load
+    /// until each is checked.
     ///
     /// [`Workspace::prefetch`] then does nothing, and a diff's files are not read ahead: the
     /// threads that place its hunks read them, and let them go. Verification takes each file

@@ -19,8 +19,9 @@ pub struct CheckArgs {
 
 pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
-    // Nothing is planned or written from what `check` reads, so no file is kept once checked:
-    // only the JSON report's `actualSha256` needs something of it afterwards.
+    // No new content is planned and nothing is written from what `check` reads (its plan
+    // only lists what would block a commit), so no file is kept once checked: only the JSON
+    // report's `actualSha256` needs something of it afterwards.
     opened.workspace.release_files(Release {
         sha256: args.json && !ctx.quiet,
     });

@@ -214,7 +214,7 @@ impl Builder<'_> {
     /// has its ID keeps it: a rename or copy that starts from an earlier file patch's changes
     /// derives theirs first, and its copies keep them.
     pub fn derive_change_ids(&self, files: &mut [FilePatch]) {
-        if !self.change_ids {
+        if !self.ids().names_changes() {
             return;
         }
         crate::parallel::map_into(files.iter_mut().collect(), |file| {

@@ -54,9 +54,10 @@ pub struct LoadOptions {
     /// Whether every change gets its ID (the default). A caller whose answer names no change
     /// (`check -q`, which answers with its exit status) leaves them empty
     /// ([`crate::model::ChangeId::unnamed`]): deriving them hashes every line of every change
-    /// with SHA-256. Nothing else about the batch or its verification differs. TUL-002
-    /// batches are named anyway: their changes' IDs are checked against the ones the batch
-    /// gives as it is read.
+    /// with SHA-256. Nothing else about the batch or its verification differs, but such a
+    /// batch must not be reported, decided, saved or committed: those name changes by ID,
+    /// and every unnamed change's is the same. TUL-002 batches are named anyway: their
+    /// changes' IDs are checked against the ones the batch gives as it is read.
     pub change_ids: bool,
 }
 

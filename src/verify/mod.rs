@@ -212,7 +212,8 @@ pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
     open_file(file, workspace).check(file, workspace.root())
 }
 
-/// A file patch's target, resolved and read: checked already when that failed.
+/// A file patch's target, resolved and, unless the checking thread is to read it, read:
+/// checked already when either failed.
 enum Opened {
     Finished(FileCheck),
     Read(FileCheck),
@@ -236,8 +237,9 @@ impl Opened {
     }
 }
 
-/// Resolves and reads a file patch's target (and the file it copies), with the problems that
-/// finds.
+/// Resolves a file patch's target and reads it (and the file it copies), with the problems
+/// that finds; in a workspace that releases files, a target no one has read yet is left for
+/// the checking thread to read ([`Opened::Unread`]).
 fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
     let mut check = FileCheck {
         status: Status::Ok,
