@@ -9,7 +9,7 @@
 //! and made whole only for those that need it whole (a diff of it, its lines shown). A content
 //! that is not made from a file (an original `undo` puts back) is simply its bytes, whole.
 
-use sha2::{Digest, Sha256};
+use crate::sha256::Sha256;
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, IoSlice, Write};

@@ -38,6 +38,7 @@ pub mod read_ahead;
 pub mod report;
 pub mod review;
 pub mod session;
+pub mod sha256;
 pub mod splice;
 pub mod text_lines;
 #[cfg(feature = "tui")]

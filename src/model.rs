@@ -8,9 +8,9 @@
 
 use crate::lines::Eol;
 use crate::problem::ProblemKind;
+use crate::sha256::Sha256;
 use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::fmt;
 
 macro_rules! id_type {
