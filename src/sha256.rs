@@ -1,51 +1,48 @@
 //! SHA-256, from whichever implementation is faster on the processor at hand.
 //!
 //! SHA-256 is patchdeck's contract in many places (a TUL-002 `originalSha256`, the report's
-//! hashes, the journal, every derived ID), and on a large batch it is much of the work. Where
-//! the processor has SHA instructions, RustCrypto's `sha2` uses them. Where it has none, `sha2`
-//! falls back to portable code; `ring`'s assembly (vectorised with AVX2, AVX or SSSE3) hashes
-//! faster there: on a Xeon without SHA instructions, 100 MB took 0.41 to 0.89 s with `ring`
-//! against 1.02 to 1.44 s with `sha2` (six alternating runs). Both compute the same function;
-//! a test holds them to the same digests.
+//! hashes, the journal, every derived ID), and on a large batch it is much of the work.
+//! - On x86-64 with SHA instructions, RustCrypto's `sha2` uses them (what every figure before
+//!   this module measured).
+//! - On x86-64 without them, `sha2` falls back to portable code, and `ring`'s assembly (from
+//!   OpenSSL's, with AVX or SSSE3) is faster: on a Xeon without SHA instructions, 100 MB took
+//!   0.41 to 0.89 s with `ring` against 1.02 to 1.44 s with `sha2` (six alternating runs).
+//! - On AArch64, `sha2` (built without its `asm` feature) runs portable code even where the
+//!   processor has SHA instructions, and `ring` uses them: `ring`.
+//! - Elsewhere (32-bit x86 included) `ring` has no faster code: `sha2`.
+//!
+//! Both compute the same function; a test holds them to the same digests.
 
 /// Which implementation hashes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// RustCrypto's `sha2`: the processor's SHA instructions when it has them.
+    /// RustCrypto's `sha2`.
     Sha2,
-    /// `ring`'s vectorised assembly, for a processor without SHA instructions.
+    /// `ring`'s assembly.
     Ring,
 }
 
 impl Backend {
-    /// The faster implementation on this processor.
+    /// The faster implementation on this processor (see the module's documentation).
     pub fn fastest() -> Backend {
-        static FASTEST: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
-        *FASTEST.get_or_init(|| match sha_instructions() {
-            true => Backend::Sha2,
-            false => Backend::Ring,
-        })
+        #[cfg(target_arch = "x86_64")]
+        {
+            match std::arch::is_x86_feature_detected!("sha") {
+                true => Backend::Sha2,
+                false => Backend::Ring,
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            Backend::Ring
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            Backend::Sha2
+        }
     }
 }
 
-/// Whether the processor has SHA-256 instructions.
-pub fn sha_instructions() -> bool {
-    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-    {
-        std::arch::is_x86_feature_detected!("sha")
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        std::arch::is_aarch64_feature_detected!("sha2")
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
-    {
-        false
-    }
-}
-
-/// A SHA-256 computation in progress; cloning it forks the state (a derived ID continues a
-/// copy of its batch's seeded state).
 #[derive(Clone)]
 pub struct Sha256(State);
 
@@ -140,7 +137,7 @@ mod tests {
         }
     }
 
-    /// Every length across several blocks, fed whole and in uneven pieces, and a state forked
+    /// Every length below 1,200 bytes (several blocks), fed whole and in uneven pieces, and a state forked
     /// midway: the two backends agree on each.
     #[test]
     fn the_backends_agree_on_every_length_and_split() {
