@@ -3,7 +3,7 @@
 //! (the sample batches, and every real commit of the corpus in each of its formats, on its
 //! base, drift and stale workspaces), while holding no file's bytes at the end.
 
-use crate::common::{corpus, json_out, patchdeck, sample_workspace, samples, sha, workspace_with};
+use crate::common::{corpus, each_sample_batch, json_out, patchdeck, sha, workspace_with};
 use patchdeck::formats::{Input, LoadOptions};
 use patchdeck::pipeline;
 use patchdeck::report::Report;
@@ -79,16 +79,7 @@ fn same_either_way(root: &Path, batch: &Path) {
 
 #[test]
 fn every_sample_batch_checks_the_same_with_files_released() {
-    let mut checked = 0;
-    for entry in std::fs::read_dir(samples()).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            let ws = sample_workspace();
-            same_either_way(ws.path(), &path);
-            checked += 1;
-        }
-    }
-    assert!(checked >= 30, "only {checked} sample batches found");
+    each_sample_batch(same_either_way);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! changes, the verification and what blocks the commit are exactly those of a named load, and
 //! the command's exit status is the one `check` gives.
 
-use crate::common::{corpus, patchdeck, sample_workspace, samples};
+use crate::common::{corpus, each_sample_batch, patchdeck};
 use patchdeck::formats::{Input, LoadOptions};
 use patchdeck::model::Batch;
 use patchdeck::pipeline::{self, Checked};
@@ -111,16 +111,7 @@ fn same_answer(root: &Path, batch: &Path) {
 
 #[test]
 fn every_sample_batch_checks_the_same_without_change_ids() {
-    let mut checked = 0;
-    for entry in std::fs::read_dir(samples()).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            let ws = sample_workspace();
-            same_answer(ws.path(), &path);
-            checked += 1;
-        }
-    }
-    assert!(checked >= 30, "only {checked} sample batches found");
+    each_sample_batch(same_answer);
 }
 
 #[test]
@@ -131,14 +122,9 @@ fn every_real_commit_checks_the_same_without_change_ids_in_every_format() {
 #[test]
 fn check_quiet_exits_as_check_does_on_every_sample_batch() {
     let mut statuses = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(samples()).unwrap() {
-        let path = entry.unwrap().path();
-        if !path.is_file() {
-            continue;
-        }
-        let ws = sample_workspace();
+    each_sample_batch(|root, path| {
         let run = |quiet: bool| {
-            let mut args = vec!["check", "--root", ws.path().to_str().unwrap()];
+            let mut args = vec!["check", "--root", root.to_str().unwrap()];
             if quiet {
                 args.push("-q");
             }
@@ -154,7 +140,7 @@ fn check_quiet_exits_as_check_does_on_every_sample_batch() {
         );
         assert!(quiet.stdout.is_empty(), "{}", path.display());
         statuses.insert(quiet.status.code());
-    }
+    });
     // The samples hold clean batches, conflicts and invalid input: each exit status is seen.
     assert!(statuses.len() >= 3, "exit statuses seen: {statuses:?}");
 }

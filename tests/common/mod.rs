@@ -21,6 +21,21 @@ pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-batches")
 }
 
+/// Calls `check` with each sample batch and a fresh copy of the sample workspace, and asserts
+/// the samples are all there.
+pub fn each_sample_batch(mut check: impl FnMut(&Path, &Path)) {
+    let mut checked = 0;
+    for entry in fs::read_dir(samples()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let ws = sample_workspace();
+            check(ws.path(), &path);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} sample batches found");
+}
+
 /// A fresh copy of the sample workspace in a temporary folder.
 pub fn sample_workspace() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
