@@ -15,9 +15,9 @@ pub fn cpu_used() -> Duration {
 }
 
 /// The machine a run measures, for the first line of a bench's output: its processor, its
-/// cores, and whether it has SHA instructions. Without them SHA-256 runs in software, several
-/// times slower, and every figure that hashes (change IDs, `originalSha256`, the report's and
-/// the journal's hashes) moves with it; runs compare only on like machines.
+/// cores, whether it has SHA instructions (x86-64), and which SHA-256 patchdeck hashes with
+/// there (`patchdeck::sha256`). Every figure that hashes (change IDs, `originalSha256`, the
+/// report's and the journal's hashes) moves with these, so runs compare only on like machines.
 pub fn machine() -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -28,21 +28,18 @@ pub fn machine() -> String {
         })
         .unwrap_or_else(|| "unknown processor".to_owned());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-    let sha = if std::arch::is_x86_feature_detected!("sha") {
-        "with SHA instructions"
-    } else {
-        "without SHA instructions: SHA-256 runs in software"
+    #[cfg(target_arch = "x86_64")]
+    let instructions = match std::arch::is_x86_feature_detected!("sha") {
+        true => "with SHA instructions, ",
+        false => "without SHA instructions, ",
     };
-    #[cfg(target_arch = "aarch64")]
-    let sha = if std::arch::is_aarch64_feature_detected!("sha2") {
-        "with SHA instructions"
-    } else {
-        "without SHA instructions: SHA-256 runs in software"
+    #[cfg(not(target_arch = "x86_64"))]
+    let instructions = "";
+    let backend = match patchdeck::sha256::Backend::fastest() {
+        patchdeck::sha256::Backend::Sha2 => "sha2",
+        patchdeck::sha256::Backend::Ring => "ring's assembly",
     };
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
-    let sha = "SHA instructions unknown";
-    format!("machine: {model}, {cores} cores, {sha}")
+    format!("machine: {model}, {cores} cores, {instructions}SHA-256 by {backend}")
 }
 
 /// A small xorshift generator.
