@@ -1,7 +1,7 @@
 //! Reading a unified diff or git patch into [`DiffFile`] sections: headers, quoted paths,
 //! hunks counted exactly as their headers announce, mail headers and junk between files.
 
-use super::{DiffFile, Hunk, HunkLine};
+use super::{parts, DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
 use crate::lines::Eol;
 use crate::read_ahead::ReadAhead;
@@ -19,6 +19,9 @@ pub fn parse<'a>(
 
 /// [`parse`], handing `ahead` the file each section changes as soon as its headers are read
 /// (at its first hunk), so that the files are read while the rest of the diff is parsed.
+///
+/// A large diff is cut at its `diff --git` lines and its parts read on every core (see
+/// [`super::parts`]); the sections and problems are those of one pass.
 pub fn parse_reading_ahead<'a>(
     text: &'a str,
     first_line: usize,
@@ -26,7 +29,59 @@ pub fn parse_reading_ahead<'a>(
     problems: &mut Vec<InputProblem>,
     ahead: Option<&ReadAhead>,
 ) -> Vec<DiffFile<'a>> {
-    let raw = split_lines(text);
+    let parts = match text.len() >= parts::WORTH_CUTTING {
+        true => crate::parallel::cores(),
+        false => 1,
+    };
+    parse_in_parts(text, first_line, strip, problems, ahead, parts)
+}
+
+/// [`parse_reading_ahead`] in at most `parts` parts, whatever the diff's size.
+pub fn parse_in_parts<'a>(
+    text: &'a str,
+    first_line: usize,
+    strip: usize,
+    problems: &mut Vec<InputProblem>,
+    ahead: Option<&ReadAhead>,
+    parts: usize,
+) -> Vec<DiffFile<'a>> {
+    let scanned = crate::parallel::map_into(parts::cut(text, parts), |part| {
+        let mut raw = split_lines(part.text);
+        let own = raw.len();
+        if !part.next_line.is_empty() {
+            raw.push(part.next_line);
+        }
+        let mut found = Vec::new();
+        let files = scan(
+            &raw[..],
+            own,
+            first_line + part.first_line,
+            strip,
+            &mut found,
+            ahead,
+        );
+        (files, found)
+    });
+    let mut files: Vec<DiffFile<'a>> = Vec::new();
+    for (part_files, part_problems) in scanned {
+        files.extend(part_files);
+        problems.extend(part_problems);
+    }
+    check_sections(&files, first_line, problems);
+    files
+}
+
+/// Reads the sections of the first `own` lines of `raw` (a line after them, when there is one,
+/// is only looked at, as the start of the next part), `first_line` being the input line of
+/// `raw[0]`.
+fn scan<'a>(
+    raw: &[&'a str],
+    own: usize,
+    first_line: usize,
+    strip: usize,
+    problems: &mut Vec<InputProblem>,
+    ahead: Option<&ReadAhead>,
+) -> Vec<DiffFile<'a>> {
     let mut files: Vec<DiffFile<'a>> = Vec::new();
     let mut subject: Option<String> = None;
     let mut i = 0;
@@ -38,7 +93,7 @@ pub fn parse_reading_ahead<'a>(
     };
     // The file section being read, and whether its ---/+++ headers were seen.
     let mut current: Option<DiffFile> = None;
-    while i < raw.len() {
+    while i < own {
         let line = trim_eol(raw[i]);
         let number = i + 1;
         if let Some(rest) = line.strip_prefix("Subject: ") {
@@ -188,7 +243,7 @@ pub fn parse_reading_ahead<'a>(
                 ) {
                     ahead.want(old);
                 }
-                match read_hunk(&raw, i, first_line) {
+                match read_hunk(raw, i, first_line) {
                     Ok((hunk, next)) => {
                         file.hunks.push(hunk);
                         i = next;
@@ -224,8 +279,20 @@ pub fn parse_reading_ahead<'a>(
     if let Some(done) = current.take() {
         files.push(done);
     }
+    files
+}
+
+/// The problems of whole sections, once every part is read: a section that names no file,
+/// one without a hunk that does not say what it does, a diff without any section.
+fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<InputProblem>) {
+    let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
+        problems.push(InputProblem {
+            location: format!("line {}", line + first_line),
+            message,
+        });
+    };
     let hunk_problems = !problems.is_empty();
-    for file in &files {
+    for file in files {
         if file.old_path.is_none() && file.new_path.is_none() {
             problem(
                 problems,
@@ -261,7 +328,6 @@ pub fn parse_reading_ahead<'a>(
             message: "no file in this diff: expected \"diff --git\" or \"---\"/\"+++\" headers followed by \"@@\" hunks".into(),
         });
     }
-    files
 }
 
 /// What is wrong when the `---`/`+++` names of a `diff --git` section (stripped as its own
@@ -296,9 +362,16 @@ fn inconsistent_names(
 /// The lines of `text`, each with its `\n` (the last one without, when the text does not end
 /// with one), in a vector sized once.
 fn split_lines(text: &str) -> Vec<&str> {
-    let count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
-    let mut lines = Vec::with_capacity(count);
-    lines.extend(text.split_inclusive('\n'));
+    let bytes = text.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        lines.push(&text[start..=end]);
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
     lines
 }
 
