@@ -73,6 +73,49 @@ impl Content {
         }
     }
 
+    /// How many bytes at the start and at the end of this content are runs of `base` at the
+    /// same place (counted from the start of both, and from the end of both), so equal to
+    /// `base`'s there without comparing a byte; they never overlap. None when `base` is not the
+    /// very bytes this content is made from.
+    pub fn shared_ends(&self, base: &[u8]) -> (usize, usize) {
+        if !std::ptr::eq(self.base.as_slice(), base) {
+            return (0, 0);
+        }
+        let head = match self.pieces.first() {
+            Some(&Piece::Base { start: 0, end }) => end,
+            _ => 0,
+        };
+        let tail = match self.pieces.last() {
+            Some(&Piece::Base { start, end }) if end == base.len() => end - start,
+            _ => 0,
+        };
+        let most = self.len.min(base.len());
+        let head = head.min(most);
+        (head, tail.min(most - head))
+    }
+
+    /// The bytes from `start` to `end`, whole: borrowed when they lie in one run.
+    pub fn slice(&self, start: usize, end: usize) -> Cow<'_, [u8]> {
+        assert!(start <= end && end <= self.len, "a range of the content");
+        let mut parts = Vec::new();
+        let mut at = 0;
+        for piece in self.pieces() {
+            let (from, to) = (start.max(at), end.min(at + piece.len()));
+            if from < to {
+                parts.push(&piece[from - at..to - at]);
+            }
+            at += piece.len();
+            if at >= end {
+                break;
+            }
+        }
+        match parts.as_slice() {
+            [] => Cow::Borrowed(&[]),
+            [only] => Cow::Borrowed(only),
+            _ => Cow::Owned(parts.concat()),
+        }
+    }
+
     pub fn to_vec(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(self.len);
         for piece in self.pieces() {
@@ -263,6 +306,43 @@ mod tests {
         assert_eq!(out, b"one\nTWO\nthree\n");
         assert_ne!(content, b"one\nTWO\nthree");
         assert_ne!(content, b"one\nTWO\nthreE\n");
+    }
+
+    #[test]
+    fn shared_ends_are_the_base_runs_at_both_ends_and_a_slice_any_range() {
+        let base = Arc::new(b"one\ntwo\nthree\nfour\n".to_vec());
+        let made = |runs: &[&[u8]]| {
+            let mut builder = Builder::new(&base);
+            for run in runs {
+                builder.push(run);
+            }
+            builder.finish(&base)
+        };
+        let middle = made(&[&base[..4], b"TWO\n", &base[8..]]);
+        assert_eq!(middle.shared_ends(&base), (4, 11));
+        let other = base.to_vec();
+        assert_eq!(middle.shared_ends(&other), (0, 0), "only the very bytes");
+        // A copy at either end shares nothing there.
+        assert_eq!(made(&[b"ONE\n", &base[4..]]).shared_ends(&base), (0, 15));
+        assert_eq!(made(&[&base[..8], b"end"]).shared_ends(&base), (8, 0));
+        // The same bytes whole: all of it at the start, nothing left for the end.
+        assert_eq!(made(&[&base[..]]).shared_ends(&base), (19, 0));
+        // A line removed: both runs, all of the content.
+        assert_eq!(made(&[&base[..8], &base[14..]]).shared_ends(&base), (8, 5));
+        // Runs that would overlap (lines repeated): the end gets what the start leaves.
+        assert_eq!(made(&[&base[..10], &base[5..]]).shared_ends(&base), (10, 9));
+        let whole = middle.to_vec();
+        for start in 0..=whole.len() {
+            for end in start..=whole.len() {
+                assert_eq!(
+                    middle.slice(start, end)[..],
+                    whole[start..end],
+                    "{start}..{end}"
+                );
+            }
+        }
+        assert!(matches!(middle.slice(0, 4), Cow::Borrowed(_)));
+        assert!(matches!(middle.slice(3, 6), Cow::Owned(_)));
     }
 
     #[test]
