@@ -327,6 +327,10 @@ mod tests {
         assert_eq!(made(&[&base[..8], b"end"]).shared_ends(&base), (8, 0));
         // The same bytes whole: all of it at the start, nothing left for the end.
         assert_eq!(made(&[&base[..]]).shared_ends(&base), (19, 0));
+        // Runs of the base elsewhere than at its own start or end share nothing there.
+        assert_eq!(made(&[&base[4..8]]).shared_ends(&base), (0, 0));
+        assert_eq!(made(&[b"X\n", &base[..8]]).shared_ends(&base), (0, 0));
+        assert_eq!(made(&[&base[8..], b"Y"]).shared_ends(&base), (0, 0));
         // A line removed: both runs, all of the content.
         assert_eq!(made(&[&base[..8], &base[14..]]).shared_ends(&base), (8, 5));
         // Runs that would overlap (lines repeated): the end gets what the start leaves.

@@ -223,12 +223,6 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
     }
 }
 
-/// Lines added and removed between two versions of a file (a line diff).
-///
-/// Only the lines between the first and the last that differ are diffed: leaving out the
-/// lines two versions share at their start and end leaves their longest common subsequence
-/// (what the counts are made of) as long as before, less those lines, so no count moves; and
-/// a file of thousands of lines with one change diffs a handful.
 /// Lines added and removed by a write: [`line_counts`] of the lines between the runs of the
 /// original that begin and end the new content. Those are equal in both, so only the lines
 /// between are made whole and compared (on 2,000 files, a few hundred kilobytes instead of
@@ -248,6 +242,12 @@ fn write_counts(before: &[u8], after: &Content) -> (usize, usize) {
     )
 }
 
+/// Lines added and removed between two versions of a file (a line diff).
+///
+/// Only the lines between the first and the last that differ are diffed: leaving out the
+/// lines two versions share at their start and end leaves their longest common subsequence
+/// (what the counts are made of) as long as before, less those lines, so no count moves; and
+/// a file of thousands of lines with one change diffs a handful.
 fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
     let (start, before_end, after_end) = differing_lines(before, after);
     diff_counts(&before[start..before_end], &after[start..after_end])
