@@ -21,7 +21,7 @@ pub fn parse<'a>(
 /// (at its first hunk), so that the files are read while the rest of the diff is parsed.
 ///
 /// A large diff is cut at its `diff --git` lines and its parts read on every core (see
-/// [`super::parts`]); the sections and problems are those of one pass.
+/// `formats/unified/parts.rs`); the sections and problems are those of one pass.
 pub fn parse_reading_ahead<'a>(
     text: &'a str,
     first_line: usize,
