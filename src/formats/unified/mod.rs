@@ -24,7 +24,7 @@ mod parse;
 mod parts;
 mod place;
 
-pub use parse::{parse, parse_in_parts, parse_reading_ahead};
+pub use parse::{parse, parse_reading_ahead};
 pub use place::build;
 
 use crate::lines::Eol;

@@ -37,7 +37,7 @@ pub fn parse_reading_ahead<'a>(
 }
 
 /// [`parse_reading_ahead`] in at most `parts` parts, whatever the diff's size.
-pub fn parse_in_parts<'a>(
+pub(super) fn parse_in_parts<'a>(
     text: &'a str,
     first_line: usize,
     strip: usize,

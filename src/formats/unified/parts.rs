@@ -126,7 +126,7 @@ mod tests {
     /// The sections and problems of `text` read in `parts` parts, for comparing.
     fn read(text: &str, parts: usize) -> String {
         let mut problems = Vec::new();
-        let files = super::super::parse_in_parts(text, 1, 1, &mut problems, None, parts);
+        let files = super::super::parse::parse_in_parts(text, 1, 1, &mut problems, None, parts);
         format!("{files:#?}\n{problems:#?}")
     }
 
