@@ -49,7 +49,7 @@ id_type!(
 );
 
 impl ChangeId {
-    /// The ID of a change loaded without change IDs ([`IdDeriver::unnamed`]): empty,
+    /// The ID of a change loaded without change IDs ([`IdDeriver::without_change_ids`]): empty,
     /// as every change's is until it is derived.
     pub fn unnamed() -> ChangeId {
         ChangeId(String::new())
@@ -377,7 +377,7 @@ pub struct IdDeriver {
     /// The fingerprint of every change ID as far as the seed: each ID continues a copy of it
     /// instead of hashing the seed again (one SHA-256 block less per change).
     seeded: Sha256,
-    /// Whether changes get their IDs (not for [`IdDeriver::unnamed`]).
+    /// Whether changes get their IDs (see [`IdDeriver::without_change_ids`]).
     names_changes: bool,
 }
 
@@ -399,16 +399,13 @@ impl IdDeriver {
         }
     }
 
-    /// IDs for a load whose answer names nothing (`check -q` answers with its exit status
-    /// alone), derived from no hash of the input: every change's is left empty
-    /// ([`ChangeId::unnamed`]; a change's ID is the SHA-256 of all its lines, the largest
-    /// hashing a check of a diff does), the batch's ID and its `content_sha256` are empty,
-    /// and each file patch's ID is derived from its place and docPath alone, so that the
-    /// files of one load still have IDs of their own.
-    pub fn unnamed() -> IdDeriver {
+    /// These IDs, but every change's left empty ([`ChangeId::unnamed`]): for a caller whose
+    /// answer names no change (`check -q` answers with its exit status alone). A change's ID
+    /// is the SHA-256 of all its lines, the largest hashing a check of a diff does.
+    pub fn without_change_ids(self) -> IdDeriver {
         IdDeriver {
             names_changes: false,
-            ..IdDeriver::seeded(String::new())
+            ..self
         }
     }
 
@@ -417,12 +414,8 @@ impl IdDeriver {
         self.names_changes
     }
 
-    /// The batch's ID: empty for [`IdDeriver::unnamed`].
     pub fn batch_id(&self) -> BatchId {
-        match self.batch_seed.get(..12) {
-            Some(seed) => BatchId(format!("batch-{seed}")),
-            None => BatchId(String::new()),
-        }
+        BatchId(format!("batch-{}", &self.batch_seed[..12]))
     }
 
     /// The SHA-256 of the input the IDs are seeded from (the batch's `content_sha256`), so
@@ -666,20 +659,14 @@ mod tests {
     }
 
     #[test]
-    fn unnamed_ids_name_no_change_and_hash_no_input_but_keep_files_apart() {
+    fn ids_without_change_ids_name_the_batch_and_files_alike_and_no_change() {
         let named = IdDeriver::new(b"input");
-        let unnamed = IdDeriver::unnamed();
+        let unnamed = IdDeriver::new(b"input").without_change_ids();
         assert!(named.names_changes() && !unnamed.names_changes());
-        assert_eq!(unnamed.batch_id().as_str(), "");
-        assert_eq!(unnamed.input_sha256(), "");
-        let file = unnamed.file_id(0, "x");
-        assert_ne!(unnamed.file_id(1, "x"), file, "each file has its own ID");
-        assert_ne!(unnamed.file_id(0, "y"), file);
-        assert_eq!(
-            IdDeriver::unnamed().file_id(0, "x"),
-            file,
-            "and the same in every load"
-        );
+        assert_eq!(unnamed.batch_id(), named.batch_id());
+        assert_eq!(unnamed.input_sha256(), named.input_sha256());
+        let file = named.file_id(0, "x");
+        assert_eq!(unnamed.file_id(0, "x"), file);
         assert_eq!(unnamed.change_id(&file, 0, "c"), ChangeId::unnamed());
         assert_eq!(
             unnamed.change_id_with(&file, 1, |_| panic!("nothing is hashed")),

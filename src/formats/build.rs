@@ -30,7 +30,7 @@ pub struct Builder<'a> {
     /// Seeded from the input's SHA-256 when the first ID is derived: until then (while a diff
     /// is parsed) another core may still be computing it.
     ids: OnceLock<IdDeriver>,
-    /// Whether changes get their IDs (else [`IdDeriver::unnamed`]).
+    /// Whether changes get their IDs ([`IdDeriver::without_change_ids`]).
     change_ids: bool,
     next_file: usize,
     /// Files pinned to the snapshot their changes were made against (see [`Builder::pin`]).
@@ -129,9 +129,12 @@ impl<'a> Builder<'a> {
     }
 
     fn ids(&self) -> &IdDeriver {
-        self.ids.get_or_init(|| match self.change_ids {
-            true => IdDeriver::seeded(self.input.sha256().to_owned()),
-            false => IdDeriver::unnamed(),
+        self.ids.get_or_init(|| {
+            let ids = IdDeriver::seeded(self.input.sha256().to_owned());
+            match self.change_ids {
+                true => ids,
+                false => ids.without_change_ids(),
+            }
         })
     }
 
