@@ -86,10 +86,7 @@ fn scan<'a>(
     let mut subject: Option<String> = None;
     let mut i = 0;
     let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
-        problems.push(InputProblem {
-            location: format!("line {}", line + first_line),
-            message,
-        });
+        problems.push(at_line(line + first_line, message))
     };
     // The file section being read, and whether its ---/+++ headers were seen.
     let mut current: Option<DiffFile> = None;
@@ -286,10 +283,7 @@ fn scan<'a>(
 /// one without a hunk that does not say what it does, a diff without any section.
 fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<InputProblem>) {
     let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
-        problems.push(InputProblem {
-            location: format!("line {}", line + first_line),
-            message,
-        });
+        problems.push(at_line(line + first_line, message))
     };
     let hunk_problems = !problems.is_empty();
     for file in files {
@@ -323,10 +317,18 @@ fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<Inpu
         }
     }
     if files.is_empty() {
-        problems.push(InputProblem {
-            location: format!("line {first_line}"),
-            message: "no file in this diff: expected \"diff --git\" or \"---\"/\"+++\" headers followed by \"@@\" hunks".into(),
-        });
+        problems.push(at_line(
+            first_line,
+            "no file in this diff: expected \"diff --git\" or \"---\"/\"+++\" headers followed by \"@@\" hunks".into(),
+        ));
+    }
+}
+
+/// A problem of the input line `line`.
+fn at_line(line: usize, message: String) -> InputProblem {
+    InputProblem {
+        location: format!("line {line}"),
+        message,
     }
 }
 
