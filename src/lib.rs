@@ -29,6 +29,7 @@ pub mod git;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod newlines;
 pub mod parallel;
 pub mod pipeline;
 pub mod plan;

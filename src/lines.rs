@@ -76,16 +76,21 @@ impl LineIndex {
         let start = if bom { BOM.len() } else { 0 };
         let body = &bytes[start..];
         let unterminated = !body.is_empty() && !body.ends_with(b"\n");
-        let newlines = memchr::memchr_iter(b'\n', body).map(|at| start + at);
         let last = unterminated.then_some(bytes.len());
         let ends = match u32::try_from(bytes.len()) {
             Ok(_) => {
                 let mut ends = Vec::with_capacity(body.len() / 32 + 1);
-                ends.extend(newlines.chain(last).map(|end| end as u32));
+                crate::newlines::each(body, |at| ends.push((start + at) as u32));
+                ends.extend(last.map(|end| end as u32));
                 ends.shrink_to_fit();
                 Ends::Narrow(ends)
             }
-            Err(_) => Ends::Wide(newlines.chain(last).collect()),
+            Err(_) => {
+                let mut ends = Vec::new();
+                crate::newlines::each(body, |at| ends.push(start + at));
+                ends.extend(last);
+                Ends::Wide(ends)
+            }
         };
         LineIndex { bom, ends }
     }

@@ -367,10 +367,10 @@ fn split_lines(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    crate::newlines::each(bytes, |end| {
         lines.push(&text[start..=end]);
         start = end + 1;
-    }
+    });
     if start < text.len() {
         lines.push(&text[start..]);
     }
