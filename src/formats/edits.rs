@@ -107,6 +107,7 @@ pub fn load(
             if let OnDisk::File { snapshot, .. } = disk {
                 builder.pin(&file, &snapshot);
             }
+            file.changes.reserve_exact(specs.len());
             for spec in specs {
                 builder.push(&mut file, spec);
             }

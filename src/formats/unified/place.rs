@@ -167,6 +167,10 @@ pub fn build(
                 (place_all(hunks, diff, lines.as_ref()), had_hunks)
             }
         };
+        // Room for every change at once (and the one a mode change or a move may add): grown
+        // one push at a time, the vectors of a large diff were copied as they doubled, on
+        // the one core that builds the batch.
+        file.changes.reserve_exact(specs.len() + 1);
         for spec in specs {
             builder.push(&mut file, spec);
         }
