@@ -49,7 +49,7 @@ id_type!(
 );
 
 impl ChangeId {
-    /// The ID of a change loaded without change IDs ([`IdDeriver::without_change_ids`]): empty,
+    /// The ID of a change loaded without change IDs ([`IdDeriver::unnamed`]): empty,
     /// as every change's is until it is derived.
     pub fn unnamed() -> ChangeId {
         ChangeId(String::new())
@@ -366,6 +366,19 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// 128 bits drawn at random once per process, as hex: what [`IdDeriver::unnamed`] derives file
+/// patch IDs from. The standard library's hash keys are drawn from the operating system's
+/// random source.
+fn process_seed() -> &'static str {
+    use std::hash::{BuildHasher, RandomState};
+    static SEED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SEED.get_or_init(|| {
+        let keys = RandomState::new();
+        let bits = [keys.hash_one(0_u8), keys.hash_one(1_u8)];
+        format!("unnamed-{:016x}{:016x}", bits[0], bits[1])
+    })
+}
+
 /// Hex digits of a derived file patch or change ID: 64 bits, so that among the 1,000,000
 /// changes a batch may hold two share an ID with a chance of about 3 in 100 million (40 bits
 /// gave about 36%).
@@ -374,10 +387,13 @@ pub const ID_HEX_DIGITS: usize = 16;
 /// Derives stable IDs for inputs that carry none: the same input bytes give the same IDs.
 pub struct IdDeriver {
     batch_seed: String,
+    /// What file patch IDs are derived from: the input's SHA-256, or for
+    /// [`IdDeriver::unnamed`] a value drawn at random once per process.
+    file_seed: String,
     /// The fingerprint of every change ID as far as the seed: each ID continues a copy of it
     /// instead of hashing the seed again (one SHA-256 block less per change).
     seeded: Sha256,
-    /// Whether changes get their IDs (see [`IdDeriver::without_change_ids`]).
+    /// Whether changes get their IDs (not for [`IdDeriver::unnamed`]).
     names_changes: bool,
 }
 
@@ -394,18 +410,26 @@ impl IdDeriver {
         seed.state.update(&seed.framed);
         IdDeriver {
             seeded: seed.state,
+            file_seed: input_sha256.clone(),
             batch_seed: input_sha256,
             names_changes: true,
         }
     }
 
-    /// These IDs, but every change's left empty ([`ChangeId::unnamed`]): for a caller whose
-    /// answer names no change (`check -q` answers with its exit status alone). A change's ID
-    /// is the SHA-256 of all its lines, the largest hashing a check of a diff does.
-    pub fn without_change_ids(self) -> IdDeriver {
+    /// IDs for a load whose answer names nothing (`check -q` answers with its exit status
+    /// alone), derived from no hash of the input: every change's is left empty
+    /// ([`ChangeId::unnamed`]; a change's ID is the SHA-256 of all its lines, the largest
+    /// hashing a check of a diff does), the batch's ID and its `content_sha256` are empty,
+    /// and each file patch's ID is derived from its place and docPath, so that the files of
+    /// one load still have IDs of their own, and from a value drawn at random once per
+    /// process. Seeded from nothing, the IDs would be the same for every input, and an input
+    /// could give one of its file patches the ID another would get (a TUL-002 block of a chat
+    /// answer names its own `filePatchId`), which the loader would take for that other file.
+    pub fn unnamed() -> IdDeriver {
         IdDeriver {
             names_changes: false,
-            ..self
+            file_seed: process_seed().to_owned(),
+            ..IdDeriver::seeded(String::new())
         }
     }
 
@@ -414,8 +438,12 @@ impl IdDeriver {
         self.names_changes
     }
 
+    /// The batch's ID: empty for [`IdDeriver::unnamed`].
     pub fn batch_id(&self) -> BatchId {
-        BatchId(format!("batch-{}", &self.batch_seed[..12]))
+        match self.batch_seed.get(..12) {
+            Some(seed) => BatchId(format!("batch-{seed}")),
+            None => BatchId(String::new()),
+        }
     }
 
     /// The SHA-256 of the input the IDs are seeded from (the batch's `content_sha256`), so
@@ -427,7 +455,7 @@ impl IdDeriver {
     /// The ID of the file patch at `index` naming `doc_path`.
     pub fn file_id(&self, index: usize, doc_path: &str) -> FilePatchId {
         let digest =
-            sha256_hex(format!("{}\0file\0{index}\0{doc_path}", self.batch_seed).as_bytes());
+            sha256_hex(format!("{}\0file\0{index}\0{doc_path}", self.file_seed).as_bytes());
         FilePatchId(format!("file-{}", &digest[..ID_HEX_DIGITS]))
     }
 
@@ -659,14 +687,24 @@ mod tests {
     }
 
     #[test]
-    fn ids_without_change_ids_name_the_batch_and_files_alike_and_no_change() {
+    fn unnamed_ids_name_no_change_and_hash_no_input_but_keep_files_apart() {
         let named = IdDeriver::new(b"input");
-        let unnamed = IdDeriver::new(b"input").without_change_ids();
+        let unnamed = IdDeriver::unnamed();
         assert!(named.names_changes() && !unnamed.names_changes());
-        assert_eq!(unnamed.batch_id(), named.batch_id());
-        assert_eq!(unnamed.input_sha256(), named.input_sha256());
-        let file = named.file_id(0, "x");
-        assert_eq!(unnamed.file_id(0, "x"), file);
+        assert_eq!(unnamed.batch_id().as_str(), "");
+        assert_eq!(unnamed.input_sha256(), "");
+        let file = unnamed.file_id(0, "x");
+        assert_ne!(unnamed.file_id(1, "x"), file, "each file has its own ID");
+        assert_ne!(unnamed.file_id(0, "y"), file);
+        assert_eq!(
+            IdDeriver::unnamed().file_id(0, "x"),
+            file,
+            "and the same in every load of one process"
+        );
+        // Not an ID an input could name beforehand: not one seeded from nothing, nor one
+        // seeded from a SHA-256.
+        assert_ne!(IdDeriver::seeded(String::new()).file_id(0, "x"), file);
+        assert_ne!(named.file_id(0, "x"), file);
         assert_eq!(unnamed.change_id(&file, 0, "c"), ChangeId::unnamed());
         assert_eq!(
             unnamed.change_id_with(&file, 1, |_| panic!("nothing is hashed")),

@@ -1,9 +1,10 @@
-//! `check -q` answers with its exit status alone, so it loads a batch without change IDs
-//! (`LoadOptions::change_ids`): the SHA-256 of every change's lines is not computed. Nothing
-//! else may differ: on every batch of every format we have (the sample batches, and every real
-//! commit of the corpus in each of its formats, on its base, drift and stale workspaces), the
-//! changes, the verification and what blocks the commit are exactly those of a named load, and
-//! the command's exit status is the one `check` gives.
+//! `check -q` answers with its exit status alone, so it loads a batch without IDs
+//! (`LoadOptions::change_ids`): neither the SHA-256 of every change's lines nor the input's is
+//! computed. Nothing else may differ: on every batch of every format we have (the sample
+//! batches, and every real commit of the corpus in each of its formats, on its base, drift and
+//! stale workspaces), the changes, the verification and what blocks the commit are exactly
+//! those of a named load, each file patch still has an ID of its own, and the command's exit
+//! status is the one `check` gives.
 
 use crate::common::{corpus, each_sample_batch, patchdeck};
 use patchdeck::formats::{Input, LoadOptions};
@@ -41,16 +42,24 @@ fn changes_without_ids(batch: &Batch) -> Vec<String> {
 }
 
 /// What blocks a commit of every change, with the change IDs taken out of it (a blocker of an
-/// unnamed change names no ID).
+/// unnamed change names no ID) and each file patch's ID put as its place (an unnamed load's
+/// file IDs are not derived from the input).
 fn blockers(checked: &Checked) -> Vec<String> {
     let plan = checked.plan_blockers(&Decisions::accept_all(&checked.batch));
+    let files = &checked.batch.files;
     plan.blockers
         .iter()
         .map(|b| {
             let id = b.change.as_ref().map_or("", |id| id.as_str());
-            let unnamed = |text: &str| match id {
-                "" => text.to_owned(),
-                id => text.replace(id, ""),
+            let unnamed = |text: &str| {
+                let mut text = match id {
+                    "" => text.to_owned(),
+                    id => text.replace(id, ""),
+                };
+                for (at, file) in files.iter().enumerate() {
+                    text = text.replace(file.id.as_str(), &format!("<file patch {at}>"));
+                }
+                text
             };
             format!(
                 "{:?} file {} of a change {} {:?} {} / {} / {:?} {}",
@@ -92,6 +101,23 @@ fn same_answer(root: &Path, batch: &Path) {
             "{shown}: {change:?}"
         );
     }
+    // Nor is the input hashed, outside TUL-002: the batch has no ID and no content hash, and
+    // its file patches keep IDs of their own (a batch keys its files by them).
+    assert_eq!(unnamed.batch.id.as_str().is_empty(), !tul002, "{shown}");
+    assert_eq!(unnamed.batch.content_sha256.is_empty(), !tul002, "{shown}");
+    if tul002 {
+        assert_eq!(unnamed.batch.id, named.batch.id, "{shown}");
+        assert_eq!(
+            unnamed.batch.content_sha256, named.batch.content_sha256,
+            "{shown}"
+        );
+    }
+    let ids: std::collections::BTreeSet<_> = unnamed.batch.files.iter().map(|f| &f.id).collect();
+    assert_eq!(
+        ids.len(),
+        unnamed.batch.files.len(),
+        "{shown}: file IDs repeat"
+    );
     assert_eq!(
         changes_without_ids(&unnamed.batch),
         changes_without_ids(&named.batch),
@@ -143,4 +169,60 @@ fn check_quiet_exits_as_check_does_on_every_sample_batch() {
     });
     // The samples hold clean batches, conflicts and invalid input: each exit status is seen.
     assert!(statuses.len() >= 3, "exit statuses seen: {statuses:?}");
+}
+
+/// A chat answer's TUL-002 block names its own `filePatchId`. Were an unnamed load's file IDs
+/// seeded from nothing, an answer could give one the ID its structured block's file gets, and
+/// the loader would take that file's pinned SHA-256 for the other: `check -q` would then find
+/// a conflict `check` does not. The IDs such an answer could aim at (seeded from nothing, or
+/// by the named scheme from nothing) are tried; each must leave `check -q` answering as
+/// `check` does.
+#[test]
+fn a_chat_answer_cannot_name_its_way_onto_an_unnamed_file_id() {
+    use crate::common::{sha, workspace_with};
+    use patchdeck::model::IdDeriver;
+    let a = b"alpha\nbeta\n";
+    let b = b"one\ntwo\n";
+    let ws = workspace_with(&[("a.txt", a), ("b.txt", b)]);
+    let aimed = [
+        IdDeriver::seeded(String::new()).file_id(0, "a.txt"),
+        IdDeriver::seeded(String::new()).file_id(1, "b.txt"),
+        IdDeriver::new(b"").file_id(0, "a.txt"),
+    ];
+    for id in aimed {
+        let answer = format!(
+            r#"The structured fix:
+
+```json
+{{"root": ".", "patches": [{{"path": "a.txt", "replacements": [{{"find": "beta", "replace": "BETA"}}]}}]}}
+```
+
+And the line batch:
+
+```json
+{{"files": [{{"filePatchId": "{id}", "docPath": "b.txt", "originalSha256": "{sha}", "changes": [{{"operation": "replace", "startLine": 2, "endLine": 2, "expectedOriginalLines": ["two"], "newLines": ["TWO"]}}]}}]}}
+```
+"#,
+            sha = sha(b)
+        );
+        let path = ws.path().join("answer.md");
+        std::fs::write(&path, answer).unwrap();
+        let root = ws.path().to_str().unwrap();
+        let run = |quiet: bool| {
+            let mut args = vec!["check", "--root", root];
+            if quiet {
+                args.push("-q");
+            }
+            args.push(path.to_str().unwrap());
+            patchdeck(&args)
+        };
+        let (loud, quiet) = (run(false), run(true));
+        assert_eq!(
+            loud.status.code(),
+            Some(0),
+            "the answer is clean: {}",
+            String::from_utf8_lossy(&loud.stdout)
+        );
+        assert_eq!(quiet.status.code(), Some(0), "check -q with {id} aimed at");
+    }
 }

@@ -30,11 +30,12 @@ pub struct Builder<'a> {
     /// Seeded from the input's SHA-256 when the first ID is derived: until then (while a diff
     /// is parsed) another core may still be computing it.
     ids: OnceLock<IdDeriver>,
-    /// Whether changes get their IDs ([`IdDeriver::without_change_ids`]).
+    /// Whether changes get their IDs (else [`IdDeriver::unnamed`]).
     change_ids: bool,
     next_file: usize,
-    /// Files pinned to the snapshot their changes were made against (see [`Builder::pin`]).
-    pins: Vec<(FilePatchId, Snapshot)>,
+    /// Files pinned to the snapshot their changes were made against (see [`Builder::pin`]),
+    /// by their ID and docPath.
+    pins: Vec<(FilePatchId, String, Snapshot)>,
 }
 
 /// One change before it gets its ID.
@@ -109,32 +110,36 @@ impl<'a> Builder<'a> {
     /// that verify refuses the file if it changes meanwhile. The pinned files are hashed
     /// together, on every core, rather than one after another as a format reads them.
     pub fn pin(&mut self, file: &FilePatch, snapshot: &Snapshot) {
-        self.pins.push((file.id.clone(), snapshot.clone()));
+        self.pins
+            .push((file.id.clone(), file.doc_path.clone(), snapshot.clone()));
     }
 
-    /// Gives every file pinned with [`Builder::pin`] its `expected_sha256`.
+    /// Gives every file pinned with [`Builder::pin`] its `expected_sha256`. A file is found
+    /// by its ID and its docPath both: a file patch some block of the input names with an ID
+    /// of its own (a TUL-002 block of a chat answer) cannot take another's pin unless it also
+    /// names the same file, which is a conflict of its own (`same_file_twice`).
     pub fn hash_pins(&mut self, files: &mut [FilePatch]) {
         let pins = std::mem::take(&mut self.pins);
         if pins.is_empty() {
             return;
         }
-        let hashes = crate::parallel::map(&pins, |(_, snapshot)| snapshot.sha256().to_owned());
-        let by_id: std::collections::HashMap<&FilePatchId, String> =
-            pins.iter().map(|(id, _)| id).zip(hashes).collect();
+        let hashes = crate::parallel::map(&pins, |(_, _, snapshot)| snapshot.sha256().to_owned());
+        let by_id: std::collections::HashMap<(&FilePatchId, &str), String> = pins
+            .iter()
+            .map(|(id, doc_path, _)| (id, doc_path.as_str()))
+            .zip(hashes)
+            .collect();
         for file in files {
-            if let Some(sha256) = by_id.get(&file.id) {
+            if let Some(sha256) = by_id.get(&(&file.id, file.doc_path.as_str())) {
                 file.expected_sha256 = Some(sha256.clone());
             }
         }
     }
 
     fn ids(&self) -> &IdDeriver {
-        self.ids.get_or_init(|| {
-            let ids = IdDeriver::seeded(self.input.sha256().to_owned());
-            match self.change_ids {
-                true => ids,
-                false => ids.without_change_ids(),
-            }
+        self.ids.get_or_init(|| match self.change_ids {
+            true => IdDeriver::seeded(self.input.sha256().to_owned()),
+            false => IdDeriver::unnamed(),
         })
     }
 
@@ -377,5 +382,40 @@ pub fn create_all(content: &[u8], description: String) -> ChangeSpec {
         new_lines: lines,
         eof_newline: Some(nl),
         ..ChangeSpec::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::Stamp;
+
+    #[test]
+    fn a_pin_goes_to_its_own_file_not_to_one_that_shares_its_id() {
+        let input = Input::from_bytes("answer.md", "unused");
+        let mut builder = Builder::new(&input, false);
+        let pinned = builder.file("a.txt", FileAction::Modify);
+        let stamp = Stamp {
+            size: 6,
+            mtime_sec: 0,
+            mtime_nsec: 0,
+            mode: 0o100644,
+            dev: 0,
+            ino: 0,
+            nlink: 1,
+            uid: 0,
+            gid: 0,
+        };
+        builder.pin(&pinned, &Snapshot::new(b"alpha\n".to_vec(), stamp));
+        // Another block of the input names its own file patch with the pinned one's ID.
+        let mut foreign = builder.file("b.txt", FileAction::Modify);
+        foreign.id = pinned.id.clone();
+        let mut files = vec![pinned, foreign];
+        builder.hash_pins(&mut files);
+        assert_eq!(
+            files[0].expected_sha256.as_deref(),
+            Some(crate::model::sha256_hex(b"alpha\n").as_str())
+        );
+        assert_eq!(files[1].expected_sha256, None, "b.txt took a.txt's pin");
     }
 }

@@ -51,13 +51,16 @@ pub struct LoadOptions {
     pub strip: Option<usize>,
     /// Refuse inputs larger than this many tokens; `None` for no limit.
     pub max_tokens: Option<usize>,
-    /// Whether every change gets its ID (the default). A caller whose answer names no change
+    /// Whether every change gets its ID (the default). A caller whose answer names nothing
     /// (`check -q`, which answers with its exit status) leaves them empty
     /// ([`crate::model::ChangeId::unnamed`]): deriving them hashes every line of every change
-    /// with SHA-256. Nothing else about the batch or its verification differs, but such a
-    /// batch must not be reported, decided, saved or committed: those name changes by ID,
-    /// and every unnamed change's is the same. TUL-002 batches are named anyway: their
-    /// changes' IDs are checked against the ones the batch gives as it is read.
+    /// with SHA-256. Such a load does not hash the input either: the batch's ID and
+    /// `content_sha256` are empty, and its file patches' IDs come from their place and
+    /// docPath alone (see [`crate::model::IdDeriver::unnamed`]). Nothing about the changes or
+    /// the verification differs, but such a batch must not be reported, decided, saved or
+    /// committed: those name the batch and its changes by ID, and every unnamed change's is
+    /// the same. TUL-002 batches are named anyway: their changes' IDs are checked against
+    /// the ones the batch gives as it is read.
     pub change_ids: bool,
 }
 
@@ -239,8 +242,12 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     // (and, for a text format, checking the text is UTF-8 and parsing it; a TUL-002 batch
     // needs it as its first file is read). An input refused early waits for it: at most the
     // hash of 64 MiB.
+    // A load that names nothing seeds no ID with it (see `IdDeriver::unnamed`), so it hashes
+    // the input only where a format's contract needs it (TUL-002's).
     std::thread::scope(|scope| {
-        scope.spawn(|| input.sha256());
+        if options.change_ids {
+            scope.spawn(|| input.sha256());
+        }
         load_detected(input, workspace, options)
     })
 }
