@@ -370,13 +370,16 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// patch IDs from. The standard library's hash keys are drawn from the operating system's
 /// random source.
 fn process_seed() -> &'static str {
-    use std::hash::{BuildHasher, RandomState};
     static SEED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SEED.get_or_init(|| {
-        let keys = RandomState::new();
-        let bits = [keys.hash_one(0_u8), keys.hash_one(1_u8)];
-        format!("unnamed-{:016x}{:016x}", bits[0], bits[1])
-    })
+    SEED.get_or_init(drawn_seed)
+}
+
+/// 128 bits drawn now, as hex.
+fn drawn_seed() -> String {
+    use std::hash::{BuildHasher, RandomState};
+    let keys = RandomState::new();
+    let bits = [keys.hash_one(0_u8), keys.hash_one(1_u8)];
+    format!("unnamed-{:016x}{:016x}", bits[0], bits[1])
 }
 
 /// Hex digits of a derived file patch or change ID: 64 bits, so that among the 1,000,000
@@ -384,7 +387,8 @@ fn process_seed() -> &'static str {
 /// gave about 36%).
 pub const ID_HEX_DIGITS: usize = 16;
 
-/// Derives stable IDs for inputs that carry none: the same input bytes give the same IDs.
+/// Derives stable IDs for inputs that carry none: the same input bytes give the same IDs
+/// (except [`IdDeriver::unnamed`]'s file patch IDs, drawn anew by each process).
 pub struct IdDeriver {
     batch_seed: String,
     /// What file patch IDs are derived from: the input's SHA-256, or for
@@ -705,6 +709,12 @@ mod tests {
         // seeded from a SHA-256.
         assert_ne!(IdDeriver::seeded(String::new()).file_id(0, "x"), file);
         assert_ne!(named.file_id(0, "x"), file);
+        // Drawn at random: two draws differ (by chance, one time in 2^128), and the process's
+        // seed is one such draw.
+        let (one, two) = (drawn_seed(), drawn_seed());
+        assert_ne!(one, two);
+        assert_eq!(process_seed().len(), one.len());
+        assert!(process_seed().starts_with("unnamed-") && process_seed() != one);
         assert_eq!(unnamed.change_id(&file, 0, "c"), ChangeId::unnamed());
         assert_eq!(
             unnamed.change_id_with(&file, 1, |_| panic!("nothing is hashed")),

@@ -24,11 +24,12 @@ pub struct Loaded {
     pub label: Option<String>,
 }
 
-/// Builds file patches and changes with deterministic IDs derived from the input's bytes.
+/// Builds file patches and changes with deterministic IDs derived from the input's bytes (for
+/// a load that names nothing, from a value drawn once per process: [`IdDeriver::unnamed`]).
 pub struct Builder<'a> {
     input: &'a Input,
-    /// Seeded from the input's SHA-256 when the first ID is derived: until then (while a diff
-    /// is parsed) another core may still be computing it.
+    /// Seeded from the input's SHA-256 when the first ID is derived (until then, while a diff
+    /// is parsed, another core may still be computing it), or unnamed.
     ids: OnceLock<IdDeriver>,
     /// Whether changes get their IDs (else [`IdDeriver::unnamed`]).
     change_ids: bool,
@@ -117,7 +118,8 @@ impl<'a> Builder<'a> {
     /// Gives every file pinned with [`Builder::pin`] its `expected_sha256`. A file is found
     /// by its ID and its docPath both: a file patch some block of the input names with an ID
     /// of its own (a TUL-002 block of a chat answer) cannot take another's pin unless it also
-    /// names the same file, which is a conflict of its own (`same_file_twice`).
+    /// names the same file, which the plan refuses anyway (two file patches of one batch
+    /// writing one file).
     pub fn hash_pins(&mut self, files: &mut [FilePatch]) {
         let pins = std::mem::take(&mut self.pins);
         if pins.is_empty() {

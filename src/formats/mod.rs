@@ -55,8 +55,9 @@ pub struct LoadOptions {
     /// (`check -q`, which answers with its exit status) leaves them empty
     /// ([`crate::model::ChangeId::unnamed`]): deriving them hashes every line of every change
     /// with SHA-256. Such a load does not hash the input either: the batch's ID and
-    /// `content_sha256` are empty, and its file patches' IDs come from their place and
-    /// docPath alone (see [`crate::model::IdDeriver::unnamed`]). Nothing about the changes or
+    /// `content_sha256` are empty, and its file patches' IDs come from their place, their
+    /// docPath and a value drawn at random once per process (see
+    /// [`crate::model::IdDeriver::unnamed`]). Nothing about the changes or
     /// the verification differs, but such a batch must not be reported, decided, saved or
     /// committed: those name the batch and its changes by ID, and every unnamed change's is
     /// the same. TUL-002 batches are named anyway: their changes' IDs are checked against
@@ -167,6 +168,11 @@ impl Input {
         self.sha256
             .get_or_init(|| crate::model::sha256_hex(self.bytes()))
     }
+
+    /// Whether the SHA-256 has been computed (for tests of what is hashed).
+    pub fn is_hashed(&self) -> bool {
+        self.sha256.get().is_some()
+    }
 }
 
 /// The largest input patchdeck reads.
@@ -243,13 +249,27 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
     // needs it as its first file is read). An input refused early waits for it: at most the
     // hash of 64 MiB.
     // A load that names nothing seeds no ID with it (see `IdDeriver::unnamed`), so it hashes
-    // the input only where a format's contract needs it (TUL-002's).
+    // the input only where a format's contract needs it: TUL-002's, whose batches are JSON
+    // objects (a JSON input is hashed as before, in case it is one).
     std::thread::scope(|scope| {
-        if options.change_ids {
+        if options.change_ids || may_be_tul002(input, options) {
             scope.spawn(|| input.sha256());
         }
         load_detected(input, workspace, options)
     })
+}
+
+/// Whether `input` may be read as a TUL-002 batch: the format is forced to it, or the input
+/// is a JSON object (its first byte that is not white space is `{`).
+fn may_be_tul002(input: &Input, options: &LoadOptions) -> bool {
+    match options.format.as_deref() {
+        Some(format) => format == tul002::NAME,
+        None => input
+            .bytes()
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'{'),
+    }
 }
 
 fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
@@ -507,6 +527,19 @@ fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
 mod tests {
     use super::*;
     use crate::model::{BatchId, FileAction, FilePatch, FilePatchId};
+
+    #[test]
+    fn only_a_json_object_or_a_forced_tul002_may_be_tul002() {
+        let may = |text: &str, format: Option<&str>| {
+            may_be_tul002(&Input::from_bytes("-", text), &LoadOptions::format(format))
+        };
+        assert!(may(" \n\t{\"files\": []}", None));
+        assert!(may("diff --git a/x b/x", Some("tul002")));
+        assert!(!may("diff --git a/x b/x", None));
+        assert!(!may("[{\"path\": \"x\"}]", None));
+        assert!(!may("{\"files\": []}", Some("unified")));
+        assert!(!may("", None));
+    }
 
     #[test]
     fn batches_over_the_file_limit_are_refused() {
