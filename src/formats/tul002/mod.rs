@@ -816,24 +816,28 @@ fn line_number(walker: &mut Walker, fields: &ChangeFields, path: &str, key: &str
 fn check_order(walker: &mut Walker, changes_path: &str, positions: &[Position]) {
     for pair in positions.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        let name_a = change_name(a.index, a.key.as_deref());
-        let at = index_path(changes_path, b.index);
+        // Named only for a problem: nearly every pair has none (two strings each, 20,000 for
+        // a batch of 10,000 changes, made for nothing).
+        let name_a = || change_name(a.index, a.key.as_deref());
+        let at = || index_path(changes_path, b.index);
         let listed = walker.problems.len();
         if a.range.overlaps(b.range) {
             walker.problem(
-                at,
+                at(),
                 format!(
-                    "this change ({}) overlaps {name_a} ({}); changes must not overlap",
+                    "this change ({}) overlaps {} ({}); changes must not overlap",
                     b.range.describe_lines(),
+                    name_a(),
                     a.range.describe_lines()
                 ),
             );
         } else if position_key(b.range) < position_key(a.range) {
             walker.problem(
-                at,
+                at(),
                 format!(
-                    "this change ({}) comes before {name_a} ({}) in the file; changes must be ordered top to bottom",
+                    "this change ({}) comes before {} ({}) in the file; changes must be ordered top to bottom",
                     b.range.describe_lines(),
+                    name_a(),
                     a.range.describe_lines()
                 ),
             );
