@@ -13,6 +13,7 @@ use patchdeck::pipeline::{self, Checked};
 use patchdeck::review::Decisions;
 use patchdeck::workspace::{Release, Workspace};
 use std::path::Path;
+use std::process::Output;
 
 /// `batch` loaded and checked in `root` as `check` loads it, with or without change IDs, and
 /// whether the input was hashed.
@@ -146,6 +147,19 @@ fn same_answer(root: &Path, batch: &Path) {
     );
 }
 
+/// `patchdeck check` of `batch` in `root`, then `patchdeck check -q`.
+fn check_loud_and_quiet(root: &Path, batch: &Path) -> (Output, Output) {
+    let run = |quiet: bool| {
+        let mut args = vec!["check", "--root", root.to_str().unwrap()];
+        if quiet {
+            args.push("-q");
+        }
+        args.push(batch.to_str().unwrap());
+        patchdeck(&args)
+    };
+    (run(false), run(true))
+}
+
 #[test]
 fn every_sample_batch_checks_the_same_without_change_ids() {
     each_sample_batch(same_answer);
@@ -160,15 +174,7 @@ fn every_real_commit_checks_the_same_without_change_ids_in_every_format() {
 fn check_quiet_exits_as_check_does_on_every_sample_batch() {
     let mut statuses = std::collections::BTreeSet::new();
     each_sample_batch(|root, path| {
-        let run = |quiet: bool| {
-            let mut args = vec!["check", "--root", root.to_str().unwrap()];
-            if quiet {
-                args.push("-q");
-            }
-            args.push(path.to_str().unwrap());
-            patchdeck(&args)
-        };
-        let (loud, quiet) = (run(false), run(true));
+        let (loud, quiet) = check_loud_and_quiet(root, path);
         assert_eq!(
             quiet.status.code(),
             loud.status.code(),
@@ -218,16 +224,7 @@ And the line batch:
         );
         let path = ws.path().join("answer.md");
         std::fs::write(&path, answer).unwrap();
-        let root = ws.path().to_str().unwrap();
-        let run = |quiet: bool| {
-            let mut args = vec!["check", "--root", root];
-            if quiet {
-                args.push("-q");
-            }
-            args.push(path.to_str().unwrap());
-            patchdeck(&args)
-        };
-        let (loud, quiet) = (run(false), run(true));
+        let (loud, quiet) = check_loud_and_quiet(ws.path(), &path);
         assert_eq!(
             loud.status.code(),
             Some(0),
