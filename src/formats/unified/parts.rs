@@ -212,22 +212,29 @@ mod tests {
         }
     }
 
+    /// git in `dir`, reading no user or system configuration and no repository named by the
+    /// environment.
+    fn isolated_git(dir: &std::path::Path) -> std::process::Command {
+        let mut git = std::process::Command::new("git");
+        git.arg("-C")
+            .arg(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE");
+        git
+    }
+
     /// Runs git in `dir` with no user or system configuration; its output, or a failure that
     /// says what git said.
     fn git(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
+        let out = isolated_git(dir)
             .args(["-c", "color.ui=never"])
             .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_AUTHOR_NAME", "t")
             .env("GIT_AUTHOR_EMAIL", "t@example.com")
             .env("GIT_COMMITTER_NAME", "t")
             .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
             .output()
             .expect("git runs (the test suite needs git on PATH)");
         assert!(
@@ -243,14 +250,8 @@ mod tests {
     fn own_history(root: &str) -> Option<std::path::PathBuf> {
         let root = std::path::Path::new(root);
         let ask = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .arg("-C")
-                .arg(root)
+            let out = isolated_git(root)
                 .args(args)
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env_remove("GIT_DIR")
-                .env_remove("GIT_WORK_TREE")
                 .output()
                 .expect("git runs (the test suite needs git on PATH)");
             out.status
