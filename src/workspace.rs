@@ -559,7 +559,11 @@ impl Workspace {
 
 /// A name as patchdeck identifies files: Unicode NFC, then lowercase, so that `café` typed
 /// precomposed and `café` typed with a combining accent (as macOS writes names) are one name.
-fn fold(name: &str) -> String {
+/// An ASCII name (nearly every one) is its own NFC form, and lowercases byte by byte.
+pub fn fold(name: &str) -> String {
+    if name.is_ascii() {
+        return name.to_ascii_lowercase();
+    }
     use unicode_normalization::UnicodeNormalization;
     name.nfc().collect::<String>().to_lowercase()
 }
@@ -725,10 +729,18 @@ const HFS_IGNORED: &[char] = &[
 /// spaces and dots dropped, before an alternate data stream (`:stream`), and with `\\` as a
 /// separator; on HFS+, with the code points it ignores removed.
 fn names_like(component: &str, name: &str) -> bool {
-    component.split('\\').any(|part| {
-        let part: String = part.chars().filter(|c| !HFS_IGNORED.contains(c)).collect();
+    let ntfs_name = |part: &str| {
         let part = part.split(':').next().unwrap_or_default();
         part.trim_end_matches([' ', '.']).eq_ignore_ascii_case(name)
+    };
+    component.split('\\').any(|part| {
+        // Every code point HFS+ ignores is outside ASCII: an ASCII part (nearly every one)
+        // is compared as it is, without a copy.
+        if part.is_ascii() {
+            return ntfs_name(part);
+        }
+        let part: String = part.chars().filter(|c| !HFS_IGNORED.contains(c)).collect();
+        ntfs_name(&part)
     })
 }
 
@@ -906,5 +918,68 @@ mod tests {
             b"second\n"
         );
         assert!(!workspace.has_read(rel), "a file read to check is not kept");
+    }
+
+    /// The general fold: NFC, then Unicode lowercase.
+    fn fold_by_unicode(name: &str) -> String {
+        use unicode_normalization::UnicodeNormalization;
+        name.nfc().collect::<String>().to_lowercase()
+    }
+
+    /// Every one- and two-character ASCII name, and some longer ones.
+    fn ascii_names() -> Vec<String> {
+        let chars: Vec<char> = (0u8..128).map(char::from).collect();
+        let mut names: Vec<String> = chars.iter().map(|c| c.to_string()).collect();
+        for a in &chars {
+            for b in &chars {
+                names.push(format!("{a}{b}"));
+            }
+        }
+        names.extend(
+            [
+                ".GIT",
+                "Git~1",
+                ".git. . ",
+                ".git:stream",
+                "a\\.Git",
+                ".PatchDeck.",
+                "Src/Main.RS",
+            ]
+            .map(str::to_owned),
+        );
+        names
+    }
+
+    #[test]
+    fn an_ascii_name_folds_as_unicode_would_fold_it() {
+        for name in ascii_names() {
+            assert_eq!(fold(&name), fold_by_unicode(&name), "{name:?}");
+        }
+        // Outside ASCII, the general fold: composed, then lowercased.
+        assert_eq!(fold("Cafe\u{301}.TXT"), "caf\u{e9}.txt");
+        assert_eq!(fold("\u{c9}T\u{c9}"), "\u{e9}t\u{e9}");
+    }
+
+    #[test]
+    fn an_ascii_component_names_git_exactly_when_its_filtered_copy_does() {
+        let by_copy = |component: &str, name: &str| {
+            component.split('\\').any(|part| {
+                let part: String = part.chars().filter(|c| !HFS_IGNORED.contains(c)).collect();
+                let part = part.split(':').next().unwrap_or_default();
+                part.trim_end_matches([' ', '.']).eq_ignore_ascii_case(name)
+            })
+        };
+        let mut matched = 0;
+        for component in ascii_names() {
+            for name in [".git", "git~1", STATE_DIR] {
+                let like = names_like(&component, name);
+                assert_eq!(like, by_copy(&component, name), "{component:?} as {name:?}");
+                matched += usize::from(like);
+            }
+        }
+        assert!(matched >= 5, "the names cover matches too, found {matched}");
+        // Outside ASCII, the code points HFS+ ignores are still dropped.
+        assert!(is_dotgit(".g\u{200c}IT"));
+        assert!(!is_dotgit(".g\u{e9}it"));
     }
 }

@@ -567,8 +567,7 @@ fn position_of(location: &str) -> Place {
 
 /// What makes two docPaths the same file: equal after lowercasing and Unicode NFC.
 pub fn path_identity(doc_path: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    doc_path.nfc().collect::<String>().to_lowercase()
+    crate::workspace::fold(doc_path)
 }
 
 /// The parts of a batch a format produces; `formats` adds the source and hashes.
