@@ -331,10 +331,29 @@ const SKELETON_ELEMENTS: usize = 16;
 /// size, it takes a few kilobytes. Duplicate keys are allowed here (the last one wins): the
 /// format's loader refuses them in its own terms. A syntax error is the JSON reader's.
 pub fn skeleton(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = Skeleton { depth: 0 }.deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(value)
+    read_whole(bytes, Skeleton { depth: 0 })
+}
+
+/// Reads `bytes` as one JSON value with `seed`, refusing anything after it. Input that is
+/// UTF-8 throughout (nearly all) is checked once, in one pass, and not again string by
+/// string; any other is read byte by byte, so that the error names the string with the bad
+/// byte, as before.
+pub fn read_whole<'de, S: DeserializeSeed<'de>>(
+    bytes: &'de [u8],
+    seed: S,
+) -> Result<S::Value, serde_json::Error> {
+    fn read<'de, R: serde_json::de::Read<'de>, S: DeserializeSeed<'de>>(
+        mut deserializer: serde_json::Deserializer<R>,
+        seed: S,
+    ) -> Result<S::Value, serde_json::Error> {
+        let value = seed.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(value)
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read(serde_json::Deserializer::from_str(text), seed),
+        Err(_) => read(serde_json::Deserializer::from_slice(bytes), seed),
+    }
 }
 
 #[derive(Clone, Copy)]

@@ -29,14 +29,12 @@ pub fn read(
     ahead: Option<&ReadAhead>,
 ) -> Option<ParsedBatch> {
     let trail = Trail::default();
-    let mut deserializer = serde_json::Deserializer::from_slice(input);
-    let read = Top {
+    let top = Top {
         ids: &ids,
         ahead,
         trail: &trail,
-    }
-    .deserialize(&mut deserializer)
-    .and_then(|top| deserializer.end().map(|()| top));
+    };
+    let read = crate::json::stream::read_whole(input, top);
     let top = match read {
         Ok(top) => top,
         Err(e) => {
