@@ -2,10 +2,12 @@
 //! they share.
 //!
 //! A unified diff's lines are spans of the diff itself, which its changes share: a hunk side
-//! is two allocations (its spans and their box), however many lines it has, where a string per
-//! line would be one each (a 2,000-file diff has about 560,000 lines). Lines that come one by
-//! one (a JSON array's strings, a located find) are the strings the format read, taken as they
-//! are, so that a change of one line costs no more than a string does.
+//! is two allocations (its spans and their box), however many lines it has, and none when it
+//! is one line, where a string per line would be one each (a 2,000-file diff has about 560,000
+//! lines). A TUL-002 batch's lines are spans of the batch in the same way, wherever the JSON
+//! string has no escape (the reader borrows it from the input). Lines that come one by one
+//! otherwise (an escaped JSON string, a located find) are the strings the format read, taken
+//! as they are.
 
 use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
@@ -25,6 +27,15 @@ enum Repr {
     /// Spans of a shared text (a unified diff's hunks, cut from the diff): the spans and their
     /// box, none per line. Boxed, so that a `TextLines` is no larger than a `Vec`.
     Shared(Box<Shared>),
+    /// One line of a shared text (a hunk side or a JSON array of one line, the most common
+    /// kind): no allocation at all.
+    One(Arc<String>, [(u32, u32); 1]),
+}
+
+/// What the lines are read from: strings, or spans of a text.
+enum View<'a> {
+    Owned(&'a [String]),
+    Spans(&'a str, &'a [(u32, u32)]),
 }
 
 #[derive(Clone)]
@@ -54,19 +65,53 @@ impl TextLines {
                 (offset(span.start), offset(span.end))
             })
             .collect();
-        if spans.is_empty() {
-            return TextLines::default();
+        TextLines::of_spans(text, spans)
+    }
+
+    /// The lines at `spans` of `text`, checked already.
+    fn of_spans(text: &Arc<String>, spans: Vec<(u32, u32)>) -> TextLines {
+        match spans[..] {
+            [] => TextLines::default(),
+            [one] => TextLines(Repr::One(Arc::clone(text), [one])),
+            _ => TextLines(Repr::Shared(Box::new(Shared {
+                text: Arc::clone(text),
+                spans,
+            }))),
         }
-        TextLines(Repr::Shared(Box::new(Shared {
-            text: Arc::clone(text),
-            spans,
-        })))
+    }
+
+    /// The lines `lines`, sharing `text` where each is a slice of it (as the strings a JSON
+    /// reader borrows from its input are), else copied as strings.
+    pub fn of_slices_of(text: Option<&Arc<String>>, lines: &[&str]) -> TextLines {
+        // By address: a string that lies inside `text` is a slice of it (two strings alive
+        // at once cannot overlap otherwise), so `text[start..end]` is that very string.
+        let span_in = |text: &str, line: &str| {
+            let start = (line.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+            let end = start + line.len();
+            text.get(start..end).map(|_| (offset(start), offset(end)))
+        };
+        if let Some(text) = text {
+            let spans: Option<Vec<(u32, u32)>> =
+                lines.iter().map(|line| span_in(text, line)).collect();
+            if let Some(spans) = spans {
+                return TextLines::of_spans(text, spans);
+            }
+        }
+        lines.iter().copied().collect()
+    }
+
+    fn view(&self) -> View<'_> {
+        match &self.0 {
+            Repr::Owned(lines) => View::Owned(lines),
+            Repr::Shared(shared) => View::Spans(&shared.text, &shared.spans),
+            Repr::One(text, span) => View::Spans(text, span),
+        }
     }
 
     pub fn len(&self) -> usize {
-        match &self.0 {
-            Repr::Owned(lines) => lines.len(),
-            Repr::Shared(shared) => shared.spans.len(),
+        match self.view() {
+            View::Owned(lines) => lines.len(),
+            View::Spans(_, spans) => spans.len(),
         }
     }
 
@@ -75,21 +120,20 @@ impl TextLines {
     }
 
     pub fn get(&self, index: usize) -> Option<&str> {
-        match &self.0 {
-            Repr::Owned(lines) => lines.get(index).map(String::as_str),
-            Repr::Shared(shared) => shared
-                .spans
+        match self.view() {
+            View::Owned(lines) => lines.get(index).map(String::as_str),
+            View::Spans(text, spans) => spans
                 .get(index)
-                .map(|&(start, end)| &shared.text[start as usize..end as usize]),
+                .map(|&(start, end)| &text[start as usize..end as usize]),
         }
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        match &self.0 {
-            Repr::Owned(lines) => Iter::Owned(lines.iter()),
-            Repr::Shared(shared) => Iter::Shared {
-                text: &shared.text,
-                spans: shared.spans.iter(),
+        match self.view() {
+            View::Owned(lines) => Iter::Owned(lines.iter()),
+            View::Spans(text, spans) => Iter::Shared {
+                text,
+                spans: spans.iter(),
             },
         }
     }
@@ -98,10 +142,8 @@ impl TextLines {
     pub fn slice(&self, range: Range<usize>) -> TextLines {
         match &self.0 {
             Repr::Owned(lines) => TextLines(Repr::Owned(lines[range].to_vec())),
-            Repr::Shared(shared) => TextLines(Repr::Shared(Box::new(Shared {
-                text: Arc::clone(&shared.text),
-                spans: shared.spans[range].to_vec(),
-            }))),
+            Repr::Shared(shared) => TextLines::of_spans(&shared.text, shared.spans[range].to_vec()),
+            Repr::One(text, span) => TextLines::of_spans(text, span[range].to_vec()),
         }
     }
 
@@ -132,7 +174,7 @@ impl TextLines {
     fn into_vec(self) -> Vec<String> {
         match self.0 {
             Repr::Owned(lines) => lines,
-            Repr::Shared(_) => self.to_vec(),
+            Repr::Shared(_) | Repr::One(..) => self.to_vec(),
         }
     }
 }
@@ -305,5 +347,49 @@ mod tests {
         );
         assert_eq!(format!("{shared:?}"), r#"["a", "bc", "", "d"]"#);
         assert!(TextLines::default().is_empty());
+    }
+
+    #[test]
+    fn one_shared_line_reads_as_any_other() {
+        let text = Arc::new(String::from("ab\ncd"));
+        let one = TextLines::of_shared(&text, std::iter::once(3..5));
+        assert!(matches!(one.0, Repr::One(..)));
+        assert_eq!(one, ["cd"]);
+        assert_eq!((one.len(), one.get(0), one.get(1)), (1, Some("cd"), None));
+        assert_eq!(one.iter().rev().collect::<Vec<_>>(), ["cd"]);
+        assert_eq!(one.slice(0..1), ["cd"]);
+        assert!(one.slice(1..1).is_empty());
+        assert_eq!(one.join("|"), "cd");
+        let mut extended = one.clone();
+        extended.extend(&TextLines::of_shared(&text, std::iter::once(0..2)));
+        assert_eq!(extended, ["cd", "ab"]);
+        // A slice of several lines down to one is one line again.
+        let two = TextLines::of_shared(&text, [0..2, 3..5]);
+        assert!(matches!(two.slice(1..2).0, Repr::One(..)));
+    }
+
+    #[test]
+    fn slices_of_the_text_are_shared_and_others_copied() {
+        let text = Arc::new(String::from("héllo\nworld"));
+        let (hello, world) = (&text[0..6], &text[7..12]);
+        let shared = TextLines::of_slices_of(Some(&text), &[world, hello]);
+        assert_eq!(shared, ["world", "héllo"]);
+        assert!(matches!(shared.0, Repr::Shared(_)));
+        assert!(matches!(
+            TextLines::of_slices_of(Some(&text), &[hello]).0,
+            Repr::One(..)
+        ));
+        // One string from elsewhere, and every line is copied; so without the text.
+        let elsewhere = String::from("world");
+        let copied = TextLines::of_slices_of(Some(&text), &[hello, &elsewhere]);
+        assert_eq!(copied, ["héllo", "world"]);
+        assert!(matches!(copied.0, Repr::Owned(_)));
+        assert!(matches!(
+            TextLines::of_slices_of(None, &[hello]).0,
+            Repr::Owned(_)
+        ));
+        // An empty line at the very end of the text is still a span of it.
+        let end = &text[12..];
+        assert_eq!(TextLines::of_slices_of(Some(&text), &[end]), [""]);
     }
 }

@@ -511,7 +511,13 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
 fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
     let mut walker = Walker::default();
     let parsed = workspace.reading_ahead(true, |ahead| {
-        tul002::parse_reading_ahead(input.bytes(), input.sha256(), &mut walker, ahead)
+        tul002::parse_reading_ahead(
+            input.bytes(),
+            input.text(),
+            input.sha256(),
+            &mut walker,
+            ahead,
+        )
     });
     match parsed {
         Some(parsed) if !walker.has_problems() => {

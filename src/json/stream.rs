@@ -9,29 +9,35 @@
 //! a JSON input that format detection looks at.
 
 use super::{duplicate_key, Trail, MAX_PROBLEMS};
+use crate::text_lines::TextLines;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::Arc;
 
 /// A field's value as read from a stream: what a format reads fields as, and nothing bigger.
+///
+/// A string is borrowed from the input wherever it has no escape.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Lean {
+pub enum Lean<'de> {
     Null,
     Bool,
     Number(Number),
-    Str(String),
+    Str(Cow<'de, str>),
     /// An array, with its strings kept and anything else only noted.
     Strings(StringArray),
     /// An object, walked past.
     Object,
 }
 
-/// The strings of an array in order; elements that are not strings are noted by index and
-/// kind (at most [`MAX_PROBLEMS`], the rest counted), never built.
+/// The strings of an array in order, as lines (spans of the input where it is shared, see
+/// [`LeanSeed::text`]); elements that are not strings are noted by index and kind (at most
+/// [`MAX_PROBLEMS`], the rest counted), never built.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StringArray {
-    pub items: Vec<String>,
+    pub items: TextLines,
     pub not_strings: Vec<(usize, &'static str)>,
     pub more_not_strings: usize,
 }
@@ -42,7 +48,7 @@ impl StringArray {
     }
 }
 
-impl Lean {
+impl Lean<'_> {
     /// What the value is, for messages (as [`super::kind_of`] says it).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -60,59 +66,64 @@ impl Lean {
 #[derive(Clone, Copy)]
 pub struct LeanSeed<'t> {
     pub trail: &'t Trail,
+    /// The input being read, when it is held as shared text: an array's strings borrowed
+    /// from it become spans of it, not copies.
+    pub text: Option<&'t Arc<String>>,
 }
 
 impl<'de> DeserializeSeed<'de> for LeanSeed<'_> {
-    type Value = Lean;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lean, D::Error> {
+    type Value = Lean<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lean<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for LeanSeed<'_> {
-    type Value = Lean;
+    type Value = Lean<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Lean, E> {
+    fn visit_bool<E>(self, _: bool) -> Result<Lean<'de>, E> {
         Ok(Lean::Bool)
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Lean, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Lean<'de>, E> {
         Ok(Lean::Number(v.into()))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Lean, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Lean<'de>, E> {
         Ok(Lean::Number(v.into()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Lean, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Lean<'de>, E> {
         Ok(Number::from_f64(v).map_or(Lean::Null, Lean::Number))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Lean, E> {
-        Ok(Lean::Str(v.to_owned()))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Lean<'de>, E> {
+        Ok(Lean::Str(Cow::Borrowed(v)))
     }
-    fn visit_string<E>(self, v: String) -> Result<Lean, E> {
-        Ok(Lean::Str(v))
+    fn visit_str<E>(self, v: &str) -> Result<Lean<'de>, E> {
+        Ok(Lean::Str(Cow::Owned(v.to_owned())))
     }
-    fn visit_unit<E>(self) -> Result<Lean, E> {
+    fn visit_string<E>(self, v: String) -> Result<Lean<'de>, E> {
+        Ok(Lean::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E>(self) -> Result<Lean<'de>, E> {
         Ok(Lean::Null)
     }
-    fn visit_none<E>(self) -> Result<Lean, E> {
+    fn visit_none<E>(self) -> Result<Lean<'de>, E> {
         Ok(Lean::Null)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lean, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lean<'de>, A::Error> {
         let mut array = StringArray::default();
+        let mut strings = Gathered::default();
         let mut index = 0;
         loop {
             match seq.next_element_seed(Element { trail: self.trail }) {
-                Ok(Some(Ok(item))) => array.items.push(item),
+                Ok(Some(Ok(item))) => strings.push(item),
                 Ok(Some(Err(kind))) if array.not_strings.len() < MAX_PROBLEMS => {
                     array.not_strings.push((index, kind))
                 }
                 Ok(Some(Err(_))) => array.more_not_strings += 1,
                 Ok(None) => {
-                    // Pushed one by one, the strings may have room for more (four, for one):
-                    // a million one-line changes would hold that room a million times.
-                    array.items.shrink_to_fit();
+                    array.items = strings.into_lines(self.text);
                     return Ok(Lean::Strings(array));
                 }
                 Err(e) => {
@@ -123,9 +134,55 @@ impl<'de> Visitor<'de> for LeanSeed<'_> {
             index += 1;
         }
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Lean, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Lean<'de>, A::Error> {
         Ignore { trail: self.trail }.visit_map(map)?;
         Ok(Lean::Object)
+    }
+}
+
+/// An array's strings as they are read. The first is kept aside, so that an array of one
+/// string, the most common, needs no list.
+#[derive(Default)]
+struct Gathered<'de> {
+    first: Option<Cow<'de, str>>,
+    rest: Vec<Cow<'de, str>>,
+}
+
+impl<'de> Gathered<'de> {
+    fn push(&mut self, item: Cow<'de, str>) {
+        match self.first {
+            None => self.first = Some(item),
+            Some(_) => self.rest.push(item),
+        }
+    }
+
+    /// The strings as lines: spans of `text` when every one was borrowed from it, else
+    /// strings (an escaped string is one already, and is moved, not copied).
+    fn into_lines(self, text: Option<&Arc<String>>) -> TextLines {
+        let Some(first) = self.first else {
+            return TextLines::default();
+        };
+        let borrowed = |item: &Cow<'de, str>| match item {
+            Cow::Borrowed(s) => Some(*s),
+            Cow::Owned(_) => None,
+        };
+        if text.is_some() {
+            if self.rest.is_empty() {
+                if let Some(line) = borrowed(&first) {
+                    return TextLines::of_slices_of(text, &[line]);
+                }
+            } else if let Some(lines) = std::iter::once(&first)
+                .chain(&self.rest)
+                .map(borrowed)
+                .collect::<Option<Vec<&str>>>()
+            {
+                return TextLines::of_slices_of(text, &lines);
+            }
+        }
+        std::iter::once(first)
+            .chain(self.rest)
+            .map(Cow::into_owned)
+            .collect()
     }
 }
 
@@ -136,23 +193,26 @@ struct Element<'t> {
 }
 
 impl<'de> DeserializeSeed<'de> for Element<'_> {
-    type Value = Result<String, &'static str>;
+    type Value = Result<Cow<'de, str>, &'static str>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Element<'_> {
-    type Value = Result<String, &'static str>;
+    type Value = Result<Cow<'de, str>, &'static str>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Ok(Cow::Borrowed(v)))
+    }
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Ok(v.to_owned()))
+        Ok(Ok(Cow::Owned(v.to_owned())))
     }
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Ok(v))
+        Ok(Ok(Cow::Owned(v)))
     }
     fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
         Ok(Err("a boolean"))
@@ -448,14 +508,82 @@ mod tests {
     fn lean_values_keep_strings_and_note_the_rest() {
         let trail = Trail::default();
         let mut de = serde_json::Deserializer::from_str(r#"["a", 1, {"k": [2]}, "b"]"#);
-        let lean = LeanSeed { trail: &trail }.deserialize(&mut de).unwrap();
+        let lean = LeanSeed {
+            trail: &trail,
+            text: None,
+        }
+        .deserialize(&mut de)
+        .unwrap();
         let Lean::Strings(array) = lean else {
             panic!("{lean:?}")
         };
         assert_eq!(array.items, vec!["a", "b"]);
         assert_eq!(array.not_strings, vec![(1, "a number"), (2, "an object")]);
         let mut de = serde_json::Deserializer::from_str(r#"{"k": 1, "k": 2}"#);
-        let err = LeanSeed { trail: &trail }.deserialize(&mut de).unwrap_err();
+        let err = LeanSeed {
+            trail: &trail,
+            text: None,
+        }
+        .deserialize(&mut de)
+        .unwrap_err();
         assert!(err.to_string().contains("duplicate key \"k\""), "{err}");
+    }
+
+    #[test]
+    fn strings_without_escapes_are_spans_of_a_shared_input() {
+        let trail = Trail::default();
+        let read = |text: &Arc<String>| -> String {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let lean = LeanSeed {
+                trail: &trail,
+                text: Some(text),
+            }
+            .deserialize(&mut de)
+            .unwrap();
+            match lean {
+                Lean::Strings(array) => array.items.join("|"),
+                Lean::Str(Cow::Borrowed(s)) => format!("borrowed {s}"),
+                Lean::Str(Cow::Owned(s)) => format!("owned {s}"),
+                other => panic!("{other:?}"),
+            }
+        };
+        for (json, expected, shares) in [
+            (r#"["one"]"#, "one", 1),
+            (r#"["x", "", "z"]"#, "x||z", 1),
+            (r#"["a", 7, "b"]"#, "a|b", 1),
+            // An escaped string is not in the input as it reads: every line is a string then.
+            (r#"["a", "say \"b\""]"#, "a|say \"b\"", 0),
+            (r#"["tab\t"]"#, "tab\t", 0),
+            ("[]", "", 0),
+            // A lone string is borrowed while the input is read, and shares nothing.
+            (r#""plain""#, "borrowed plain", 0),
+            (r#""esc\u0061ped""#, "owned escaped", 0),
+        ] {
+            let text = Arc::new(json.to_owned());
+            let lines = read(&text);
+            assert_eq!(lines, expected, "{json}");
+            // Each array that shares the input holds one more count of it, no more.
+            let kept = LeanSeed {
+                trail: &trail,
+                text: Some(&text),
+            }
+            .deserialize(&mut serde_json::Deserializer::from_str(&text))
+            .unwrap();
+            assert_eq!(Arc::strong_count(&text) - 1, shares, "{json}");
+            drop(kept);
+        }
+        // Without the shared input, the lines are strings.
+        let text = Arc::new(String::from(r#"["one"]"#));
+        let kept = LeanSeed {
+            trail: &trail,
+            text: None,
+        }
+        .deserialize(&mut serde_json::Deserializer::from_str(&text))
+        .unwrap();
+        assert_eq!(Arc::strong_count(&text), 1);
+        assert!(
+            matches!(&kept, Lean::Strings(a) if a.items == ["one"]),
+            "{kept:?}"
+        );
     }
 }

@@ -11,6 +11,7 @@ use super::stream::Lean;
 use super::{field_path, index_path, kind_of};
 use crate::error::InputProblem;
 use crate::model::InputWarning;
+use crate::text_lines::TextLines;
 use serde_json::{Map, Number, Value};
 
 /// The most problems, and the most warnings, a walker lists; the rest are counted.
@@ -238,7 +239,7 @@ impl Walker {
     /// [`Walker::opt_str`] of a field read as a stream.
     pub fn lean_opt_str<'v>(
         &mut self,
-        field: Option<&'v Lean>,
+        field: Option<&'v Lean<'_>>,
         path: &str,
         key: &str,
     ) -> Option<&'v str> {
@@ -255,7 +256,7 @@ impl Walker {
     /// [`Walker::req_str`] of a field read as a stream.
     pub fn lean_req_str<'v>(
         &mut self,
-        field: Option<&'v Lean>,
+        field: Option<&'v Lean<'_>>,
         path: &str,
         key: &str,
     ) -> Option<&'v str> {
@@ -267,7 +268,12 @@ impl Walker {
     }
 
     /// [`Walker::req_uint`] of a field read as a stream.
-    pub fn lean_req_uint(&mut self, field: Option<&Lean>, path: &str, key: &str) -> Option<u64> {
+    pub fn lean_req_uint(
+        &mut self,
+        field: Option<&Lean<'_>>,
+        path: &str,
+        key: &str,
+    ) -> Option<u64> {
         match field {
             None | Some(Lean::Null) => {
                 self.missing(path, key, "whole number");
@@ -285,10 +291,10 @@ impl Walker {
     /// copied.
     pub fn lean_req_str_array(
         &mut self,
-        field: Option<Lean>,
+        field: Option<Lean<'_>>,
         path: &str,
         key: &str,
-    ) -> Option<Vec<String>> {
+    ) -> Option<TextLines> {
         match field {
             None | Some(Lean::Null) => {
                 self.missing(path, key, "array");

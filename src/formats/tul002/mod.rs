@@ -18,6 +18,7 @@ use crate::read_ahead::ReadAhead;
 use crate::text_lines::TextLines;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub const NAME: &str = "tul002";
 
@@ -86,35 +87,37 @@ fn unwrap_envelope(value: &Value) -> Option<(&Map<String, Value>, &'static str)>
 /// Problems and warnings go to `walker`; the batch is returned only when there are no
 /// problems.
 pub fn parse(input: &[u8], walker: &mut Walker) -> Option<ParsedBatch> {
-    stream::read(input, IdDeriver::new(input), walker, None)
+    stream::read(input, None, IdDeriver::new(input), walker, None)
 }
 
 /// [`parse`], handing each file's docPath to `ahead` as soon as it is read, so that the files
 /// are read (and hashed, as every TUL-002 file names its SHA-256) while the rest is parsed.
-/// `input_sha256` is the SHA-256 of `input`, computed already.
+/// `input_sha256` is the SHA-256 of `input`, computed already. `text` is `input` itself held
+/// as shared text, when it is UTF-8: the changes' lines are then spans of it, not copies.
 pub fn parse_reading_ahead(
     input: &[u8],
+    text: Option<&Arc<String>>,
     input_sha256: &str,
     walker: &mut Walker,
     ahead: &ReadAhead,
 ) -> Option<ParsedBatch> {
     let ids = IdDeriver::seeded(input_sha256.to_owned());
-    stream::read(input, ids, walker, Some(ahead))
+    stream::read(input, text, ids, walker, Some(ahead))
 }
 
 /// Fields read from a stream, by their place in a list of known fields.
 #[derive(Debug)]
-struct Fields<const N: usize>(pub [Option<Lean>; N]);
+struct Fields<'de, const N: usize>(pub [Option<Lean<'de>>; N]);
 
-impl<const N: usize> Default for Fields<N> {
+impl<const N: usize> Default for Fields<'_, N> {
     fn default() -> Self {
         Fields(std::array::from_fn(|_| None))
     }
 }
 
-impl<const N: usize> Fields<N> {
+impl<'de, const N: usize> Fields<'de, N> {
     /// The field named `name` of `known`, when the input has it (`null` included).
-    fn get(&self, known: &[&str], name: &str) -> Option<&Lean> {
+    fn get(&self, known: &[&str], name: &str) -> Option<&Lean<'de>> {
         let i = known
             .iter()
             .position(|k| *k == name)
@@ -122,7 +125,7 @@ impl<const N: usize> Fields<N> {
         self.0[i].as_ref()
     }
 
-    fn take(&mut self, known: &[&str], name: &str) -> Option<Lean> {
+    fn take(&mut self, known: &[&str], name: &str) -> Option<Lean<'de>> {
         let i = known
             .iter()
             .position(|k| *k == name)
@@ -131,9 +134,9 @@ impl<const N: usize> Fields<N> {
     }
 }
 
-type BatchFields = Fields<4>;
-type FileFields = Fields<6>;
-type ChangeFields = Fields<9>;
+type BatchFields<'de> = Fields<'de, 4>;
+type FileFields<'de> = Fields<'de, 6>;
+type ChangeFields<'de> = Fields<'de, 9>;
 
 /// Where the walker stood before a part of the input was read: how many problems it listed
 /// (to name those the part added) and had found (to tell whether it added any).
@@ -161,7 +164,7 @@ impl Before {
 fn batch_from(
     walker: &mut Walker,
     ids: &IdDeriver,
-    body: stream::BodyRead,
+    body: stream::BodyRead<'_>,
     root_path: &str,
 ) -> Option<ParsedBatch> {
     let stream::BodyRead {
@@ -391,15 +394,14 @@ impl ChangesRead {
 fn file_from(
     walker: &mut Walker,
     ids: &IdDeriver,
-    mut fields: FileFields,
-    changes: Option<stream::ChangesField>,
+    mut fields: FileFields<'_>,
+    changes: Option<stream::ChangesField<'_>>,
     path: &str,
     index: usize,
     before: Before,
 ) -> FileRead {
-    let field = |fields: &FileFields, name| fields.get(FILE_FIELDS, name).cloned();
     let doc_path = walker
-        .lean_req_str(field(&fields, "docPath").as_ref(), path, "docPath")
+        .lean_req_str(fields.get(FILE_FIELDS, "docPath"), path, "docPath")
         .map(str::to_owned);
     if doc_path.as_deref() == Some("") {
         walker.problem(field_path(path, "docPath"), "must not be empty");
@@ -721,7 +723,7 @@ fn change_from(
                 "newLines",
                 "a delete must not have newLines",
             );
-            Some(Vec::new())
+            Some(TextLines::default())
         }
         Operation::Insert | Operation::Replace => {
             let lines =
@@ -759,8 +761,8 @@ fn change_from(
             description,
             operation,
             range,
-            expected: expected.map(TextLines::from),
-            new_lines: new_lines.into(),
+            expected,
+            new_lines,
             match_tier: MatchTier::Exact,
             eof_newline: None,
             new_eols: None,
@@ -779,7 +781,7 @@ struct Position {
 }
 
 /// Each entry must be one line: a line break inside it would write (or expect) several.
-pub(crate) fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &[String]) {
+fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &TextLines) {
     for (i, line) in lines.iter().enumerate() {
         if !crate::lines::is_one_line(line) {
             walker.problem(

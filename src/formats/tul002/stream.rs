@@ -18,12 +18,15 @@ use crate::read_ahead::ReadAhead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
 
 /// Reads and checks a TUL-002 batch from its bytes, deriving IDs with `ids` (seeded from the
-/// same bytes). Problems and warnings go to `walker`; the batch is returned only when there
+/// same bytes). `text`, when given, is the same bytes held as shared text: the lines of the
+/// changes are spans of it wherever the JSON string has no escape. Problems and warnings go to `walker`; the batch is returned only when there
 /// are none.
 pub fn read(
     input: &[u8],
+    text: Option<&Arc<String>>,
     ids: IdDeriver,
     walker: &mut Walker,
     ahead: Option<&ReadAhead>,
@@ -33,6 +36,7 @@ pub fn read(
         ids: &ids,
         ahead,
         trail: &trail,
+        text,
     };
     let read = crate::json::stream::read_whole(input, top);
     let top = match read {
@@ -75,17 +79,17 @@ enum Outer<T> {
 }
 
 /// The top level: a batch, perhaps with another under `result` or `arguments`.
-struct TopRead {
-    body: BodyRead,
-    result: Option<Box<BodyRead>>,
-    arguments: Option<Box<BodyRead>>,
+struct TopRead<'de> {
+    body: BodyRead<'de>,
+    result: Option<Box<BodyRead<'de>>>,
+    arguments: Option<Box<BodyRead<'de>>>,
 }
 
 /// What one batch object held: its own fields, its files as read (`None` when it has no
 /// `files`), and the problems and warnings found in it, kept apart until it is known to be the
 /// batch.
-pub(super) struct BodyRead {
-    pub fields: BatchFields,
+pub(super) struct BodyRead<'de> {
+    pub fields: BatchFields<'de>,
     /// The names of the fields that are not the batch's.
     pub unknown: Vec<String>,
     pub files: Option<FilesRead>,
@@ -96,7 +100,7 @@ pub(super) struct BodyRead {
 pub(super) enum FilesRead {
     Read(Files),
     /// Something else than an array.
-    Not(Lean),
+    Not(Lean<'static>),
 }
 
 #[derive(Clone, Copy)]
@@ -104,10 +108,11 @@ struct Top<'a> {
     ids: &'a IdDeriver,
     ahead: Option<&'a ReadAhead>,
     trail: &'a Trail,
+    text: Option<&'a Arc<String>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Top<'_> {
-    type Value = Outer<TopRead>;
+    type Value = Outer<TopRead<'de>>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
@@ -168,7 +173,7 @@ macro_rules! not_an_array {
             Ok($not(Lean::Number(0.into())))
         }
         fn visit_str<E>(self, _: &str) -> Result<$value, E> {
-            Ok($not(Lean::Str(String::new())))
+            Ok($not(Lean::Str(Default::default())))
         }
         fn visit_unit<E>(self) -> Result<$value, E> {
             Ok($not(Lean::Null))
@@ -194,12 +199,12 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 impl<'de> Visitor<'de> for Top<'_> {
-    type Value = Outer<TopRead>;
+    type Value = Outer<TopRead<'de>>;
 
-    not_an_object!(Outer<TopRead>);
+    not_an_object!(Outer<TopRead<'de>>);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut body = Body::new(self.ids, self.ahead, self.trail, "");
+        let mut body = Body::new(self.ids, self.ahead, self.trail, self.text, "");
         let (mut result, mut arguments) = (None, None);
         let mut seen = SeenKeys::default();
         while let Some(key) = map.next_key_seed(KeySeed { known: TOP_KEYS })? {
@@ -217,6 +222,7 @@ impl<'de> Visitor<'de> for Top<'_> {
                         ids: self.ids,
                         ahead: self.ahead,
                         trail: self.trail,
+                        text: self.text,
                         root,
                     })
                     .map(|inner| {
@@ -246,23 +252,24 @@ struct BodySeed<'a> {
     ids: &'a IdDeriver,
     ahead: Option<&'a ReadAhead>,
     trail: &'a Trail,
+    text: Option<&'a Arc<String>>,
     root: &'static str,
 }
 
 impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
-    type Value = Outer<BodyRead>;
+    type Value = Outer<BodyRead<'de>>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for BodySeed<'_> {
-    type Value = Outer<BodyRead>;
+    type Value = Outer<BodyRead<'de>>;
 
-    not_an_object!(Outer<BodyRead>);
+    not_an_object!(Outer<BodyRead<'de>>);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut body = Body::new(self.ids, self.ahead, self.trail, self.root);
+        let mut body = Body::new(self.ids, self.ahead, self.trail, self.text, self.root);
         let mut seen = SeenKeys::default();
         while let Some(key) = map.next_key_seed(KeySeed {
             known: BATCH_FIELDS,
@@ -279,10 +286,10 @@ impl<'de> Visitor<'de> for BodySeed<'_> {
 }
 
 /// A batch object being read.
-struct Body<'a> {
+struct Body<'a, 'de> {
     reading: RefCell<Reading<'a>>,
     trail: &'a Trail,
-    fields: BatchFields,
+    fields: BatchFields<'de>,
     unknown: Vec<String>,
     files: Option<FilesRead>,
 }
@@ -292,6 +299,8 @@ struct Reading<'a> {
     ids: &'a IdDeriver,
     /// Where each file's docPath goes as soon as it is read, to be read meanwhile.
     ahead: Option<&'a ReadAhead>,
+    /// The input as shared text, which lines are spans of (see [`LeanSeed::text`]).
+    text: Option<&'a Arc<String>>,
     walker: Walker,
     /// JSON path of the batch object (`""`, `result` or `arguments`).
     root: &'static str,
@@ -299,17 +308,19 @@ struct Reading<'a> {
     changes: usize,
 }
 
-impl<'a> Body<'a> {
+impl<'a, 'de> Body<'a, 'de> {
     fn new(
         ids: &'a IdDeriver,
         ahead: Option<&'a ReadAhead>,
         trail: &'a Trail,
+        text: Option<&'a Arc<String>>,
         root: &'static str,
-    ) -> Body<'a> {
+    ) -> Body<'a, 'de> {
         Body {
             reading: RefCell::new(Reading {
                 ids,
                 ahead,
+                text,
                 walker: Walker::default(),
                 root,
                 changes: 0,
@@ -322,7 +333,7 @@ impl<'a> Body<'a> {
     }
 
     /// Reads the value of the batch's field `name`.
-    fn field<'de, A: MapAccess<'de>>(&mut self, map: &mut A, name: &str) -> Result<(), A::Error> {
+    fn field<A: MapAccess<'de>>(&mut self, map: &mut A, name: &str) -> Result<(), A::Error> {
         match name {
             "files" => {
                 let files_path = field_path(self.reading.borrow().root, "files");
@@ -334,7 +345,10 @@ impl<'a> Body<'a> {
             }
             _ => match BATCH_FIELDS.iter().position(|f| *f == name) {
                 Some(i) => {
-                    self.fields.0[i] = Some(map.next_value_seed(LeanSeed { trail: self.trail })?);
+                    self.fields.0[i] = Some(map.next_value_seed(LeanSeed {
+                        trail: self.trail,
+                        text: self.reading.borrow().text,
+                    })?);
                 }
                 None => {
                     map.next_value_seed(Ignore { trail: self.trail })?;
@@ -345,7 +359,7 @@ impl<'a> Body<'a> {
         Ok(())
     }
 
-    fn finish(self) -> BodyRead {
+    fn finish(self) -> BodyRead<'de> {
         BodyRead {
             fields: self.fields,
             unknown: self.unknown,
@@ -455,7 +469,10 @@ impl<'de> Visitor<'de> for FileSeed<'_, '_> {
                     })
                     .map(|read| changes = Some(read)),
                 Key::Known(i) => map
-                    .next_value_seed(LeanSeed { trail: self.trail })
+                    .next_value_seed(LeanSeed {
+                        trail: self.trail,
+                        text: self.reading.borrow().text,
+                    })
                     .map(|value| {
                         if let (Some(ahead), "docPath", Lean::Str(doc_path)) =
                             (self.reading.borrow().ahead, FILE_FIELDS[*i], &value)
@@ -498,29 +515,36 @@ struct ChangesSeed<'r, 'a> {
 }
 
 /// A file's `changes` field, read.
-pub(super) enum ChangesField {
+pub(super) enum ChangesField<'de> {
     Read(super::ChangesRead),
     /// Something else than an array.
-    Not(Lean),
+    Not(Lean<'de>),
 }
 
 impl<'de> DeserializeSeed<'de> for ChangesSeed<'_, '_> {
-    type Value = ChangesField;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ChangesField, D::Error> {
+    type Value = ChangesField<'de>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<ChangesField<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for ChangesSeed<'_, '_> {
-    type Value = ChangesField;
+    type Value = ChangesField<'de>;
 
-    not_an_array!(ChangesField, ChangesField::Not, "an array of changes");
+    not_an_array!(ChangesField<'de>, ChangesField::Not, "an array of changes");
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChangesField, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChangesField<'de>, A::Error> {
         let mut changes = super::ChangesRead::default();
         loop {
             let index = changes.count;
-            let change = match seq.next_element_seed(ChangeSeed { trail: self.trail }) {
+            let text = self.reading.borrow().text;
+            let change = match seq.next_element_seed(ChangeSeed {
+                trail: self.trail,
+                text,
+            }) {
                 Ok(Some(change)) => change,
                 Ok(None) => break,
                 Err(e) => {
@@ -559,19 +583,20 @@ impl<'de> Visitor<'de> for ChangesSeed<'_, '_> {
 #[derive(Clone, Copy)]
 struct ChangeSeed<'r> {
     trail: &'r Trail,
+    text: Option<&'r Arc<String>>,
 }
 
 impl<'de> DeserializeSeed<'de> for ChangeSeed<'_> {
-    type Value = Outer<(ChangeFields, Vec<String>)>;
+    type Value = Outer<(ChangeFields<'de>, Vec<String>)>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for ChangeSeed<'_> {
-    type Value = Outer<(ChangeFields, Vec<String>)>;
+    type Value = Outer<(ChangeFields<'de>, Vec<String>)>;
 
-    not_an_object!(Outer<(ChangeFields, Vec<String>)>);
+    not_an_object!(Outer<(ChangeFields<'de>, Vec<String>)>);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut fields = ChangeFields::default();
@@ -583,7 +608,10 @@ impl<'de> Visitor<'de> for ChangeSeed<'_> {
             seen.note(&key, CHANGE_FIELDS)?;
             let read = match &key {
                 Key::Known(i) => map
-                    .next_value_seed(LeanSeed { trail: self.trail })
+                    .next_value_seed(LeanSeed {
+                        trail: self.trail,
+                        text: self.text,
+                    })
                     .map(|value| fields.0[*i] = Some(value)),
                 Key::Unknown(name) => map
                     .next_value_seed(Ignore { trail: self.trail })
