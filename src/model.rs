@@ -357,8 +357,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    prefixed_hex("", bytes)
+}
+
+/// `prefix` and then `bytes` as lowercase hex, in one string (an ID is one allocation).
+fn prefixed_hex(prefix: &str, bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
+    let mut out = String::with_capacity(prefix.len() + bytes.len() * 2);
+    out.push_str(prefix);
     for byte in bytes {
         out.push(DIGITS[(byte >> 4) as usize] as char);
         out.push(DIGITS[(byte & 15) as usize] as char);
@@ -498,10 +504,7 @@ impl IdDeriver {
         state.update(&framed);
         framed.clear();
         FRAMED.set(framed);
-        ChangeId(format!(
-            "chg-{}",
-            &hex(&state.finalize()[..ID_HEX_DIGITS / 2])
-        ))
+        ChangeId(prefixed_hex("chg-", &state.finalize()[..ID_HEX_DIGITS / 2]))
     }
 }
 

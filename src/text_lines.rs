@@ -90,12 +90,21 @@ impl TextLines {
             let end = start + line.len();
             text.get(start..end).map(|_| (offset(start), offset(end)))
         };
-        if let Some(text) = text {
-            let spans: Option<Vec<(u32, u32)>> =
-                lines.iter().map(|line| span_in(text, line)).collect();
-            if let Some(spans) = spans {
-                return TextLines::of_spans(text, spans);
+        match (text, lines) {
+            // One line, the most common: no list of spans to build first.
+            (Some(text), [line]) => {
+                if let Some(span) = span_in(text, line) {
+                    return TextLines(Repr::One(Arc::clone(text), [span]));
+                }
             }
+            (Some(text), _) => {
+                let spans: Option<Vec<(u32, u32)>> =
+                    lines.iter().map(|line| span_in(text, line)).collect();
+                if let Some(spans) = spans {
+                    return TextLines::of_spans(text, spans);
+                }
+            }
+            (None, _) => {}
         }
         lines.iter().copied().collect()
     }

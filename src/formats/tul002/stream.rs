@@ -17,7 +17,7 @@ use crate::model::IdDeriver;
 use crate::read_ahead::ReadAhead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
-use std::fmt;
+use std::fmt::{self, Write};
 use std::sync::Arc;
 
 /// Reads and checks a TUL-002 batch from its bytes, deriving IDs with `ids` (seeded from the
@@ -538,6 +538,9 @@ impl<'de> Visitor<'de> for ChangesSeed<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChangesField<'de>, A::Error> {
         let mut changes = super::ChangesRead::default();
+        // Each change's JSON path, written over the last one's: a batch has a change per line
+        // changed, and a string each would be an allocation each.
+        let mut path = String::with_capacity(self.path.len() + 8);
         loop {
             let index = changes.count;
             let text = self.reading.borrow().text;
@@ -558,7 +561,9 @@ impl<'de> Visitor<'de> for ChangesSeed<'_, '_> {
                 self.trail.index(index);
                 return Err(over_limit(&format!("{MAX_CHANGES} changes")));
             }
-            let path = index_path(self.path, index);
+            path.clear();
+            path.push_str(self.path);
+            write!(path, "[{index}]").expect("writing to a string does not fail");
             let read = match change {
                 Outer::Object((fields, unknown)) => {
                     reading.walker.unknown_names(
