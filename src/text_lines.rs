@@ -399,6 +399,8 @@ mod tests {
         ));
         // An empty line at the very end of the text is still a span of it.
         let end = &text[12..];
-        assert_eq!(TextLines::of_slices_of(Some(&text), &[end]), [""]);
+        let at_end = TextLines::of_slices_of(Some(&text), &[end]);
+        assert_eq!(at_end, [""]);
+        assert!(matches!(at_end.0, Repr::One(..)));
     }
 }

@@ -548,6 +548,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tul002_batch_read_as_text_lends_its_lines_from_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let sha = crate::model::sha256_hex(b"one\ntwo\n");
+        let json = format!(
+            r#"{{"files": [{{"docPath": "a.txt", "originalSha256": "{sha}", "changes": [
+                {{"operation": "replace", "startLine": 1, "endLine": 1,
+                  "expectedOriginalLines": ["one"], "newLines": ["uno", "say \"hi\""]}},
+                {{"operation": "replace", "startLine": 2, "endLine": 2,
+                  "expectedOriginalLines": ["two"], "newLines": ["dos", "tres"]}}]}}]}}"#
+        );
+        let input = Input::from_bytes("batch.json", json);
+        let text = Arc::clone(input.text().expect("a UTF-8 input is held as text"));
+        let batch = load_with(&input, &workspace, &LoadOptions::default()).unwrap();
+        let changes = &batch.files[0].changes;
+        assert_eq!(changes[0].expected.as_ref().unwrap(), &["one"]);
+        assert_eq!(changes[0].new_lines, ["uno", "say \"hi\""]);
+        assert_eq!(changes[1].expected.as_ref().unwrap(), &["two"]);
+        assert_eq!(changes[1].new_lines, ["dos", "tres"]);
+        // The input, this test's handle, and the three arrays without an escape, each
+        // holding the input once; the array with an escaped string holds copies.
+        assert_eq!(Arc::strong_count(&text), 2 + 3);
+        drop(batch);
+        assert_eq!(Arc::strong_count(&text), 2);
+    }
+
+    #[test]
     fn batches_over_the_file_limit_are_refused() {
         let file = FilePatch {
             id: FilePatchId("f".into()),

@@ -586,4 +586,33 @@ mod tests {
             "{kept:?}"
         );
     }
+
+    #[test]
+    fn a_whole_input_reads_as_serde_json_reads_its_bytes() {
+        // `read_whole` reads UTF-8 text without checking each string again, and anything
+        // else as bytes: either way the value or the error (its words, line and column) is
+        // what reading the bytes gives.
+        let by_bytes = |bytes: &[u8]| {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            Skeleton { depth: 0 }
+                .deserialize(&mut de)
+                .and_then(|v| de.end().map(|()| v))
+                .map_err(|e| e.to_string())
+        };
+        for bytes in [
+            &b"{\"files\": [{\"docPath\": \"a\"}]}"[..],
+            b"{\"a\": \"caf\xc3\xa9\"}",
+            b"{\"a\": \"x\xff\"}",
+            b"{\"k\xfe\": 1}",
+            b"{\"a\": 1} \xff",
+            b"{\"a\": \"\\ud800\"}",
+            b"{\"a\": \"tab\there\"}",
+            b"{\"a\": [1, 2,]}",
+            b"{\"a\": \"cut",
+            b"\xef\xbb\xbf{}",
+        ] {
+            let whole = read_whole(bytes, Skeleton { depth: 0 }).map_err(|e| e.to_string());
+            assert_eq!(whole, by_bytes(bytes), "{}", bytes.escape_ascii());
+        }
+    }
 }
