@@ -23,7 +23,7 @@ pub fn detect(input: &Input) -> Result<&'static str> {
     let trimmed = input.bytes().trim_ascii_start();
     let mut json_error = None;
     if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
-        match crate::json::stream::skeleton(input.bytes()) {
+        match crate::json::stream::skeleton(input.bytes(), input.text().map(|t| t.as_str())) {
             Ok(value) => {
                 if let Some(name) = detect_json(&value) {
                     return Ok(name);

@@ -390,16 +390,19 @@ const SKELETON_ELEMENTS: usize = 16;
 /// levels, the first sixteen elements of each array, every string empty. Whatever the input's
 /// size, it takes a few kilobytes. Duplicate keys are allowed here (the last one wins): the
 /// format's loader refuses them in its own terms. A syntax error is the JSON reader's.
-pub fn skeleton(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    read_whole(bytes, Skeleton { depth: 0 })
+/// `text` is `bytes` when they are known to be UTF-8 already (see [`read_whole`]).
+pub fn skeleton(bytes: &[u8], text: Option<&str>) -> Result<Value, serde_json::Error> {
+    read_whole(bytes, text, Skeleton { depth: 0 })
 }
 
 /// Reads `bytes` as one JSON value with `seed`, refusing anything after it. Input that is
 /// UTF-8 throughout (nearly all) is checked once, in one pass, and not again string by
-/// string; any other is read byte by byte, so that the error names the string with the bad
-/// byte, as before.
+/// string: not at all when `text`, the same bytes, says it is (an input read as text was
+/// checked as it was read). Any other is read byte by byte, so that the error names the
+/// string with the bad byte, as before.
 pub fn read_whole<'de, S: DeserializeSeed<'de>>(
     bytes: &'de [u8],
+    text: Option<&'de str>,
     seed: S,
 ) -> Result<S::Value, serde_json::Error> {
     fn read<'de, R: serde_json::de::Read<'de>, S: DeserializeSeed<'de>>(
@@ -410,9 +413,10 @@ pub fn read_whole<'de, S: DeserializeSeed<'de>>(
         deserializer.end()?;
         Ok(value)
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => read(serde_json::Deserializer::from_str(text), seed),
-        Err(_) => read(serde_json::Deserializer::from_slice(bytes), seed),
+    debug_assert!(text.is_none_or(|text| text.as_bytes() == bytes));
+    match text.map_or_else(|| std::str::from_utf8(bytes).ok(), Some) {
+        Some(text) => read(serde_json::Deserializer::from_str(text), seed),
+        None => read(serde_json::Deserializer::from_slice(bytes), seed),
     }
 }
 
@@ -497,11 +501,11 @@ mod tests {
         let input = format!(
             "{{\"files\": [{{\"docPath\": \"a.txt\", \"changes\": [{{\"deep\": [1]}}]}}], \"many\": {many}}}"
         );
-        let value = skeleton(input.as_bytes()).unwrap();
+        let value = skeleton(input.as_bytes(), None).unwrap();
         assert_eq!(value["files"][0]["docPath"], "");
         assert_eq!(value["files"][0]["changes"], Value::Array(Vec::new()));
         assert_eq!(value["many"].as_array().unwrap().len(), SKELETON_ELEMENTS);
-        assert!(skeleton(b"{\"a\": [1,]}").is_err());
+        assert!(skeleton(b"{\"a\": [1,]}", None).is_err());
     }
 
     #[test]
@@ -611,8 +615,13 @@ mod tests {
             b"{\"a\": \"cut",
             b"\xef\xbb\xbf{}",
         ] {
-            let whole = read_whole(bytes, Skeleton { depth: 0 }).map_err(|e| e.to_string());
+            let whole = read_whole(bytes, None, Skeleton { depth: 0 }).map_err(|e| e.to_string());
             assert_eq!(whole, by_bytes(bytes), "{}", bytes.escape_ascii());
+            // Said to be text already, it is read as that text.
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                let told = read_whole(bytes, Some(text), Skeleton { depth: 0 });
+                assert_eq!(told.map_err(|e| e.to_string()), by_bytes(bytes));
+            }
         }
     }
 }

@@ -38,7 +38,7 @@ pub fn read(
         trail: &trail,
         text,
     };
-    let read = crate::json::stream::read_whole(input, top);
+    let read = crate::json::stream::read_whole(input, text.map(|t| t.as_str()), top);
     let top = match read {
         Ok(top) => top,
         Err(e) => {
