@@ -465,8 +465,8 @@ impl IdDeriver {
     /// The ID of the file patch at `index` naming `doc_path`.
     pub fn file_id(&self, index: usize, doc_path: &str) -> FilePatchId {
         let digest =
-            sha256_hex(format!("{}\0file\0{index}\0{doc_path}", self.file_seed).as_bytes());
-        FilePatchId(format!("file-{}", &digest[..ID_HEX_DIGITS]))
+            Sha256::digest(format!("{}\0file\0{index}\0{doc_path}", self.file_seed).as_bytes());
+        FilePatchId(prefixed_hex("file-", &digest[..ID_HEX_DIGITS / 2]))
     }
 
     /// The ID of the change at `index` of file patch `file`, whose content is summarised by

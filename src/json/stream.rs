@@ -166,18 +166,17 @@ impl<'de> Gathered<'de> {
             Cow::Borrowed(s) => Some(*s),
             Cow::Owned(_) => None,
         };
-        if text.is_some() {
-            if self.rest.is_empty() {
-                if let Some(line) = borrowed(&first) {
-                    return TextLines::of_slices_of(text, &[line]);
-                }
-            } else if let Some(lines) = std::iter::once(&first)
-                .chain(&self.rest)
-                .map(borrowed)
-                .collect::<Option<Vec<&str>>>()
-            {
-                return TextLines::of_slices_of(text, &lines);
+        // Without `text`, `of_slices_of` copies them, as below.
+        if self.rest.is_empty() {
+            if let Some(line) = borrowed(&first) {
+                return TextLines::of_slices_of(text, &[line]);
             }
+        } else if let Some(lines) = std::iter::once(&first)
+            .chain(&self.rest)
+            .map(borrowed)
+            .collect::<Option<Vec<&str>>>()
+        {
+            return TextLines::of_slices_of(text, &lines);
         }
         std::iter::once(first)
             .chain(self.rest)
