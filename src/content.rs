@@ -9,6 +9,7 @@
 //! and made whole only for those that need it whole (a diff of it, its lines shown). A content
 //! that is not made from a file (an original `undo` puts back) is simply its bytes, whole.
 
+use crate::checksum::Checksum;
 use crate::sha256::Sha256;
 use std::borrow::Cow;
 use std::fmt;
@@ -131,6 +132,11 @@ impl Content {
             hasher.update(piece);
         }
         crate::model::hex(&hasher.finalize())
+    }
+
+    /// The [`Checksum`] of the bytes, piece by piece.
+    pub fn checksum(&self) -> Checksum {
+        Checksum::of_pieces(self.pieces())
     }
 
     /// Writes every byte to `out`, the runs gathered into as few calls as the system allows.

@@ -16,6 +16,7 @@
 //! reviewer ask both of a checked batch and its decisions.
 
 pub mod bounded;
+pub mod checksum;
 pub mod commit;
 pub mod config;
 pub mod content;

@@ -7,6 +7,7 @@
 //! [`Snapshot`] (bytes, hash, line index, size, mtime, mode) that the commit re-checks before
 //! writing.
 
+use crate::checksum::Checksum;
 use crate::lines::{LineIndex, Lines};
 use crate::model::sha256_hex;
 use crate::problem::ProblemKind;
@@ -91,15 +92,17 @@ impl PathProblem {
 /// was a fifth of what `check` spent; the commit's own re-check compares bytes instead.
 ///
 /// A snapshot [released](Snapshot::release) after its file was verified keeps only its
-/// identity: its stamp, and its SHA-256 if that was computed first. Only `check` releases
-/// snapshots (see [`Workspace::release_files`]); asking one for its bytes, lines or an
-/// uncomputed hash is a bug in patchdeck, and panics rather than reading as empty content.
+/// identity: its stamp, its [`Checksum`] and its SHA-256 when those were computed first.
+/// Only a workspace told to let files go releases snapshots (see
+/// [`Workspace::release_files`]); asking one for its bytes, lines or an uncomputed hash is a
+/// bug in patchdeck, and panics rather than reading as empty content.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    /// The bytes as read. Never replaced, only released: the hash and the line index cached
+    /// The bytes as read. Never replaced, only released: the hashes and the line index cached
     /// below (shared by every clone) are of these bytes.
     bytes: Option<Arc<Vec<u8>>>,
     sha256: Arc<OnceLock<String>>,
+    checksum: Arc<OnceLock<Checksum>>,
     lines: Arc<OnceLock<Arc<LineIndex>>>,
     pub stamp: Stamp,
 }
@@ -110,6 +113,7 @@ impl Snapshot {
         Snapshot {
             bytes: Some(Arc::new(bytes)),
             sha256: Arc::default(),
+            checksum: Arc::default(),
             lines: Arc::default(),
             stamp,
         }
@@ -117,16 +121,32 @@ impl Snapshot {
 
     /// The bytes as read, shared by every clone.
     pub fn bytes(&self) -> &Arc<Vec<u8>> {
-        self.bytes
-            .as_ref()
-            .expect("only `check` releases a file's bytes, and it never reads them afterwards")
+        self.bytes.as_ref().expect(
+            "a released file's bytes are never read: the commit reads the file again instead",
+        )
     }
 
     /// Lets the bytes and the line index go (in this snapshot; a clone that still holds them
-    /// keeps them), keeping the stamp and the SHA-256 if it was computed.
+    /// keeps them), keeping the stamp and the hashes that were computed.
     pub fn release(&mut self) {
         self.bytes = None;
         self.lines = Arc::default();
+    }
+
+    /// The SHA-256 when it can be had: computed already, or computed now from the bytes
+    /// still held (none for a released snapshot that was not hashed first).
+    pub fn known_sha256(&self) -> Option<String> {
+        match (&self.bytes, self.sha256.get()) {
+            (_, Some(sha)) => Some(sha.clone()),
+            (Some(_), None) => Some(self.sha256().to_owned()),
+            (None, None) => None,
+        }
+    }
+
+    /// The [`Checksum`] of the bytes, computed on the first call: what the commit checks the
+    /// file against when it reads it again.
+    pub fn checksum(&self) -> Checksum {
+        *self.checksum.get_or_init(|| Checksum::of(self.bytes()))
     }
 
     /// Whether [`Snapshot::release`] let the bytes go.
@@ -708,12 +728,18 @@ impl Unread {
 
     /// Reads the rest, waiting on the disk if it must. Bounded again: a file that grows while
     /// it is read stops at the limit too.
-    pub fn finish(mut self) -> io::Result<Snapshot> {
+    pub fn finish(self) -> io::Result<Snapshot> {
+        let stamp = Stamp::of(&self.meta);
+        Ok(Snapshot::new(self.finish_bytes()?, stamp))
+    }
+
+    /// [`Unread::finish`], the bytes alone.
+    pub fn finish_bytes(mut self) -> io::Result<Vec<u8>> {
         let have = self.bytes.len() as u64;
         (&mut self.file)
             .take(MAX_FILE_BYTES.saturating_sub(have))
             .read_to_end(&mut self.bytes)?;
-        Ok(Snapshot::new(self.bytes, Stamp::of(&self.meta)))
+        Ok(self.bytes)
     }
 }
 
@@ -877,7 +903,37 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "only `check` releases")]
+    fn a_released_snapshot_keeps_the_checksum_and_says_which_hashes_it_knows() {
+        let mut released = snapshot(b"one\ntwo\n");
+        let checksum = released.checksum();
+        assert_eq!(checksum, Checksum::of(b"one\ntwo\n"));
+        assert!(
+            released.known_sha256().is_some(),
+            "computed from the bytes held"
+        );
+        let mut unhashed = snapshot(b"three\n");
+        unhashed.checksum();
+        released.release();
+        unhashed.release();
+        assert_eq!(
+            released.checksum(),
+            checksum,
+            "the checksum outlives the bytes"
+        );
+        assert_eq!(
+            released.known_sha256().as_deref(),
+            Some(sha256_hex(b"one\ntwo\n").as_str())
+        );
+        assert_eq!(
+            unhashed.known_sha256(),
+            None,
+            "never computed, and the bytes are gone"
+        );
+        assert_eq!(unhashed.checksum(), Checksum::of(b"three\n"));
+    }
+
+    #[test]
+    #[should_panic(expected = "a released file's bytes are never read")]
     fn a_released_snapshot_never_reads_as_empty_content() {
         let mut released = snapshot(b"content\n");
         released.release();
@@ -885,7 +941,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "only `check` releases")]
+    #[should_panic(expected = "a released file's bytes are never read")]
     fn a_released_snapshot_is_not_hashed_afterwards() {
         let mut released = snapshot(b"content\n");
         released.release();
