@@ -55,7 +55,8 @@ const STEPS: &[(&str, usize)] = &[
     ("journal", 1),
     ("mkdir", 1), // docs/ for the new changelog
     ("stage", 6),
-    ("sync", 4), // the folders of the six files: ., docs, src, windows
+    ("sync", 4),    // the folders of the six files: ., docs, src, windows
+    ("prepare", 1), // the journal again, with the staged contents' checksums
     ("rename", 6),
     ("mark", 1),
 ];

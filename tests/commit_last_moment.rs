@@ -138,6 +138,51 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
     }
 }
 
+/// Between the re-check (a stat, before the journal) and staging (which reads the file): a
+/// target rewritten in place with its size and time kept passes the stat, and only its bytes
+/// tell. `apply` holds no copy of what it verified, only its checksum: staging catches it,
+/// the commit stops as changed on disk (exit 1), and nothing of it is left.
+#[test]
+fn a_file_rewritten_before_it_is_staged_stops_the_commit_as_changed() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-old b\n+new b\n",
+    )
+    .unwrap();
+    let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
+    // Stopped once the first journal is written: the re-check is done, nothing is staged.
+    let child = apply_armed(ws.path(), &batch, "journal:1=stop", None);
+    wait_stopped(&child);
+    let target = ws.path().join("b.txt");
+    let times = fs::metadata(&target).unwrap();
+    let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
+    use std::io::Write;
+    (&file).write_all(b"OLD B\n").unwrap();
+    file.set_times(
+        fs::FileTimes::new()
+            .set_modified(times.modified().unwrap())
+            .set_accessed(times.accessed().unwrap()),
+    )
+    .unwrap();
+    let out = resume(child);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("b.txt: it was edited since the batch was verified")
+            && err.contains("the commit stopped before writing anything"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&target).unwrap(), b"OLD B\n");
+    assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old a\n");
+    no_leftovers(ws.path());
+    assert!(
+        !ws.path().join(".patchdeck/history").exists(),
+        "a commit that wrote nothing entered the undo history"
+    );
+}
+
 /// A batch of 60 one-line modifications, `f00.txt` to `f59.txt`, and a workspace for it.
 fn sixty_files() -> (
     tempfile::TempDir,

@@ -3,12 +3,13 @@
 //! re-check is lost. The exchange leaves the original at the staged name, where it is the
 //! backup; where the file system cannot exchange, a link or a copy beside the target keeps it.
 
-use super::beneath::{Dir, Folders, Stat};
+use super::beneath::{Dir, Folders, Kind, Stat};
 use super::failpoint::{hit, Failpoint};
 use super::journal::{self, Entry};
 use super::stage::give_to;
+use crate::checksum::Checksum;
 use crate::plan::FileWrite;
-use crate::workspace::Stamp;
+use crate::workspace::{Stamp, Unread};
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, ErrorKind};
@@ -26,7 +27,7 @@ pub(super) enum Put {
 }
 
 /// A file exchanged and waiting for its check: its folder, name and staged name, the
-/// journal entry, the write and the stamp the re-check found.
+/// journal entry, the write and the stamp staging found.
 type Exchanged<'a> = (
     Arc<Dir>,
     &'a OsStr,
@@ -46,8 +47,7 @@ type Exchanged<'a> = (
 /// hash at the staged name.
 pub(super) fn put_all_in_place(
     folders: &Folders,
-    entries: &[(&Entry, &FileWrite)],
-    found: &[Option<Stamp>],
+    entries: &[(&Entry, &FileWrite, Option<&Stamp>)],
     failpoint: Option<&Failpoint>,
 ) -> Result<(), (PathBuf, io::Error)> {
     let failed = AtomicBool::new(false);
@@ -74,19 +74,19 @@ pub(super) fn put_all_in_place(
             })
             .collect();
         let mut result = Ok(());
-        for ((entry, write), stamp) in entries.iter().zip(found) {
+        for &(entry, write, stamp) in entries {
             if failed.load(Ordering::Relaxed) {
                 break;
             }
             let put = folders.parent_of(&entry.path).and_then(|(dir, name)| {
                 hit(failpoint, "rename")?;
-                let put = put_in_place(&dir, name, entry, write, stamp.as_ref())?;
+                let put = put_in_place(&dir, name, entry, write, stamp)?;
                 Ok((dir, name, put))
             });
             match put {
                 Ok((dir, name, Put::Exchanged(staged))) => {
                     // The checkers end only when this sender is dropped.
-                    let _ = checks.send((dir, name, staged, entry, write, stamp.as_ref()));
+                    let _ = checks.send((dir, name, staged, entry, write, stamp));
                 }
                 Ok((_, _, Put::Done)) => {}
                 Err(e) => {
@@ -141,7 +141,9 @@ pub(super) fn put_in_place(
             let shared = stamp.is_some_and(|s| s.nlink > 1);
             keep_beside(dir, name, &original, shared)?;
             let verified = match (shared, &write.before) {
-                (true, Some(before)) => journal::read_all(dir, &original)? == **before.bytes(),
+                (true, Some(before)) => {
+                    Checksum::of(&journal::read_all(dir, &original)?) == before.checksum()
+                }
                 _ => is_verified_original(dir, &original, stamp, write)?,
             };
             if !verified {
@@ -166,6 +168,7 @@ pub(super) fn put_in_place(
                 Err(e) => Err(e),
             }
         }
+        journal::EntryKind::Unchanged => Ok(Put::Done),
         journal::EntryKind::Delete => {
             let original = beside(&entry.backup)?;
             dir.remove_file_if_exists(&original)?;
@@ -212,8 +215,9 @@ fn changed(dir: &Dir, name: &OsStr) -> io::Error {
     ))
 }
 
-/// Whether `name` is exactly the file the commit re-checked: the same file (device, inode,
-/// size, modification time) holding the same bytes as were verified.
+/// Whether `name` is exactly the file staging read: the same file (device, inode, size,
+/// modification time, as the descriptor it is read through says) holding bytes with the
+/// verified checksum.
 fn is_verified_original(
     dir: &Dir,
     name: &OsStr,
@@ -223,15 +227,22 @@ fn is_verified_original(
     let (Some(was), Some(before)) = (stamp, write.before.as_ref()) else {
         return Ok(false);
     };
-    let Some(Stat { stamp: is, .. }) = dir.stat(name)? else {
-        return Ok(false);
+    let (file, meta) = match dir.open_file_stat(name) {
+        Ok(opened) => opened,
+        // Nothing there, or not a regular file (a link or a folder another program put there).
+        Err(_) if !matches!(dir.stat(name)?, Some(st) if st.kind == Kind::File) => {
+            return Ok(false)
+        }
+        Err(e) => return Err(e),
     };
+    let is = Stamp::of(&meta);
     if (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
         != (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
     {
         return Ok(false);
     }
-    Ok(journal::read_all(dir, name)? == **before.bytes())
+    let bytes = Unread::with(file, meta)?.finish_bytes()?;
+    Ok(Checksum::of(&bytes) == before.checksum())
 }
 
 /// The last check before a plain rename (where the file system cannot exchange): the target is

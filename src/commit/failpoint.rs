@@ -6,7 +6,8 @@
 //! and `eacces` return those errors, `kill` kills the process with SIGKILL as a crash would,
 //! `stop` stops it (SIGSTOP) until a test that raced it sends SIGCONT, and `sleep` makes that
 //! step take a second and a half (the process's other threads go on).
-//! Steps: `journal`, `mkdir`, `stage`, `sync`, `rename`, `check` (each file exchanged, before
+//! Steps: `journal`, `mkdir`, `stage`, `sync`, `prepare` (the journal written again with the
+//! staged contents' checksums), `rename`, `check` (each file exchanged, before
 //! what came out is checked, on a checking thread), `mark`, `cleanup`, `forget` (an
 //! undo's, between restoring the files and forgetting their record), and `recover` (each file
 //! recovery rolls back; armed from the environment by [`from_env`]). The CLI
@@ -43,7 +44,8 @@ struct Point {
 
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "sync", "rename", "check", "mark", "cleanup", "forget", "recover",
+    "journal", "mkdir", "stage", "sync", "prepare", "rename", "check", "mark", "cleanup", "forget",
+    "recover",
 ];
 
 /// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`

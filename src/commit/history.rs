@@ -289,15 +289,20 @@ pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<St
         return Ok(None);
     };
     let (mut restored, mut untouched) = (true, true);
-    for entry in &journal.entries {
-        let now = hash_beneath(root, &entry.path)?;
+    let hashing = journal.hashing();
+    for entry in journal
+        .entries
+        .iter()
+        .filter(|e| e.kind != EntryKind::Unchanged)
+    {
+        let now = hash_beneath(root, &entry.path, hashing)?;
         let before = match entry.kind {
             EntryKind::Create => None,
-            _ => entry.pre_sha256.clone(),
+            _ => entry.pre_hash.clone(),
         };
         let after = match entry.kind {
             EntryKind::Delete => None,
-            _ => entry.post_sha256.clone(),
+            _ => entry.post_hash.clone(),
         };
         restored &= now == before;
         untouched &= now == after;

@@ -20,6 +20,7 @@
 
 use super::beneath::{Dir, Folders, Kind, Root, Stat};
 use super::seal::{Key, Purpose};
+use crate::checksum::Checksum;
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
 use crate::workspace::check_lexically;
@@ -32,6 +33,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum State {
+    /// Written before anything is staged: no target has been touched, and the new contents'
+    /// checksums are not known yet (each is made as its file is staged). Rolled back by
+    /// removing what was staged.
+    Staging,
+    /// Every new content staged and durable, its checksum recorded: targets may have been
+    /// exchanged. Rolled back by putting every original back.
     Prepared,
     Committed,
 }
@@ -42,6 +49,9 @@ pub enum EntryKind {
     Modify,
     Create,
     Delete,
+    /// A modification whose new content staging found to be the file as it is, bytes and
+    /// permissions: nothing is written to it, nothing is kept of it.
+    Unchanged,
 }
 
 impl From<WriteKind> for EntryKind {
@@ -54,7 +64,8 @@ impl From<WriteKind> for EntryKind {
     }
 }
 
-/// One file of a commit. Paths are relative to the workspace root.
+/// One file of a commit. Paths are relative to the workspace root. Contents are named by a
+/// hash of their bytes, of the kind the journal's version says ([`Hashing`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
@@ -67,8 +78,12 @@ pub struct Entry {
     /// beside the target while the commit runs (a deletion moves it there; a file system that
     /// cannot exchange links it there); in the undo history once archived.
     pub backup: Option<PathBuf>,
-    pub pre_sha256: Option<String>,
-    pub post_sha256: Option<String>,
+    /// The original's hash (none for a creation).
+    #[serde(rename = "preHash", alias = "preSha256")]
+    pub pre_hash: Option<String>,
+    /// The new content's hash (none for a deletion, and none until staging has made it).
+    #[serde(rename = "postHash", alias = "postSha256")]
+    pub post_hash: Option<String>,
     /// Folders the commit creates for this file, outermost first.
     pub created_dirs: Vec<PathBuf>,
 }
@@ -76,9 +91,50 @@ pub struct Entry {
 /// A journal being written: left by a process killed before it renamed it into place.
 pub const JOURNAL_TMP_NAME: &str = JOURNAL_TMP;
 
-/// The journal's format; version 1 kept originals in a folder of patchdeck's own, which a mount
-/// point inside the root could put on another file system.
-pub const VERSION: u32 = 2;
+/// The journal's format. Version 1 kept originals in a folder of patchdeck's own, which a mount
+/// point inside the root could put on another file system; version 2 named contents by their
+/// SHA-256 and had no `staging` state; version 3 names them by [`Checksum`]. Versions 2 and 3
+/// are read (a journal or undo record left by the patchdeck before an upgrade still
+/// recovers and undoes); version 3 is written.
+pub const VERSION: u32 = 3;
+
+/// How a journal of some version names contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hashing {
+    /// SHA-256, 64 hex digits (version 2).
+    Sha256,
+    /// [`Checksum`], 32 hex digits (version 3).
+    Checksum,
+}
+
+impl Hashing {
+    /// How journals of `version` name contents, if patchdeck reads that version.
+    pub fn of(version: u32) -> Option<Hashing> {
+        match version {
+            2 => Some(Hashing::Sha256),
+            3 => Some(Hashing::Checksum),
+            _ => None,
+        }
+    }
+
+    /// The name of `bytes`.
+    pub fn hash(self, bytes: &[u8]) -> String {
+        match self {
+            Hashing::Sha256 => sha256_hex(bytes),
+            Hashing::Checksum => Checksum::of(bytes).hex(),
+        }
+    }
+
+    /// Whether `hash` is a name of this kind, as patchdeck writes it (lowercase hex).
+    fn names(self, hash: &str) -> bool {
+        match self {
+            Hashing::Sha256 => {
+                hash.len() == 64 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            }
+            Hashing::Checksum => Checksum::parse(hash).is_some(),
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -186,6 +242,11 @@ fn beside(rel: &Path, id: &str, n: usize, ext: &str) -> PathBuf {
 }
 
 impl Journal {
+    /// How this journal names contents; its version was checked when it was read.
+    pub fn hashing(&self) -> Hashing {
+        Hashing::of(self.version).unwrap_or(Hashing::Checksum)
+    }
+
     /// Writes the journal atomically and durably into the state folder.
     pub fn save(&self, state: &Dir) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
@@ -227,8 +288,14 @@ impl Journal {
                 format!("the journal was not written by this version of patchdeck: {why}; nothing was done with it"),
             )
         };
-        if self.version != VERSION {
+        let Some(hashing) = Hashing::of(self.version) else {
             return Err(bad(format!("version {}", self.version)));
+        };
+        if self.state == State::Staging && hashing != Hashing::Checksum {
+            return Err(bad(format!(
+                "a version {} journal while staging",
+                self.version
+            )));
         }
         let id_ok = self.id.split_once('-').is_some_and(|(nanos, pid)| {
             nanos.len() == 32
@@ -246,13 +313,13 @@ impl Journal {
                 .ok_or_else(|| bad("a path is not UTF-8".into()))?;
             check_lexically(path).map_err(|p| bad(p.message))?;
             let staged_ok = match (entry.kind, &entry.staged) {
-                (EntryKind::Delete, None) => true,
-                (EntryKind::Delete, Some(_)) | (_, None) => false,
+                (EntryKind::Delete | EntryKind::Unchanged, None) => true,
+                (EntryKind::Delete | EntryKind::Unchanged, Some(_)) | (_, None) => false,
                 (_, Some(staged)) => *staged == staged_name(&entry.path, &self.id, n),
             };
             let backup_ok = match (entry.kind, &entry.backup) {
-                (EntryKind::Create, None) => true,
-                (EntryKind::Create, Some(_)) | (_, None) => false,
+                (EntryKind::Create | EntryKind::Unchanged, None) => true,
+                (EntryKind::Create | EntryKind::Unchanged, Some(_)) | (_, None) => false,
                 (_, Some(backup)) => match originals {
                     Originals::Beside => *backup == original_name(&entry.path, &self.id, n),
                     Originals::In(dir) => *backup == dir.join(n.to_string()),
@@ -261,10 +328,27 @@ impl Journal {
             let dirs_ok = entry.created_dirs.iter().all(|d| {
                 !d.as_os_str().is_empty() && entry.path.starts_with(d) && *d != entry.path
             });
-            let hashes_ok = [&entry.pre_sha256, &entry.post_sha256]
+            let hashes_ok = [&entry.pre_hash, &entry.post_hash]
                 .iter()
-                .all(|h| h.as_ref().is_none_or(|h| h.len() == 64));
-            if !(staged_ok && backup_ok && dirs_ok && hashes_ok) {
+                .all(|h| h.as_deref().is_none_or(|h| hashing.names(h)));
+            // What each kind records: an original's hash wherever there is an original, a
+            // new content's wherever one is written (and, while staging, nowhere yet).
+            let post_ok = match entry.kind {
+                EntryKind::Delete | EntryKind::Unchanged => entry.post_hash.is_none(),
+                _ if self.state == State::Staging => entry.post_hash.is_none(),
+                _ => entry.post_hash.is_some(),
+            };
+            let pre_ok = (entry.kind == EntryKind::Create) == entry.pre_hash.is_none();
+            let unchanged_ok = entry.kind != EntryKind::Unchanged
+                || (self.state != State::Staging && entry.created_dirs.is_empty());
+            if !(staged_ok
+                && backup_ok
+                && dirs_ok
+                && hashes_ok
+                && post_ok
+                && pre_ok
+                && unchanged_ok)
+            {
                 return Err(bad(format!("entry {n} ({path})")));
             }
         }
@@ -290,11 +374,16 @@ impl Journal {
         };
         progress.total.store(self.entries.len(), Ordering::Relaxed);
         match self.state {
-            State::Prepared => {
+            State::Staging | State::Prepared => {
                 let failpoint = super::failpoint::from_env();
+                let hashing = self.hashing();
                 for entry in self.entries.iter().rev() {
                     super::failpoint::hit(failpoint.as_ref(), "recover")?;
-                    rollback_entry(root, entry, &mut recovery)?;
+                    if self.state == State::Staging {
+                        unstage_entry(root, entry)?;
+                    } else {
+                        rollback_entry(root, entry, hashing, &mut recovery)?;
+                    }
                     progress.step();
                 }
             }
@@ -353,10 +442,32 @@ pub fn remove_beside(folders: &Folders, entry: &Entry) -> io::Result<()> {
     Ok(())
 }
 
+/// Removes what staging left of one file: its staged content, and the folders a creation made
+/// when nothing else is in them. Its target was never touched while staging.
+fn unstage_entry(root: &Root, entry: &Entry) -> io::Result<()> {
+    if let Some(staged) = &entry.staged {
+        match root.parent_of(staged) {
+            Ok((dir, name)) => {
+                dir.remove_file_if_exists(name)?;
+                dir.sync()?;
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    remove_created_dirs(root, entry);
+    Ok(())
+}
+
 /// Puts one file back as it was before the commit, wherever the commit had got to with it,
 /// checking hashes: the original is found by its hash, never guessed, and a file another
 /// program changed meanwhile is never overwritten.
-fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Result<()> {
+fn rollback_entry(
+    root: &Root,
+    entry: &Entry,
+    hashing: Hashing,
+    recovery: &mut Recovery,
+) -> io::Result<()> {
     let (dir, name) = match root.parent_of(&entry.path) {
         Ok(found) => found,
         // Its folder was never (or not wholly) created: nothing of this file exists, but the
@@ -375,14 +486,17 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
     let (staged, original) = (beside_name(&entry.staged), beside_name(&entry.backup));
     let hash_of = |n: &Option<std::ffi::OsString>| -> io::Result<Option<String>> {
         match n {
-            Some(n) => hash_in(&dir, n),
+            Some(n) => hash_in(&dir, n, hashing),
             None => Ok(None),
         }
     };
-    let current = hash_in(&dir, name)?;
+    let current = hash_in(&dir, name, hashing)?;
+    let (pre, post) = (&entry.pre_hash, &entry.post_hash);
     match entry.kind {
+        // Staging found nothing to write: nothing was.
+        EntryKind::Unchanged => {}
         EntryKind::Create => {
-            if current.is_some() && current == entry.post_sha256 {
+            if current.is_some() && current == *post {
                 dir.remove_file(name)?;
                 recovery.removed.push(entry.path.clone());
             } else if current.is_some() {
@@ -397,9 +511,9 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
         EntryKind::Modify | EntryKind::Delete => {
             let ours = match entry.kind {
                 EntryKind::Delete => current.is_none(),
-                _ => current.is_some() && current == entry.post_sha256,
+                _ => current.is_some() && current == *post,
             };
-            if current.is_some() && current == entry.pre_sha256 {
+            if current.is_some() && current == *pre {
                 // Untouched, or already put back.
             } else if ours {
                 // The target holds what the commit put there (or, for a deletion, nothing):
@@ -415,14 +529,14 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
                     .collect::<io::Result<Vec<_>>>()?;
                 let back = from
                     .iter()
-                    .find(|(_, h, _)| h.is_some() && *h == entry.pre_sha256)
+                    .find(|(_, h, _)| h.is_some() && *h == *pre)
                     .or_else(|| {
                         // Killed between exchanging and exchanging back a file another program
                         // had replaced: the staged name holds that program's file (a regular
                         // file, or a link, a folder or anything else it put there), which goes
                         // back to the target (and is named as left alone).
                         from.iter().find(|(n, h, there)| {
-                            Some(*n) == staged.as_ref() && *there && *h != entry.post_sha256
+                            Some(*n) == staged.as_ref() && *there && *h != *post
                         })
                     });
                 let Some((back, hash, _)) = back else {
@@ -432,7 +546,7 @@ fn rollback_entry(root: &Root, entry: &Entry, recovery: &mut Recovery) -> io::Re
                         entry.backup.as_deref().unwrap_or(Path::new("")).display()
                     )));
                 };
-                let theirs = *hash != entry.pre_sha256;
+                let theirs = *hash != *pre;
                 // Another program's entry may be a folder, which cannot be renamed over the
                 // file now at the target; exchanged, the file goes to the staged name and is
                 // removed below with what else is left.
@@ -481,27 +595,30 @@ fn remove_created_dirs(root: &Root, entry: &Entry) {
     }
 }
 
-/// The SHA-256 of the regular file `name` in `dir`; `None` when there is none.
-fn hash_in(dir: &Dir, name: &OsStr) -> io::Result<Option<String>> {
+/// The hash (of the kind `hashing` says) of the regular file `name` in `dir`; `None` when
+/// there is none.
+fn hash_in(dir: &Dir, name: &OsStr, hashing: Hashing) -> io::Result<Option<String>> {
     match dir.stat(name)? {
-        Some(stat) if stat.kind == Kind::File => Ok(Some(sha256_hex(&read_all(dir, name)?))),
+        Some(stat) if stat.kind == Kind::File => Ok(Some(hashing.hash(&read_all(dir, name)?))),
         _ => Ok(None),
     }
 }
 
-/// The SHA-256 of the regular file at `rel`, reached without following links; `None` when
-/// there is no regular file there.
-pub fn hash_beneath(root: &Root, rel: &Path) -> io::Result<Option<String>> {
+/// The hash (of the kind `hashing` says) of the regular file at `rel`, reached without
+/// following links; `None` when there is no regular file there.
+pub fn hash_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result<Option<String>> {
     match root.parent_of(rel) {
-        Ok((dir, name)) => hash_in(&dir, name),
+        Ok((dir, name)) => hash_in(&dir, name, hashing),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }
 
-/// Reads a whole regular file in `dir`.
+/// Reads a whole regular file in `dir` (its size asked once, so that it is read in as few
+/// calls as it can be).
 pub fn read_all(dir: &Dir, name: &OsStr) -> io::Result<Vec<u8>> {
-    crate::bounded::read_from(dir.open_file(name)?, crate::workspace::MAX_FILE_BYTES)
+    let (file, meta) = dir.open_file_stat(name)?;
+    crate::workspace::Unread::with(file, meta)?.finish_bytes()
 }
 
 /// Writes `bytes` to `name` in `dir` through the temporary `tmp`, fsynced, then the folder.
@@ -537,8 +654,8 @@ mod tests {
             kind: EntryKind::Modify,
             staged: Some(staged_name(Path::new(path), id, 0)),
             backup: Some(original_name(Path::new(path), id, 0)),
-            pre_sha256: Some("a".repeat(64)),
-            post_sha256: Some("b".repeat(64)),
+            pre_hash: Some("a".repeat(32)),
+            post_hash: Some("b".repeat(32)),
             created_dirs: Vec::new(),
         }
     }
@@ -554,8 +671,8 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let id = format!("{:032x}-42", 7);
             let mut entry = modify("app.py", &id);
-            entry.pre_sha256 = Some(sha256_hex(b"old\n"));
-            entry.post_sha256 = Some(sha256_hex(b"new\n"));
+            entry.pre_hash = Some(Checksum::of(b"old\n").hex());
+            entry.post_hash = Some(Checksum::of(b"new\n").hex());
             let target = dir.path().join("app.py");
             std::fs::write(&target, b"new\n").unwrap();
             let staged = dir.path().join(entry.staged.as_ref().unwrap());
@@ -569,7 +686,7 @@ mod tests {
             }
             let root = Root::open(dir.path()).unwrap();
             let mut recovery = Recovery::default();
-            rollback_entry(&root, &entry, &mut recovery).unwrap();
+            rollback_entry(&root, &entry, Hashing::Checksum, &mut recovery).unwrap();
             assert_eq!(recovery.left_alone, [PathBuf::from("app.py")], "{theirs}");
             assert!(recovery.restored.is_empty(), "{theirs}");
             match theirs {
@@ -582,6 +699,80 @@ mod tests {
                 "{theirs}: something is left at the staged name"
             );
         }
+    }
+
+    /// A journal left by the patchdeck before an upgrade (version 2, contents named by SHA-256)
+    /// is still read and rolled back: the original, at the staged name after its exchange, is
+    /// found by its SHA-256 and put back.
+    #[test]
+    fn a_version_2_journal_rolls_back_by_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = format!("{:032x}-42", 7);
+        let mut entry = modify("app.py", &id);
+        entry.pre_hash = Some(sha256_hex(b"old\n"));
+        entry.post_hash = Some(sha256_hex(b"new\n"));
+        let mut old = journal(vec![entry.clone()]);
+        old.version = 2;
+        assert!(old.validate(Originals::Beside).is_ok());
+        assert_eq!(old.hashing(), Hashing::Sha256);
+        std::fs::write(dir.path().join("app.py"), b"new\n").unwrap();
+        std::fs::write(dir.path().join(entry.staged.as_ref().unwrap()), b"old\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let mut recovery = Recovery::default();
+        rollback_entry(&root, &entry, old.hashing(), &mut recovery).unwrap();
+        assert_eq!(recovery.restored, [PathBuf::from("app.py")]);
+        assert_eq!(std::fs::read(dir.path().join("app.py")).unwrap(), b"old\n");
+        assert!(!dir.path().join(entry.staged.as_ref().unwrap()).exists());
+        // The same names under version 3 are not checksums: not patchdeck's shape.
+        old.version = 3;
+        assert!(old.validate(Originals::Beside).is_err());
+    }
+
+    /// What each state and kind records is held to what patchdeck writes: no new content's
+    /// checksum while staging, and nothing beside a file staging found unchanged.
+    #[test]
+    fn staging_and_unchanged_entries_hold_to_their_shape() {
+        let id = format!("{:032x}-42", 7);
+        let mut staging = journal(vec![modify("src/app.py", &id)]);
+        staging.state = State::Staging;
+        assert!(staging.validate(Originals::Beside).is_err(), "a post hash");
+        staging.entries[0].post_hash = None;
+        assert!(staging.validate(Originals::Beside).is_ok());
+        staging.version = 2;
+        assert!(
+            staging.validate(Originals::Beside).is_err(),
+            "v2 never stages"
+        );
+
+        let mut unchanged = modify("src/app.py", &id);
+        unchanged.kind = EntryKind::Unchanged;
+        unchanged.post_hash = None;
+        assert!(journal(vec![unchanged.clone()])
+            .validate(Originals::Beside)
+            .is_err());
+        unchanged.staged = None;
+        unchanged.backup = None;
+        assert!(journal(vec![unchanged]).validate(Originals::Beside).is_ok());
+    }
+
+    /// Rolling back a journal written while staging removes what was staged and never reads or
+    /// touches a target, whatever is there now.
+    #[test]
+    fn a_staging_journal_removes_what_was_staged_and_leaves_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = format!("{:032x}-42", 7);
+        let mut entry = modify("app.py", &id);
+        entry.post_hash = None;
+        std::fs::write(dir.path().join("app.py"), b"edited by someone\n").unwrap();
+        std::fs::write(dir.path().join(entry.staged.as_ref().unwrap()), b"new\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        unstage_entry(&root, &entry).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("app.py")).unwrap(),
+            b"edited by someone\n"
+        );
+        assert!(!dir.path().join(entry.staged.as_ref().unwrap()).exists());
+        unstage_entry(&root, &entry).unwrap();
     }
 
     #[test]

@@ -24,20 +24,23 @@ pub mod seal;
 mod stage;
 pub mod undo;
 
+use crate::checksum::Checksum;
 use crate::error::{Error, Result};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{Snapshot, Stamp, Unread, Workspace, STATE_DIR};
 use beneath::{Dir, Folders, Kind, Root};
 use exchange::put_all_in_place;
 use failpoint::{hit, Failpoint};
-use journal::{original_name, staged_name, Entry, Journal, Recovery, State};
+use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
 use lock::Lock;
-use stage::{stage, with_execute_bits};
+pub use stage::{as_changed, Changed, Make, NewContents};
+use stage::{keeps_permissions, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// How a commit behaves; the CLI fills this from flags and the environment once.
@@ -56,6 +59,10 @@ pub struct CommitOptions {
     /// This commit is an undo restoring the newest record, marked as being undone: the
     /// recovery before it must not take that mark for one an earlier undo left.
     pub undoing: bool,
+    /// Compute each written file's SHA-256 ([`Written::sha256`]) for whoever shows it: what
+    /// `apply` prints, the JSON report, the reviewer. Off, the commit hashes nothing with
+    /// SHA-256 (its own checks use the [`Checksum`]).
+    pub sha256: bool,
 }
 
 impl Default for CommitOptions {
@@ -67,6 +74,7 @@ impl Default for CommitOptions {
             label: String::new(),
             read_only: false,
             undoing: false,
+            sha256: true,
         }
     }
 }
@@ -76,7 +84,8 @@ impl Default for CommitOptions {
 pub struct Written {
     pub rel: PathBuf,
     pub kind: WriteKind,
-    /// SHA-256 of the new content (none for a deletion).
+    /// SHA-256 of the new content (none for a deletion, or when [`CommitOptions::sha256`] is
+    /// off).
     pub sha256: Option<String>,
 }
 
@@ -95,8 +104,20 @@ pub struct Committed {
     pub owner_not_kept: Vec<PathBuf>,
 }
 
-/// Commits a plan without blockers: every write happens, or none does.
+/// Commits a plan without blockers: every write happens, or none does. Each new content is the
+/// plan's own.
 pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Result<Committed> {
+    commit_with(workspace, plan, NewContents::Planned, options)
+}
+
+/// [`commit`], taking each new content from `contents`: the plan's own, or made as each file is
+/// staged from the file as the commit reads it under its lock (see [`NewContents`]).
+pub fn commit_with(
+    workspace: &Workspace,
+    plan: &Plan,
+    contents: NewContents<'_>,
+    options: &CommitOptions,
+) -> Result<Committed> {
     assert!(!plan.is_blocked(), "a blocked plan cannot be committed");
     if options.read_only {
         return Err(Error::ReadOnly);
@@ -104,17 +125,13 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
     let writes: Vec<&FileWrite> = plan
         .writes
         .iter()
-        .filter(|w| {
-            w.kind != WriteKind::Modify
-                || w.before.as_ref().is_none_or(|b| {
-                    // A write that changes only the permissions (a mode change, or its undo).
-                    let mode = b.stamp.mode & 0o7777;
-                    let new_mode = w.mode.map(|m| m & 0o7777).unwrap_or(mode);
-                    let new_mode = w
-                        .executable
-                        .map_or(new_mode, |x| with_execute_bits(new_mode, x));
-                    w.after != **b.bytes() || new_mode != mode
-                })
+        .filter(|w| match (contents, w.kind, &w.before) {
+            // A write that changes only the permissions (a mode change, or its undo) is one.
+            (NewContents::Planned, WriteKind::Modify, Some(b)) => {
+                w.after != **b.bytes() || !keeps_permissions(w, &b.stamp)
+            }
+            // Made later: a write that changes nothing is found as it is staged.
+            _ => true,
         })
         .collect();
     if writes.is_empty() {
@@ -131,23 +148,13 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         !options.undoing,
         &journal::Progress::default(),
     )?;
-    // Re-reading every target and hashing it and every new content, on every core.
+    // Every target looked at under the lock before the journal: still there (or still
+    // absent), and as verified as far as its stat can tell; its bytes are checked as it is
+    // staged. Each original's checksum, for the journal, is computed here, on every core.
     let folders = Folders::new(&root);
-    let found = crate::parallel::map(&writes, |w| recheck(&folders, w))
+    let pre = crate::parallel::map(&writes, |w| recheck(&folders, w))
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
-    let post: Vec<Option<String>> = crate::parallel::map(&writes, |w| {
-        (w.kind != WriteKind::Delete).then(|| w.after.sha256())
-    });
-    let written = writes
-        .iter()
-        .zip(&post)
-        .map(|(w, sha256)| Written {
-            rel: w.rel.clone(),
-            kind: w.kind,
-            sha256: sha256.clone(),
-        })
-        .collect();
     let sequence = history::next_sequence(&state).map_err(|e| Error::CommitFailed {
         path: history::history_dir(&workspace.state_dir())
             .display()
@@ -156,32 +163,46 @@ pub fn commit(workspace: &Workspace, plan: &Plan, options: &CommitOptions) -> Re
         cause: e.to_string(),
         rolled_back: true,
     })?;
-    let mut tx = Transaction::new(workspace, &writes, &post, sequence, options);
-    if let Err((path, step, cause)) = tx.run(&folders, &state, &writes, &found) {
-        let rolled_back = tx.journal.recover(&root, &state);
-        // Rolled back means the journal is gone and no byte of this commit remains; a file
-        // another program changed meanwhile is named, and left as that program made it.
-        let whole = rolled_back.is_ok();
-        let cause = match &rolled_back {
-            Ok(r) if !r.left_alone.is_empty() => format!(
-                "{cause}; left as another program changed them during the commit: {}",
-                join_paths(&r.left_alone)
-            ),
-            Ok(_) => cause.to_string(),
-            Err(e) => format!("{cause}; then rolling back failed: {e}"),
-        };
-        return Err(Error::CommitFailed {
-            path: path.display().to_string(),
-            step: step.to_owned(),
-            cause,
-            rolled_back: whole,
-        });
-    }
+    let mut tx = Transaction::new(workspace, &writes, &pre, sequence, options);
+    let ran = tx.run(&folders, &state, &writes, contents, options.sha256);
+    let written = match ran {
+        Ok(written) => written,
+        Err((path, step, cause)) => {
+            let rolled_back = tx.journal.recover(&root, &state);
+            // Rolled back means the journal is gone and no byte of this commit remains; a file
+            // another program changed meanwhile is named, and left as that program made it.
+            let whole = rolled_back.is_ok();
+            if let (Some(changed), Ok(r)) = (stage::as_changed(&cause), &rolled_back) {
+                if r.left_alone.is_empty() {
+                    // A target found changed as it was staged: nothing was written to it, or to
+                    // any other.
+                    return Err(Error::ChangedOnDisk {
+                        path: path.display().to_string(),
+                        what: changed.what.clone(),
+                    });
+                }
+            }
+            let cause = match &rolled_back {
+                Ok(r) if !r.left_alone.is_empty() => format!(
+                    "{cause}; left as another program changed them during the commit: {}",
+                    join_paths(&r.left_alone)
+                ),
+                Ok(_) => cause.to_string(),
+                Err(e) => format!("{cause}; then rolling back failed: {e}"),
+            };
+            return Err(Error::CommitFailed {
+                path: path.display().to_string(),
+                step: step.to_owned(),
+                cause,
+                rolled_back: whole,
+            });
+        }
+    };
     Ok(Committed {
+        history_id: (options.keep_history && !written.is_empty()).then(|| tx.journal.id.clone()),
         written,
         recovered,
-        history_id: options.keep_history.then(|| tx.journal.id.clone()),
-        owner_not_kept: tx.owner_not_kept.into_inner().unwrap_or_default(),
+        owner_not_kept: tx.owner_not_kept,
     })
 }
 
@@ -366,9 +387,12 @@ fn ensure_state_dir(root: &Root) -> Result<Dir> {
         .map_err(|e| failed("opening patchdeck's state folder", e.to_string()))
 }
 
-/// Checks, under the lock, that a target is still what was verified, and returns the
-/// identity it has now (none for a file to create), for the last check before its rename.
-fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
+/// Checks, under the lock and before anything is written, that a target is still the file
+/// that was verified as far as its `lstat` tells: a regular file reached through real
+/// folders, with the size, modification time, permissions and link count that were verified
+/// (or, for a file to create, still nothing). Its bytes are checked when staging reads it.
+/// Returns the original's checksum, for the journal (none for a file to create).
+fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Checksum>> {
     let root = folders.root();
     let changed = |what: String| Error::ChangedOnDisk {
         path: write.rel.display().to_string(),
@@ -391,7 +415,7 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
         };
     };
     let (dir, name) = folders.parent_of(&write.rel).map_err(unreachable)?;
-    match dir.stat(name).map_err(unreachable)? {
+    let is = match dir.stat(name).map_err(unreachable)? {
         None => {
             return Err(changed(
                 "it was deleted since the batch was verified".into(),
@@ -405,39 +429,19 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Stamp>> {
         Some(st) if st.kind != Kind::File => {
             return Err(changed("it is no longer a regular file".into()))
         }
-        Some(_) => {}
+        Some(st) => st.stamp,
+    };
+    let was = &before.stamp;
+    if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec) {
+        // Said with the hashes, as a person compares them: the file is read for the message.
+        let now = journal::read_all(&dir, name)
+            .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
+        return Err(changed(stage::edited(before, &now)));
     }
-    let now =
-        snapshot_at(&dir, name).map_err(|e| changed(format!("it can no longer be read: {e}")))?;
-    let (was, is) = (&before.stamp, &now.stamp);
-    // The bytes themselves, not their hash: comparing is several times cheaper than hashing
-    // and says the same (the hashes are computed only to name the difference).
-    if now.bytes() != before.bytes()
-        || (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
-    {
-        return Err(changed(format!(
-            "it was edited since the batch was verified (SHA-256 {} then, {} now)",
-            short(before.sha256()),
-            short(now.sha256())
-        )));
+    if let Some(what) = stage::permissions_changed(was, &is) {
+        return Err(changed(what));
     }
-    // The journal names the original by its hash (recovery finds it by it): hashed here, on
-    // this worker thread, rather than one file after another when the journal is written.
-    before.sha256();
-    if is.mode != was.mode {
-        return Err(changed(format!(
-            "its permissions changed since the batch was verified ({:o} then, {:o} now)",
-            was.mode & 0o7777,
-            is.mode & 0o7777
-        )));
-    }
-    if is.nlink != was.nlink {
-        return Err(changed(format!(
-            "its number of hard links changed since the batch was verified ({} then, {} now)",
-            was.nlink, is.nlink
-        )));
-    }
-    Ok(Some(now.stamp))
+    Ok(Some(before.checksum()))
 }
 
 /// The first component of `rel` that is a symbolic link, if any.
@@ -452,10 +456,6 @@ fn first_link(root: &Root, rel: &Path) -> Option<PathBuf> {
         }
     }
     None
-}
-
-fn short(sha: &str) -> &str {
-    &sha[..12.min(sha.len())]
 }
 
 fn join_paths(paths: &[PathBuf]) -> String {
@@ -474,14 +474,16 @@ struct Transaction<'a> {
     failpoint: Option<&'a Failpoint>,
     journal: Journal,
     /// Files staged without their original's owner or group (see [`Committed`]).
-    owner_not_kept: std::sync::Mutex<Vec<PathBuf>>,
+    owner_not_kept: Vec<PathBuf>,
 }
 
 impl<'a> Transaction<'a> {
+    /// The commit's journal as it is first written: every file with its staged and original
+    /// names and its original's checksum (`pre`), before anything is staged.
     fn new(
         workspace: &'a Workspace,
         writes: &[&FileWrite],
-        post: &[Option<String>],
+        pre: &[Option<Checksum>],
         sequence: u64,
         options: &'a CommitOptions,
     ) -> Self {
@@ -494,14 +496,14 @@ impl<'a> Transaction<'a> {
         let entries = writes
             .iter()
             .enumerate()
-            .zip(post)
-            .map(|((n, w), post_sha256)| Entry {
+            .zip(pre)
+            .map(|((n, w), pre)| Entry {
                 path: w.rel.clone(),
                 kind: w.kind.into(),
                 staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
                 backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
-                pre_sha256: w.before.as_ref().map(|b| b.sha256().to_owned()),
-                post_sha256: post_sha256.clone(),
+                pre_hash: pre.map(Checksum::hex),
+                post_hash: None,
                 created_dirs: if w.kind == WriteKind::Create {
                     missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)
                 } else {
@@ -510,13 +512,13 @@ impl<'a> Transaction<'a> {
             })
             .collect();
         Transaction {
-            owner_not_kept: Default::default(),
+            owner_not_kept: Vec::new(),
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
                 version: journal::VERSION,
                 id,
                 pid,
-                state: State::Prepared,
+                state: State::Staging,
                 entries,
                 label: options.label.clone(),
                 keep_history: options.keep_history,
@@ -535,13 +537,16 @@ impl<'a> Transaction<'a> {
             .map_err(|e| (path.to_path_buf(), step_name(step), e))
     }
 
+    /// Runs the commit from its first journal to its cleanup; what it wrote. An error leaves
+    /// the journal for [`Journal::recover`] to roll back.
     fn run(
         &mut self,
         folders: &Folders,
         state: &Dir,
         writes: &[&FileWrite],
-        found: &[Option<Stamp>],
-    ) -> Result<(), StepError> {
+        contents: NewContents<'_>,
+        sha256: bool,
+    ) -> Result<Vec<Written>, StepError> {
         let root = folders.root();
         let state_rel = state.rel().to_path_buf();
         self.step("journal", &state_rel, self.journal.save(state))?;
@@ -553,66 +558,133 @@ impl<'a> Transaction<'a> {
                 self.step("mkdir", dir, made)?;
             }
         }
-        let entries: Vec<(&Entry, &FileWrite)> = self
+        // Staging, on several threads: each target read and checked, its new content made and
+        // written beside it, its writeback started; then every staged file made durable, most
+        // of them already written out by the time their fsync comes.
+        let staging = Staging {
+            folders,
+            contents,
+            budget: &OpenBudget::new(),
+            sha256,
+        };
+        let slots: Vec<OnceLock<Staged>> = writes.iter().map(|_| OnceLock::new()).collect();
+        let order: Vec<usize> = (0..writes.len()).collect();
+        crate::parallel::try_each(&order, IO_THREADS, |&n| {
+            let entry = &self.journal.entries[n];
+            let staged = staging
+                .stage(writes[n], entry.staged.as_deref())
+                .map_err(|e| (entry.path.clone(), step_name("stage"), e))?;
+            let wrote = matches!(staged.outcome, Outcome::Written { .. });
+            let _ = slots[n].set(staged);
+            if wrote {
+                self.step("stage", &entry.path, Ok(()))?;
+            }
+            Ok(())
+        })?;
+        let staged: Vec<Staged> = slots
+            .into_iter()
+            .map(|slot| slot.into_inner().expect("every file staged"))
+            .collect();
+        let to_sync: Vec<(&Path, &File)> = self
             .journal
             .entries
             .iter()
-            .zip(writes.iter().copied())
+            .zip(&staged)
+            .filter_map(|(entry, staged)| match &staged.outcome {
+                Outcome::Written { file, .. } => Some((entry.staged.as_deref()?, file.as_ref()?)),
+                _ => None,
+            })
             .collect();
-        let staging: Vec<&(&Entry, &FileWrite)> =
-            entries.iter().filter(|(e, _)| e.staged.is_some()).collect();
-        crate::parallel::try_each(&staging, IO_THREADS, |(entry, write)| {
-            let staged = entry.staged.as_deref().expect("filtered");
-            let mode = write
-                .mode
-                .or(write.before.as_ref().map(|b| b.stamp.mode))
-                .map(|m| m & 0o7777);
-            let owner = write
-                .owner
-                .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
-            let staged = stage(
-                folders,
-                staged,
-                &write.after,
-                (mode, write.executable),
-                owner,
-            );
-            let staged = staged.map(|kept| {
-                if !kept {
-                    let mut not_kept = self.owner_not_kept.lock().expect("not poisoned");
-                    not_kept.push(entry.path.clone());
-                }
-            });
-            self.step("stage", &entry.path, staged)
-        })?;
-        self.owner_not_kept
-            .lock()
-            .expect("not poisoned")
-            .sort_unstable();
-        // Staging only started each file's writeback; now every staged file is made durable,
-        // most of them already written out by the time their fsync comes. Each is opened again
-        // for it rather than kept open from staging: thousands of files held open at once
-        // could pass the process's limit on descriptors.
-        crate::parallel::try_each(&staging, IO_THREADS, |(entry, _)| {
-            let staged = entry.staged.as_deref().expect("filtered");
-            let synced = folders
-                .parent_of(staged)
-                .and_then(|(dir, name)| dir.open_file(name))
-                .and_then(|file| file.sync_all());
-            synced.map_err(|e| (entry.path.clone(), step_name("stage"), e))
-        })?;
-        let dirs: Vec<PathBuf> = entries
+        let reopened: Vec<&Path> = self
+            .journal
+            .entries
             .iter()
-            .map(|(e, _)| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
+            .zip(&staged)
+            .filter_map(|(entry, staged)| match &staged.outcome {
+                Outcome::Written { file: None, .. } => entry.staged.as_deref(),
+                _ => None,
+            })
+            .collect();
+        crate::parallel::try_each(&to_sync, IO_THREADS, |&(path, file)| {
+            sync_staged(folders, path, Some(file))
+                .map_err(|e| (path.to_owned(), step_name("stage"), e))
+        })?;
+        crate::parallel::try_each(&reopened, IO_THREADS, |&path| {
+            sync_staged(folders, path, None).map_err(|e| (path.to_owned(), step_name("stage"), e))
+        })?;
+        drop(to_sync);
+        if staged
+            .iter()
+            .all(|s| matches!(s.outcome, Outcome::Unchanged))
+        {
+            // Every new content is its file as it is: there is nothing to write. The journal
+            // (still staging, nothing staged) goes.
+            self.journal
+                .recover(root, state)
+                .map_err(|e| (state_rel.clone(), step_name("journal"), e))?;
+            return Ok(Vec::new());
+        }
+        // The journal now names every new content (recovery tells the commit's files from
+        // another program's by it), and each file staging found unchanged is left out.
+        let mut written = Vec::new();
+        let mut found = Vec::with_capacity(staged.len());
+        for ((entry, write), staged) in self.journal.entries.iter_mut().zip(writes).zip(staged) {
+            found.push(staged.found);
+            match staged.outcome {
+                Outcome::Written {
+                    checksum,
+                    sha256,
+                    owner_kept,
+                    ..
+                } => {
+                    entry.post_hash = Some(checksum.hex());
+                    if !owner_kept {
+                        self.owner_not_kept.push(entry.path.clone());
+                    }
+                    written.push(Written {
+                        rel: write.rel.clone(),
+                        kind: write.kind,
+                        sha256,
+                    });
+                }
+                Outcome::Checked => written.push(Written {
+                    rel: write.rel.clone(),
+                    kind: write.kind,
+                    sha256: None,
+                }),
+                Outcome::Unchanged => {
+                    entry.kind = EntryKind::Unchanged;
+                    entry.staged = None;
+                    entry.backup = None;
+                }
+            }
+        }
+        self.owner_not_kept.sort_unstable();
+        let dirs: Vec<PathBuf> = self
+            .journal
+            .entries
+            .iter()
+            .map(|e| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
         self.sync_dirs(folders, &dirs)?;
+        self.journal.state = State::Prepared;
+        self.step("prepare", &state_rel, self.journal.save(state))?;
         // The folders were opened once, at staging: each must still be where it was.
         folders
             .still_in_place()
             .map_err(|e| (state_rel.clone(), step_name("rename"), e))?;
-        put_all_in_place(folders, &entries, found, self.failpoint)
+        let entries: Vec<(&Entry, &FileWrite, Option<&Stamp>)> = self
+            .journal
+            .entries
+            .iter()
+            .zip(writes.iter().copied())
+            .zip(&found)
+            .filter(|((entry, _), _)| entry.kind != EntryKind::Unchanged)
+            .map(|((entry, write), found)| (entry, write, found.as_ref()))
+            .collect();
+        put_all_in_place(folders, &entries, self.failpoint)
             .map_err(|(path, e)| (path, step_name("rename"), e))?;
         self.sync_dirs(folders, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
@@ -626,7 +698,7 @@ impl<'a> Transaction<'a> {
         // journal that the next run finishes.
         let _ = hit(self.failpoint, "cleanup")
             .and_then(|()| self.journal.recover(root, state).map(|_| ()));
-        Ok(())
+        Ok(written)
     }
 
     /// Makes the entries of every folder the commit touches durable, on several threads.
@@ -643,6 +715,7 @@ fn step_name(step: &str) -> &'static str {
         "journal" => "writing the journal",
         "mkdir" => "creating a folder",
         "stage" => "staging the new content",
+        "prepare" => "recording the staged contents in the journal",
         "sync" => "syncing a folder to disk",
         "rename" => "moving the new content into place",
         "mark" => "marking the journal committed",

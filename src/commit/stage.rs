@@ -1,13 +1,269 @@
-//! Staging: each new content written to a fresh file beside its target, with the original's
-//! owner, group and permissions, its writeback started; the commit makes every staged file
-//! durable in one later pass.
+//! Staging: each target read once under the lock and checked to be the bytes that were
+//! verified, its new content made (or taken from the plan) and written to a fresh file beside
+//! it, with the original's owner, group and permissions, its writeback started. The commit
+//! makes every staged file durable in one later pass, through the descriptor staging kept
+//! open where it could.
 
-use super::beneath::Folders;
+use super::beneath::{Dir, Folders};
+use crate::checksum::Checksum;
 use crate::content::Content;
+use crate::plan::{FileWrite, WriteKind};
+use crate::workspace::{Snapshot, Stamp, Unread};
+use std::fmt;
 use std::fs::{self, File};
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Makes a write's new content from its target as staging read it (checked to hold the
+/// verified bytes; `None` for a file to create).
+pub type Make<'a> = dyn Fn(&FileWrite, Option<&Snapshot>) -> Content + Sync + 'a;
+
+/// Where the commit takes each new content from.
+#[derive(Clone, Copy)]
+pub enum NewContents<'a> {
+    /// The plan's own ([`FileWrite::after`]), computed with it.
+    Planned,
+    /// Made by this function as each file is staged, from the file as staging has just read
+    /// it: a plan computed without its contents ([`crate::plan::Contents::Skipped`]) commits
+    /// holding one file's bytes at a time on each staging thread, not every original at once.
+    Made(&'a Make<'a>),
+}
+
+/// What staging one file found and did.
+pub(super) struct Staged {
+    pub outcome: Outcome,
+    /// The target as staging read it (none for a file to create): the file the exchange must
+    /// find again.
+    pub found: Option<Stamp>,
+}
+
+pub(super) enum Outcome {
+    /// The new content is staged beside the target.
+    Written {
+        checksum: Checksum,
+        /// The new content's SHA-256, when the commit was asked for it.
+        sha256: Option<String>,
+        /// Whether the original's owner and group could be kept.
+        owner_kept: bool,
+        /// The staged file, still open for the sync pass (within [`OpenBudget`]).
+        file: Option<File>,
+    },
+    /// A deletion's target, read and checked; nothing is staged for it.
+    Checked,
+    /// The new content is the file as it is, bytes and permissions: nothing to write.
+    Unchanged,
+}
+
+/// A target that is no longer the file that was verified: the commit stops and says so.
+#[derive(Debug)]
+pub struct Changed {
+    pub what: String,
+}
+
+impl fmt::Display for Changed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl std::error::Error for Changed {}
+
+/// The error of a target found changed, for callers that speak `io::Error`.
+pub(super) fn changed(what: String) -> io::Error {
+    io::Error::other(Changed { what })
+}
+
+/// The change inside an error, when the error is one.
+pub fn as_changed(error: &io::Error) -> Option<&Changed> {
+    error.get_ref().and_then(|e| e.downcast_ref::<Changed>())
+}
+
+/// How many staged files may stay open from staging to the sync pass: half of what the
+/// process may open, its limit first raised as far as the system lets it (thousands of files
+/// held open could otherwise pass it). A file past the budget is closed, and opened again to
+/// be synced.
+pub(super) struct OpenBudget(AtomicUsize);
+
+impl OpenBudget {
+    pub fn new() -> OpenBudget {
+        OpenBudget(AtomicUsize::new(raise_open_limit() / 2))
+    }
+
+    /// Takes one place; false when none is left.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+}
+
+/// Raises this process's limit on open files to its hard limit (at most 65,536), as far as
+/// the system allows; the limit now.
+fn raise_open_limit() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given; the result is checked.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return 0;
+    }
+    let wanted = limit.rlim_max.min(1 << 16);
+    if wanted > limit.rlim_cur {
+        let raised = libc::rlimit {
+            rlim_cur: wanted,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: setrlimit reads the struct it is given; the result is checked.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit.rlim_cur = wanted;
+        }
+    }
+    // What the commit itself holds besides: folders, the journal, the lock, standard streams.
+    (limit.rlim_cur as usize).saturating_sub(256)
+}
+
+/// How staging goes for one write: where its content comes from and what the commit was asked.
+pub(super) struct Staging<'a> {
+    pub folders: &'a Folders<'a>,
+    pub contents: NewContents<'a>,
+    pub budget: &'a OpenBudget,
+    /// Whether each new content's SHA-256 is wanted (what `apply` prints, the JSON report).
+    pub sha256: bool,
+}
+
+impl Staging<'_> {
+    /// Stages one write at `staged` (none for a deletion): reads its target, checks it is the
+    /// verified file (stamp and checksum), makes its new content and writes it beside it.
+    pub fn stage(&self, write: &FileWrite, staged: Option<&Path>) -> io::Result<Staged> {
+        let target = match &write.before {
+            Some(before) => Some(self.read_target(write, before)?),
+            None => None,
+        };
+        let found = target.as_ref().map(|t| t.stamp);
+        let (Some(staged), false) = (staged, write.kind == WriteKind::Delete) else {
+            return Ok(Staged {
+                outcome: Outcome::Checked,
+                found,
+            });
+        };
+        let content = match self.contents {
+            NewContents::Planned => write.after.clone(),
+            NewContents::Made(make) => {
+                let content = make(write, target.as_ref());
+                // A plan made without contents could not leave out a write that changes
+                // nothing; here it is known.
+                if let Some(target) = target.as_ref().filter(|t| content == **t.bytes()) {
+                    if keeps_permissions(write, &target.stamp) {
+                        return Ok(Staged {
+                            outcome: Outcome::Unchanged,
+                            found,
+                        });
+                    }
+                }
+                content
+            }
+        };
+        // The original's bytes go once the new content is made: what is held from here on is
+        // the new content alone (which shares runs of them until it is written).
+        drop(target);
+        let mode = write
+            .mode
+            .or(write.before.as_ref().map(|b| b.stamp.mode))
+            .map(|m| m & 0o7777);
+        let owner = write
+            .owner
+            .or(write.before.as_ref().map(|b| (b.stamp.uid, b.stamp.gid)));
+        let (file, owner_kept) = stage(
+            self.folders,
+            staged,
+            &content,
+            (mode, write.executable),
+            owner,
+        )?;
+        Ok(Staged {
+            outcome: Outcome::Written {
+                checksum: content.checksum(),
+                sha256: self.sha256.then(|| content.sha256()),
+                owner_kept,
+                file: self.budget.take().then_some(file),
+            },
+            found,
+        })
+    }
+
+    /// The target read whole under the lock, checked to be the file that was verified: the
+    /// same size, modification time, permissions and link count, and bytes with the same
+    /// checksum.
+    fn read_target(&self, write: &FileWrite, before: &Snapshot) -> io::Result<Snapshot> {
+        let (dir, name) = self.folders.parent_of(&write.rel)?;
+        let (file, meta) = dir
+            .open_file_stat(name)
+            .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
+        let now = Unread::with(file, meta)?.finish()?;
+        let (was, is) = (&before.stamp, &now.stamp);
+        if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
+            || now.checksum() != before.checksum()
+        {
+            return Err(changed(edited(before, now.bytes())));
+        }
+        if let Some(what) = permissions_changed(was, is) {
+            return Err(changed(what));
+        }
+        Ok(now)
+    }
+}
+
+/// How a file edited since it was verified is described: by its SHA-256 then (when it is
+/// known: a released file's is kept only when something asked for it) and now.
+pub(super) fn edited(before: &Snapshot, now: &[u8]) -> String {
+    let now = crate::model::sha256_hex(now);
+    match before.known_sha256() {
+        Some(then) => format!(
+            "it was edited since the batch was verified (SHA-256 {} then, {} now)",
+            short(&then),
+            short(&now)
+        ),
+        None => format!(
+            "it was edited since the batch was verified (SHA-256 {} now)",
+            short(&now)
+        ),
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..12.min(sha.len())]
+}
+
+/// What changed of a file's permissions or links since it was verified, if anything.
+pub(super) fn permissions_changed(was: &Stamp, is: &Stamp) -> Option<String> {
+    if is.mode != was.mode {
+        return Some(format!(
+            "its permissions changed since the batch was verified ({:o} then, {:o} now)",
+            was.mode & 0o7777,
+            is.mode & 0o7777
+        ));
+    }
+    if is.nlink != was.nlink {
+        return Some(format!(
+            "its number of hard links changed since the batch was verified ({} then, {} now)",
+            was.nlink, is.nlink
+        ));
+    }
+    None
+}
+
+/// Whether writing `write` over a file of `stamp` leaves its permissions as they are.
+pub(super) fn keeps_permissions(write: &FileWrite, stamp: &Stamp) -> bool {
+    let mode = stamp.mode & 0o7777;
+    let new_mode = write.mode.map(|m| m & 0o7777).unwrap_or(mode);
+    let new_mode = write
+        .executable
+        .map_or(new_mode, |x| with_execute_bits(new_mode, x));
+    new_mode == mode
+}
 
 /// Writes the new content to a fresh temporary file (its runs gathered into `writev` calls)
 /// with the original's owner, group and permissions, and starts writing it out to the disk
@@ -16,14 +272,14 @@ use std::path::Path;
 /// of theirs); where it may not, the file is the writer's, as with any editor, and the answer
 /// is false so that the commit says so. `(mode, executable)`: the permissions (`None` for a new
 /// file's default, 0666 less the umask), and whether the batch makes the file executable or not
-/// (see [`with_execute_bits`]).
-pub(super) fn stage(
+/// (see [`with_execute_bits`]). Returns the staged file, still open.
+fn stage(
     folders: &Folders,
     staged: &Path,
     content: &Content,
     (mode, executable): (Option<u32>, Option<bool>),
     owner: Option<(u32, u32)>,
-) -> io::Result<bool> {
+) -> io::Result<(File, bool)> {
     use std::os::unix::fs::MetadataExt;
     let (dir, name) = folders.parent_of(staged)?;
     // Created with the permissions it will have where the umask allows them (then no chmod).
@@ -45,7 +301,19 @@ pub(super) fn stage(
     if chowned || mode != created.mode() & 0o7777 {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    Ok(kept)
+    Ok((file, kept))
+}
+
+/// Makes a staged file durable: through the descriptor staging kept open, else opened again.
+/// `fsync`, not `fdatasync`: the permissions and owner staging gave it must last too.
+pub(super) fn sync_staged(folders: &Folders, staged: &Path, kept: Option<&File>) -> io::Result<()> {
+    match kept {
+        Some(file) => file.sync_all(),
+        None => {
+            let (dir, name): (std::sync::Arc<Dir>, _) = folders.parent_of(staged)?;
+            dir.open_file(name)?.sync_all()
+        }
+    }
 }
 
 /// Asks the kernel to start writing a file's data out now (`sync_file_range`), without waiting:

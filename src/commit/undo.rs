@@ -14,7 +14,6 @@ use super::{commit, history, open_root, read_beneath, seal, CommitOptions, Commi
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::git::index::{restore, Restored};
-use crate::model::sha256_hex;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::OsStr;
@@ -69,16 +68,21 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let mut changed = Vec::new();
     let mut damaged = Vec::new();
     let mut writes = Vec::new();
+    let hashing = journal.hashing();
     for (n, entry) in journal.entries.iter().enumerate() {
+        // Nothing was written to it: there is nothing to put back.
+        if entry.kind == EntryKind::Unchanged {
+            continue;
+        }
         let now = read_beneath(&root, &entry.path).map_err(|e| Error::UndoUnreadable {
             path: entry.path.clone(),
             cause: e.to_string(),
         })?;
         let expected = match entry.kind {
             EntryKind::Delete => None,
-            _ => entry.post_sha256.as_deref(),
+            _ => entry.post_hash.as_deref(),
         };
-        if now.as_ref().map(|s| s.sha256()) != expected {
+        if now.as_ref().map(|s| hashing.hash(s.bytes())).as_deref() != expected {
             changed.push(entry.path.display().to_string());
             continue;
         }
@@ -87,7 +91,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         } else {
             let name = n.to_string();
             let bytes = read_all(&record, OsStr::new(&name)).map_err(failed)?;
-            if Some(sha256_hex(&bytes)) != entry.pre_sha256 {
+            if Some(hashing.hash(&bytes)) != entry.pre_hash {
                 damaged.push(entry.path.display().to_string());
                 continue;
             }
@@ -104,6 +108,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
                 EntryKind::Modify => WriteKind::Modify,
                 EntryKind::Create => WriteKind::Delete,
                 EntryKind::Delete => WriteKind::Create,
+                EntryKind::Unchanged => unreachable!("passed over above"),
             },
             before: now,
             after: Content::owned(original),
