@@ -9,16 +9,17 @@
 use crate::commit::history::keep_index_note;
 pub use crate::commit::journal::Progress;
 use crate::commit::journal::Recovery;
-use crate::commit::{self, CommitOptions, Committed};
+use crate::commit::{self, CommitOptions, Committed, NewContents};
+use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
 use crate::git::Staging;
 use crate::model::Batch;
-use crate::plan::{self, Plan};
+use crate::plan::{self, FileWrite, Plan};
 use crate::report::{Decided, Report};
 use crate::review::Decisions;
 use crate::verify::{self, Verification};
-use crate::workspace::Workspace;
+use crate::workspace::{Snapshot, Workspace};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -139,6 +140,24 @@ impl Checked {
             plan::Contents::Skipped,
         )
     }
+
+    /// The new content of a write of a plan the decisions made, from `target`, its target's
+    /// bytes (see [`plan::content_of`]): what a plan made without contents
+    /// ([`Checked::plan_blockers`]) has the commit make as it stages each file.
+    pub fn content_of(
+        &self,
+        decisions: &Decisions,
+        write: &FileWrite,
+        target: Option<&Snapshot>,
+    ) -> Content {
+        plan::content_of(
+            &self.batch.files[write.file],
+            &self.verification.files[write.file],
+            decisions,
+            write,
+            target,
+        )
+    }
 }
 
 /// Commits a plan atomically; see [`commit::commit`].
@@ -173,7 +192,20 @@ pub fn apply(
     options: &CommitOptions,
     stage: bool,
 ) -> Result<Applied> {
-    let committed = commit::commit(workspace, plan, options)?;
+    apply_with(workspace, plan, NewContents::Planned, options, stage)
+}
+
+/// [`apply`], taking each new content from `contents` (see [`commit::commit_with`]): the
+/// command line commits a plan made without contents, each made as its file is staged, so
+/// that it holds no file it has checked.
+pub fn apply_with(
+    workspace: &Workspace,
+    plan: &Plan,
+    contents: NewContents<'_>,
+    options: &CommitOptions,
+    stage: bool,
+) -> Result<Applied> {
+    let committed = commit::commit_with(workspace, plan, contents, options)?;
     let mut warnings = Vec::new();
     let staging = (stage && !committed.written.is_empty()).then(|| {
         let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();

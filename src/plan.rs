@@ -542,50 +542,23 @@ pub fn plan_with(
             }
             FileAction::Modify => WriteKind::Modify,
         };
-        let after = match kind {
-            _ if contents == Contents::Skipped => Content::default(),
-            WriteKind::Delete => Content::default(),
-            _ => {
-                let spliced: Vec<Splice> = splices
-                    .iter()
-                    .map(|(range, ci, lines)| Splice {
-                        range: *range,
-                        new_lines: lines,
-                        final_newline: file.changes[*ci].eof_newline,
-                        // Lines the reviewer edited take the file's ending.
-                        new_eols: file.changes[*ci].new_eols.as_deref().filter(|_| {
-                            !matches!(decisions.get(&file.changes[*ci].id), Decision::Edit(_))
-                        }),
-                    })
-                    .collect();
-                // A creation starts from nothing (or the file it copies), whatever is there.
-                let base = match check.action {
-                    FileAction::Create => check.copied_from.as_ref(),
-                    _ => check.base(),
-                };
-                let eol = file.new_file_eol.unwrap_or(Eol::Lf);
-                match base {
-                    Some(base) => splice_content(base.bytes(), &base.lines(), &spliced, eol),
-                    None => {
-                        let nothing = Arc::default();
-                        splice_content(&nothing, &Lines::split(&nothing), &spliced, eol)
-                    }
-                }
-            }
-        };
         plan.overrides.extend(overrides);
-        plan.writes.push(FileWrite {
+        let mut write = FileWrite {
             file: index,
             rel,
             kind,
             before: check.snapshot.clone(),
-            after,
+            after: Content::default(),
             changes: splices.iter().map(|(_, ci, _)| *ci).collect(),
             ranges: splices.iter().map(|(range, _, _)| *range).collect(),
             mode: None,
             owner: None,
             executable: file.mode.map(|m| m == crate::model::FileMode::Executable),
-        });
+        };
+        if contents == Contents::Computed {
+            write.after = content_of(file, check, decisions, &write, check.snapshot.as_ref());
+        }
+        plan.writes.push(write);
         plan
     });
     let mut plan = Plan::default();
@@ -597,6 +570,55 @@ pub fn plan_with(
     block_files_written_twice(batch, &mut plan);
     block_files_under_files(batch, &mut plan);
     plan
+}
+
+/// The new content of a planned write (empty for a deletion): its changes spliced at the
+/// ranges the plan chose into `target`, the bytes of its target (the verified snapshot, or the
+/// same bytes the commit has read again under its lock), or, for a creation, into nothing or
+/// the file it copies. [`plan`] makes every content with it at once; a plan made without
+/// contents has the commit make each with it as the file is staged.
+pub fn content_of(
+    file: &FilePatch,
+    check: &FileCheck,
+    decisions: &Decisions,
+    write: &FileWrite,
+    target: Option<&Snapshot>,
+) -> Content {
+    if write.kind == WriteKind::Delete {
+        return Content::default();
+    }
+    let spliced: Vec<Splice> = write
+        .changes
+        .iter()
+        .zip(&write.ranges)
+        .map(|(&ci, &range)| {
+            let change = &file.changes[ci];
+            let edited = match decisions.get(&change.id) {
+                Decision::Edit(lines) => Some(lines),
+                _ => None,
+            };
+            Splice {
+                range,
+                new_lines: edited.unwrap_or(&change.new_lines),
+                final_newline: change.eof_newline,
+                // Lines the reviewer edited take the file's ending.
+                new_eols: change.new_eols.as_deref().filter(|_| edited.is_none()),
+            }
+        })
+        .collect();
+    // A creation starts from nothing (or the file it copies), whatever is there.
+    let base = match check.action {
+        FileAction::Create => check.copied_from.as_ref(),
+        _ => target,
+    };
+    let eol = file.new_file_eol.unwrap_or(Eol::Lf);
+    match base {
+        Some(base) => splice_content(base.bytes(), &base.lines(), &spliced, eol),
+        None => {
+            let nothing = Arc::default();
+            splice_content(&nothing, &Lines::split(&nothing), &spliced, eol)
+        }
+    }
 }
 
 /// A batch that writes `x` as a file and also writes `x/y` needs `x` to be a file and a folder

@@ -42,12 +42,16 @@ pub struct Workspace {
     release: Cell<Option<Release>>,
 }
 
-/// How `check` has a workspace treat the files it reads: see [`Workspace::release_files`].
+/// How a workspace that lets files go once they are checked treats them (`check`, and
+/// `apply`, whose commit reads each file again): see [`Workspace::release_files`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Release {
     /// Hash each file with SHA-256 before its bytes go (for the JSON report's
     /// `actualSha256`).
     pub sha256: bool,
+    /// Keep what a commit needs to read each target again and make its new content from it:
+    /// each target's [`Checksum`], and, whole, the files creations copy (`copy_from`, rare).
+    pub commit: bool,
 }
 
 /// Where a docPath leads.
@@ -962,7 +966,10 @@ mod tests {
             b"first\n"
         );
         assert!(workspace.has_read(rel));
-        workspace.release_files(Release { sha256: false });
+        workspace.release_files(Release {
+            sha256: false,
+            commit: false,
+        });
         // Releasing them: the read kept is handed over once, then the disk is read again.
         assert_eq!(
             workspace.read_to_check(rel).unwrap().bytes().as_slice(),

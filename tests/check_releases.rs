@@ -58,7 +58,14 @@ fn assert_all_released(verification: &Verification, batch: &Path) {
 fn same_either_way(root: &Path, batch: &Path) {
     let kept = check(root, batch, None);
     for sha256 in [true, false] {
-        let released = check(root, batch, Some(Release { sha256 }));
+        let released = check(
+            root,
+            batch,
+            Some(Release {
+                sha256,
+                commit: false,
+            }),
+        );
         match (&kept, &released) {
             (Ok((kept_json, kept_text)), Ok((json, text))) => {
                 if sha256 {
@@ -161,10 +168,11 @@ fn peak_of(root: &Path, batch: &Path, args: &[&str]) -> u64 {
 }
 
 #[test]
-fn the_check_command_holds_a_file_only_while_it_checks_it() {
+fn check_and_apply_hold_a_file_only_while_they_check_or_stage_it() {
     // Files of 1 MiB, eight per core (48 at least), and a diff of a line in each: a command
-    // that holds every file holds them all at once; `check`, which lets each go once checked,
-    // about one per core.
+    // that holds every file holds them all at once (`diff`, which prints every new content);
+    // `check`, which lets each go once checked, about one per core; `apply`, which lets each go
+    // once checked and reads it again to stage it, one per staging thread.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let count = 8 * cores.max(6);
     let line = |i: usize| format!("line {i:07} of a file large enough to weigh on the peak\n");
@@ -182,12 +190,23 @@ fn the_check_command_holds_a_file_only_while_it_checks_it() {
         .collect();
     let batch = ws.path().join("batch.diff");
     std::fs::write(&batch, diff).unwrap();
-    let holding = peak_of(ws.path(), &batch, &["apply", "--dry-run"]);
+    let holding = peak_of(ws.path(), &batch, &["diff"]);
     let checking = peak_of(ws.path(), &batch, &["check", "-q"]);
     let reporting = peak_of(ws.path(), &batch, &["check", "--json"]);
+    let dry = peak_of(ws.path(), &batch, &["apply", "--dry-run"]);
+    // Last: it writes.
+    let applying = peak_of(ws.path(), &batch, &["apply", "-q"]);
+    assert!(
+        std::fs::read_to_string(ws.path().join(&files[count - 1]))
+            .unwrap()
+            .contains("\nchanged\n"),
+        "the apply wrote its changes"
+    );
     let half = count as u64 / 2;
     assert!(
-        holding >= checking + half && holding >= reporting + half,
-        "peak memory: apply --dry-run {holding} MiB, check -q {checking} MiB, check --json {reporting} MiB"
+        [checking, reporting, dry, applying]
+            .iter()
+            .all(|&peak| holding >= peak + half),
+        "peak memory: diff {holding} MiB, check -q {checking} MiB, check --json {reporting} MiB, apply --dry-run {dry} MiB, apply {applying} MiB"
     );
 }

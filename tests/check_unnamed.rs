@@ -19,7 +19,10 @@ use std::process::Output;
 /// whether the input was hashed.
 fn load(root: &Path, batch: &Path, change_ids: bool) -> Result<(Checked, bool), String> {
     let workspace = Workspace::open(root).unwrap();
-    workspace.release_files(Release { sha256: false });
+    workspace.release_files(Release {
+        sha256: false,
+        commit: false,
+    });
     let input = Input::read(batch.to_str().unwrap()).map_err(|e| e.to_string())?;
     let options = LoadOptions {
         max_tokens: None,

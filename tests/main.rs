@@ -14,6 +14,7 @@ mod commit_atomicity;
 mod commit_edges;
 mod commit_last_moment;
 mod commit_races;
+mod commit_staging;
 mod core_boundary;
 mod corpus;
 mod export;

@@ -3,12 +3,13 @@
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::commit::failpoint::Failpoint;
-use patchdeck::commit::CommitOptions;
+use patchdeck::commit::{CommitOptions, NewContents};
 use patchdeck::error::{exit, Error};
 use patchdeck::pipeline::{self, Checked};
-use patchdeck::plan::WriteKind;
+use patchdeck::plan::{FileWrite, WriteKind};
 use patchdeck::report::{Decided, Interrupted, Report};
 use patchdeck::review::{Decisions, Selection};
+use patchdeck::workspace::{Release, Snapshot};
 
 #[derive(Args, Debug)]
 pub struct ApplyArgs {
@@ -100,10 +101,27 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         pipeline::Access::Write
     };
     let opened = open(ctx, &args.batch.root, access)?;
+    // No file is kept once it is checked, as with `check`: the commit reads each target again
+    // under its lock, checks it against the checksum kept of it, and makes its new content
+    // then. A batch of thousands of files is applied holding a few at a time. A decisions file
+    // is the reviewer's, which may place a change or edit it over the lines the person saw:
+    // judging those takes the file's lines, so its files are kept as the reviewer keeps them.
+    let report = !ctx.quiet;
+    let holds_files = args.select.decisions.is_some();
+    if !holds_files {
+        opened.workspace.release_files(Release {
+            sha256: args.json && report,
+            commit: true,
+        });
+    }
+    options.sha256 = report;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
     options.label = pipeline::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked)?;
-    let plan = checked.plan(&decisions);
+    let plan = match holds_files {
+        true => checked.plan(&decisions),
+        false => checked.plan_blockers(&decisions),
+    };
     let emit = |report: Report, before: String| -> Result<(), Error> {
         let mut report = report;
         report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
@@ -149,7 +167,16 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         emit(unwritten(), String::new())?;
         return Err(Error::ReadOnly);
     }
-    let applied = pipeline::apply(&opened.workspace, &plan, &options, stage.value)?;
+    let applied = {
+        let make = |write: &FileWrite, target: Option<&Snapshot>| {
+            checked.content_of(&decisions, write, target)
+        };
+        let contents = match holds_files {
+            true => NewContents::Planned,
+            false => NewContents::Made(&make),
+        };
+        pipeline::apply_with(&opened.workspace, &plan, contents, &options, stage.value)?
+    };
     if !ctx.quiet {
         for warning in &applied.warnings {
             output::eprintln(format!("patchdeck: warning: {warning}"));

@@ -24,6 +24,7 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     // report's `actualSha256` needs something of it afterwards.
     opened.workspace.release_files(Release {
         sha256: args.json && !ctx.quiet,
+        commit: false,
     });
     // `-q` answers with the exit status alone, which names no change: the changes are left
     // without their IDs (the SHA-256 of every change's lines), and no report is built.

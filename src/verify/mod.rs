@@ -16,7 +16,7 @@ use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{read_snapshot, Resolved, Snapshot, Workspace};
+use crate::workspace::{read_snapshot, Release, Resolved, Snapshot, Workspace};
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -142,16 +142,19 @@ impl FileCheck {
     }
 
     /// Lets the bytes of the files read go, once the file is checked (see
-    /// [`Workspace::release_files`]), hashing the target with SHA-256 first when `sha256`
-    /// asks.
-    pub fn release(&mut self, sha256: bool) {
+    /// [`Workspace::release_files`]), first hashing the target as `release` asks, and keeping
+    /// a copied file whole when a commit will make a content from it.
+    pub fn release(&mut self, release: Release) {
         if let Some(snapshot) = &mut self.snapshot {
-            if sha256 {
+            if release.sha256 {
                 snapshot.sha256();
+            }
+            if release.commit {
+                snapshot.checksum();
             }
             snapshot.release();
         }
-        if let Some(source) = &mut self.copied_from {
+        if let Some(source) = self.copied_from.as_mut().filter(|_| !release.commit) {
             source.release();
         }
     }
@@ -200,7 +203,7 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
         files: crate::parallel::map_into(opened, |(file, opened)| {
             let mut check = opened.check(file, root);
             if let Some(release) = release {
-                check.release(release.sha256);
+                check.release(release);
             }
             check
         }),
