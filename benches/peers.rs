@@ -452,22 +452,20 @@ fn main() {
                     &base,
                 )
             });
-            let apply_once = || {
-                copy_tree(&ws, &scratch);
-                run_once(
-                    exe,
-                    &[
-                        "apply",
-                        "--json",
-                        "--max-tokens",
-                        "0",
-                        "--root",
-                        scratch.to_str().unwrap(),
-                        path,
-                    ],
-                    &base,
-                )
+            // `apply -q`, as `git apply` and `patch` are silent (as `check -q` is set against
+            // `git apply --check`); `apply --json`, which also hashes every original and every
+            // new content with SHA-256 for its report, is a row of its own.
+            let apply_with = |output: &'static [&'static str]| {
+                let (ws, scratch, base) = (&ws, &scratch, &base);
+                move || {
+                    copy_tree(ws, scratch);
+                    let mut args = vec!["apply"];
+                    args.extend_from_slice(output);
+                    args.extend(["--root", scratch.to_str().unwrap(), path]);
+                    run_once(exe, &args, base)
+                }
             };
+            let apply_once = apply_with(&["-q", "--max-tokens", "0"]);
             // The unified apply is set against the floor and git apply in turns (see
             // `in_turns`); the other formats' apply has no peer.
             let (apply, git_apply) = if *format == "unified" {
@@ -505,9 +503,15 @@ fn main() {
                 let [apply, floor, git] = turns.map(median_of);
                 rows.push(Row {
                     size,
-                    what: "apply unified".into(),
+                    what: "apply -q unified".into(),
                     run: apply.clone_figures(),
                     peer: Some(("durable-protocol floor".into(), floor)),
+                });
+                rows.push(Row {
+                    size,
+                    what: "apply --json unified".into(),
+                    run: median_run(runs, apply_with(&["--json", "--max-tokens", "0"])),
+                    peer: None,
                 });
                 (apply, Some(git))
             } else {
@@ -558,7 +562,7 @@ fn main() {
             });
             rows.push(Row {
                 size,
-                what: format!("apply {format}"),
+                what: format!("apply -q {format}"),
                 run: apply,
                 peer: apply_peer,
             });
@@ -580,7 +584,7 @@ fn main() {
                 });
                 rows.push(Row {
                     size,
-                    what: "apply unified".into(),
+                    what: "apply -q unified".into(),
                     run: a2,
                     peer: Some(("patch -p1".into(), a)),
                 });
@@ -688,15 +692,15 @@ fn main() {
     // The apply's time ratios are the medians of each round's ratio (see `in_turns`): the
     // ratio of the medians is in the table.
     let turns = paired.iter().find(|p| p.size == largest);
-    if let (Some((_, m, _)), Some(p)) = (ratio("apply unified", "git apply"), turns) {
+    if let (Some((_, m, _)), Some(p)) = (ratio("apply -q unified", "git apply"), turns) {
         println!(
-            "  apply / git apply:         time {:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]",
+            "  apply -q / git apply:      time {:.2} [<= 0.6], peak memory {m:.2} [<= 1.0]",
             p.to_git
         );
     }
     if let Some(p) = turns {
         println!(
-            "  apply / durable floor:     time {:.2} [<= 1.2]",
+            "  apply -q / durable floor:  time {:.2} [<= 1.2]",
             p.to_floor
         );
     }
@@ -705,7 +709,7 @@ fn main() {
     // better overlap.
     let floor_row = rows.iter().find(|r| {
         r.size == largest
-            && r.what == "apply unified"
+            && r.what == "apply -q unified"
             && r.peer
                 .as_ref()
                 .is_some_and(|p| p.0 == "durable-protocol floor")
@@ -738,7 +742,7 @@ fn main() {
         println!();
         println!("Growth, ms per file (unified; 1.00 = linear against the largest size):");
         let largest = *sizes.iter().max().unwrap();
-        for what in ["check unified", "apply unified"] {
+        for what in ["check unified", "apply -q unified"] {
             let per_file = |size: usize| {
                 rows.iter()
                     .find(|r| r.size == size && r.what == what)
