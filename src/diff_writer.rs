@@ -269,6 +269,7 @@ mod tests {
             mode: None,
             owner: None,
             executable,
+            may_be_unchanged: false,
         }
     }
 

@@ -74,6 +74,11 @@ pub struct FileWrite {
     /// Whether the written file is executable, when the batch says (`FilePatch::mode`): the
     /// execute bits follow the read bits, or are cleared; `None` leaves them as they are.
     pub executable: Option<bool>,
+    /// Every change it writes puts back the very lines it replaces (or inserts none), so its
+    /// new content may be the file as it is: a plan made without contents cannot tell, and
+    /// the commit reads such a file before it writes anything, so that a batch that changes
+    /// nothing touches nothing (not even patchdeck's folder).
+    pub may_be_unchanged: bool,
 }
 
 /// A reason the plan cannot be committed.
@@ -184,6 +189,10 @@ pub struct Plan {
     pub writes: Vec<FileWrite>,
     pub blockers: Vec<Blocker>,
     pub overrides: Vec<Override>,
+    /// Whether each write's `after` holds its new content: a plan made without contents
+    /// commits only with each content made as its file is staged
+    /// ([`crate::commit::NewContents::Made`]).
+    pub contents: Contents,
 }
 
 impl Plan {
@@ -270,12 +279,14 @@ pub fn plan(batch: &Batch, verification: &Verification, decisions: &Decisions) -
 }
 
 /// Whether a plan computes the new content of each file it would write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Contents {
     /// Every new file content, in memory, ready to commit.
+    #[default]
     Computed,
-    /// Only what would be written and what blocks it (`check`): every `after` is left empty,
-    /// which saves computing, and holding, a second copy of every file.
+    /// Only what would be written and what blocks it (`check`, and `apply`, whose commit
+    /// makes each content as it stages the file): every `after` is left empty, which saves
+    /// computing, and holding, a second copy of every file.
     Skipped,
 }
 
@@ -543,6 +554,13 @@ pub fn plan_with(
             FileAction::Modify => WriteKind::Modify,
         };
         plan.overrides.extend(overrides);
+        let may_be_unchanged = check.action != FileAction::Create
+            && splices
+                .iter()
+                .all(|(_, ci, new_lines)| match &file.changes[*ci].expected {
+                    Some(expected) => expected == *new_lines,
+                    None => new_lines.is_empty(),
+                });
         let mut write = FileWrite {
             file: index,
             rel,
@@ -554,6 +572,7 @@ pub fn plan_with(
             mode: None,
             owner: None,
             executable: file.mode.map(|m| m == crate::model::FileMode::Executable),
+            may_be_unchanged,
         };
         if contents == Contents::Computed {
             write.after = content_of(file, check, decisions, &write, check.snapshot.as_ref());
@@ -561,7 +580,10 @@ pub fn plan_with(
         plan.writes.push(write);
         plan
     });
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        contents,
+        ..Plan::default()
+    };
     for part in per_file {
         plan.writes.extend(part.writes);
         plan.blockers.extend(part.blockers);

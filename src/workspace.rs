@@ -932,7 +932,11 @@ mod tests {
         for size in [0, 1, 31, 32, 8191, 8192, 8193, 42_000, 300_001] {
             let bytes: Vec<u8> = (0..size as u32).map(|i| (i % 251) as u8).collect();
             fs::write(&path, &bytes).unwrap();
-            assert_eq!(read_snapshot(&path).unwrap().bytes().as_slice(), bytes, "{size}");
+            assert_eq!(
+                read_snapshot(&path).unwrap().bytes().as_slice(),
+                bytes,
+                "{size}"
+            );
         }
         fs::write(&path, b"first\n").unwrap();
         let unread = Unread::of(File::open(&path).unwrap()).unwrap();

@@ -205,6 +205,34 @@ fn a_sealed_journal_that_leads_out_of_the_root_is_refused_and_nothing_is_touched
     }
 }
 
+/// A journal left by the patchdeck before an upgrade (version 2, contents named by SHA-256),
+/// sealed with the user's key, is still recovered: killed after its exchange, the original at
+/// the staged name is found by its SHA-256 and put back.
+#[test]
+fn a_version_2_journal_from_before_an_upgrade_is_rolled_back() {
+    let user = User::new();
+    let key = user.key();
+    let id = format!("{:032x}-1", 1);
+    let ws = workspace_with(&[("notes.txt", b"new\n")]);
+    let staged = format!(".notes.txt.pd-{id}-0.tmp");
+    fs::write(ws.path().join(&staged), b"old\n").unwrap();
+    let journal = serde_json::json!({"version": 2, "id": id, "pid": 1, "state": "prepared",
+        "entries": [{"path": "notes.txt", "kind": "modify", "staged": staged,
+            "backup": format!(".notes.txt.pd-{id}-0.orig"), "preSha256": sha(b"old\n"),
+            "postSha256": sha(b"new\n"), "createdDirs": []}]});
+    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+    fs::write(
+        ws.path().join(".patchdeck/journal"),
+        key.seal(Purpose::Journal, journal.to_string().as_bytes()),
+    )
+    .unwrap();
+    let out = user.run(ws.path(), &["recover"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"old\n");
+    assert!(!ws.path().join(&staged).exists());
+    assert!(!ws.path().join(".patchdeck/journal").exists());
+}
+
 /// An undo record that came with the workspace would make `undo` write its "originals".
 #[test]
 fn an_undo_record_that_came_with_a_clone_is_never_restored() {

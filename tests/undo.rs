@@ -206,6 +206,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
             mode: None,
             owner: None,
             executable: None,
+            may_be_unchanged: false,
         }],
         ..Plan::default()
     };

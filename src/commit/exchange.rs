@@ -227,18 +227,22 @@ fn is_verified_original(
     let (Some(was), Some(before)) = (stamp, write.before.as_ref()) else {
         return Ok(false);
     };
-    let (file, meta) = match dir.open_file_stat(name) {
-        Ok(opened) => opened,
-        // Nothing there, or not a regular file (a link or a folder another program put there).
-        Err(_) if !matches!(dir.stat(name)?, Some(st) if st.kind == Kind::File) => {
-            return Ok(false)
-        }
-        Err(e) => return Err(e),
+    let same = |is: &Stamp| {
+        (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
+            == (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
     };
-    let is = Stamp::of(&meta);
-    if (was.dev, was.ino, was.size, was.mtime_sec, was.mtime_nsec)
-        != (is.dev, is.ino, is.size, is.mtime_sec, is.mtime_nsec)
-    {
+    // Looked at before it is opened (nothing another program put there, a device say, is
+    // opened), then again through the descriptor its bytes are read by.
+    match dir.stat(name)? {
+        Some(Stat {
+            kind: Kind::File,
+            stamp: is,
+            ..
+        }) if same(&is) => {}
+        _ => return Ok(false),
+    }
+    let (file, meta) = dir.open_file_stat(name)?;
+    if !same(&Stamp::of(&meta)) {
         return Ok(false);
     }
     let bytes = Unread::with(file, meta)?.finish_bytes()?;

@@ -9,7 +9,7 @@
 
 use super::beneath::{Dir, Folders, Kind, Root};
 use super::journal::{
-    beside_of, hash_beneath, read_all, write_durably, EntryKind, Journal, Originals,
+    beside_of, identity_beneath, read_all, write_durably, EntryKind, Journal, Originals,
 };
 use super::seal::{Key, Purpose};
 use crate::git::index::Note;
@@ -295,17 +295,24 @@ pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<St
         .iter()
         .filter(|e| e.kind != EntryKind::Unchanged)
     {
-        let now = hash_beneath(root, &entry.path, hashing)?;
-        let before = match entry.kind {
-            EntryKind::Create => None,
-            _ => entry.pre_hash.clone(),
+        // Each file as the commit found it, and as it wrote it: by hash, and by permissions
+        // where the commit wrote those alone.
+        let now = identity_beneath(root, &entry.path, hashing)?;
+        let was = |hash: &Option<String>, mode: Option<u32>| match (&now, hash) {
+            (None, None) => true,
+            (Some(now), Some(_)) => now.is(hash, mode),
+            _ => false,
         };
-        let after = match entry.kind {
-            EntryKind::Delete => None,
-            _ => entry.post_hash.clone(),
+        let (before, after) = match entry.kind {
+            EntryKind::Create => ((&None, None), (&entry.post_hash, entry.post_mode)),
+            EntryKind::Delete => ((&entry.pre_hash, entry.pre_mode), (&None, None)),
+            _ => (
+                (&entry.pre_hash, entry.pre_mode),
+                (&entry.post_hash, entry.post_mode),
+            ),
         };
-        restored &= now == before;
-        untouched &= now == after;
+        restored &= was(before.0, before.1);
+        untouched &= was(after.0, after.1);
     }
     if restored {
         forget(state, &journal.id)?;

@@ -84,6 +84,13 @@ pub struct Entry {
     /// The new content's hash (none for a deletion, and none until staging has made it).
     #[serde(rename = "postHash", alias = "postSha256")]
     pub post_hash: Option<String>,
+    /// For a write that leaves the bytes as they are and changes only the permissions (the
+    /// two hashes the same), the original's permission bits and the new content's, as found
+    /// on disk (version 3): recovery tells the two apart by them. None otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_mode: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_mode: Option<u32>,
     /// Folders the commit creates for this file, outermost first.
     pub created_dirs: Vec<PathBuf>,
 }
@@ -339,16 +346,24 @@ impl Journal {
                 _ => entry.post_hash.is_some(),
             };
             let pre_ok = (entry.kind == EntryKind::Create) == entry.pre_hash.is_none();
-            let unchanged_ok = entry.kind != EntryKind::Unchanged
-                || (self.state != State::Staging && entry.created_dirs.is_empty());
-            if !(staged_ok
-                && backup_ok
-                && dirs_ok
-                && hashes_ok
-                && post_ok
-                && pre_ok
-                && unchanged_ok)
-            {
+            // Kinds and fields version 2 never wrote; folders made only for a new file.
+            let v3_ok = hashing == Hashing::Checksum
+                || (entry.kind != EntryKind::Unchanged && entry.pre_mode.is_none());
+            let made_ok = entry.kind == EntryKind::Create || entry.created_dirs.is_empty();
+            let unchanged_ok = entry.kind != EntryKind::Unchanged || self.state != State::Staging;
+            let modes_ok = match (entry.pre_mode, entry.post_mode) {
+                (None, None) => true,
+                (Some(pre), Some(post)) => {
+                    entry.kind == EntryKind::Modify
+                        && entry.pre_hash.is_some()
+                        && entry.pre_hash == entry.post_hash
+                        && pre <= 0o7777
+                        && post <= 0o7777
+                }
+                _ => false,
+            };
+            let shape_ok = staged_ok && backup_ok && dirs_ok && hashes_ok && post_ok && pre_ok;
+            if !(shape_ok && v3_ok && made_ok && unchanged_ok && modes_ok) {
                 return Err(bad(format!("entry {n} ({path})")));
             }
         }
@@ -468,6 +483,10 @@ fn rollback_entry(
     hashing: Hashing,
     recovery: &mut Recovery,
 ) -> io::Result<()> {
+    // Staging found nothing to write: nothing was, and the file is not even looked at.
+    if entry.kind == EntryKind::Unchanged {
+        return Ok(());
+    }
     let (dir, name) = match root.parent_of(&entry.path) {
         Ok(found) => found,
         // Its folder was never (or not wholly) created: nothing of this file exists, but the
@@ -484,19 +503,26 @@ fn rollback_entry(
             .map(OsStr::to_os_string)
     };
     let (staged, original) = (beside_name(&entry.staged), beside_name(&entry.backup));
-    let hash_of = |n: &Option<std::ffi::OsString>| -> io::Result<Option<String>> {
+    let identity_of = |n: &Option<std::ffi::OsString>| -> io::Result<Option<Identity>> {
         match n {
-            Some(n) => hash_in(&dir, n, hashing),
+            Some(n) => identity_in(&dir, n, hashing),
             None => Ok(None),
         }
     };
-    let current = hash_in(&dir, name, hashing)?;
-    let (pre, post) = (&entry.pre_hash, &entry.post_hash);
+    let current = identity_in(&dir, name, hashing)?;
+    // The original and the new content, as recovery knows them: by hash, and by permissions
+    // too where the hashes are the same (a write of the permissions alone).
+    let (pre, post) = (
+        (&entry.pre_hash, entry.pre_mode),
+        (&entry.post_hash, entry.post_mode),
+    );
+    let is = |found: &Option<Identity>, (hash, mode): (&Option<String>, Option<u32>)| {
+        found.as_ref().is_some_and(|found| found.is(hash, mode))
+    };
     match entry.kind {
-        // Staging found nothing to write: nothing was.
-        EntryKind::Unchanged => {}
+        EntryKind::Unchanged => unreachable!("returned above"),
         EntryKind::Create => {
-            if current.is_some() && current == *post {
+            if is(&current, post) {
                 dir.remove_file(name)?;
                 recovery.removed.push(entry.path.clone());
             } else if current.is_some() {
@@ -511,9 +537,9 @@ fn rollback_entry(
         EntryKind::Modify | EntryKind::Delete => {
             let ours = match entry.kind {
                 EntryKind::Delete => current.is_none(),
-                _ => current.is_some() && current == *post,
+                _ => is(&current, post),
             };
-            if current.is_some() && current == *pre {
+            if is(&current, pre) {
                 // Untouched, or already put back.
             } else if ours {
                 // The target holds what the commit put there (or, for a deletion, nothing):
@@ -525,20 +551,16 @@ fn rollback_entry(
                 let from = [&original, &staged]
                     .into_iter()
                     .flatten()
-                    .map(|n| Ok((n, hash_of(&Some(n.clone()))?, dir.stat(n)?.is_some())))
+                    .map(|n| Ok((n, identity_of(&Some(n.clone()))?, dir.stat(n)?.is_some())))
                     .collect::<io::Result<Vec<_>>>()?;
-                let back = from
-                    .iter()
-                    .find(|(_, h, _)| h.is_some() && *h == *pre)
-                    .or_else(|| {
-                        // Killed between exchanging and exchanging back a file another program
-                        // had replaced: the staged name holds that program's file (a regular
-                        // file, or a link, a folder or anything else it put there), which goes
-                        // back to the target (and is named as left alone).
-                        from.iter().find(|(n, h, there)| {
-                            Some(*n) == staged.as_ref() && *there && *h != *post
-                        })
-                    });
+                let back = from.iter().find(|(_, h, _)| is(h, pre)).or_else(|| {
+                    // Killed between exchanging and exchanging back a file another program
+                    // had replaced: the staged name holds that program's file (a regular
+                    // file, or a link, a folder or anything else it put there), which goes
+                    // back to the target (and is named as left alone).
+                    from.iter()
+                        .find(|(n, h, there)| Some(*n) == staged.as_ref() && *there && !is(h, post))
+                });
                 let Some((back, hash, _)) = back else {
                     return Err(io::Error::other(format!(
                         "{} was changed and its original is no longer beside it ({})",
@@ -546,7 +568,7 @@ fn rollback_entry(
                         entry.backup.as_deref().unwrap_or(Path::new("")).display()
                     )));
                 };
-                let theirs = *hash != *pre;
+                let theirs = !is(hash, pre);
                 // Another program's entry may be a folder, which cannot be renamed over the
                 // file now at the target; exchanged, the file goes to the staged name and is
                 // removed below with what else is left.
@@ -595,20 +617,41 @@ fn remove_created_dirs(root: &Root, entry: &Entry) {
     }
 }
 
-/// The hash (of the kind `hashing` says) of the regular file `name` in `dir`; `None` when
-/// there is none.
-fn hash_in(dir: &Dir, name: &OsStr, hashing: Hashing) -> io::Result<Option<String>> {
-    match dir.stat(name)? {
-        Some(stat) if stat.kind == Kind::File => Ok(Some(hashing.hash(&read_all(dir, name)?))),
-        _ => Ok(None),
+/// What recovery knows a regular file by: the hash of its bytes (of the kind its journal's
+/// version says) and its permission bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub hash: String,
+    pub mode: u32,
+}
+
+impl Identity {
+    /// Whether this is the content a journal names by `hash`, and by `mode` when it names one.
+    pub fn is(&self, hash: &Option<String>, mode: Option<u32>) -> bool {
+        hash.as_deref() == Some(self.hash.as_str()) && mode.is_none_or(|mode| mode == self.mode)
     }
 }
 
-/// The hash (of the kind `hashing` says) of the regular file at `rel`, reached without
-/// following links; `None` when there is no regular file there.
-pub fn hash_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result<Option<String>> {
+/// The [`Identity`] of the regular file `name` in `dir`; `None` when there is none.
+fn identity_in(dir: &Dir, name: &OsStr, hashing: Hashing) -> io::Result<Option<Identity>> {
+    use std::os::unix::fs::MetadataExt;
+    let (file, meta) = match dir.stat(name)? {
+        Some(stat) if stat.kind == Kind::File => dir.open_file_stat(name)?,
+        _ => return Ok(None),
+    };
+    let mode = meta.mode() & 0o7777;
+    let bytes = crate::workspace::Unread::with(file, meta)?.finish_bytes()?;
+    Ok(Some(Identity {
+        hash: hashing.hash(&bytes),
+        mode,
+    }))
+}
+
+/// The [`Identity`] of the regular file at `rel`, reached without following links; `None`
+/// when there is no regular file there.
+pub fn identity_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result<Option<Identity>> {
     match root.parent_of(rel) {
-        Ok((dir, name)) => hash_in(&dir, name, hashing),
+        Ok((dir, name)) => identity_in(&dir, name, hashing),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
@@ -656,6 +699,8 @@ mod tests {
             backup: Some(original_name(Path::new(path), id, 0)),
             pre_hash: Some("a".repeat(32)),
             post_hash: Some("b".repeat(32)),
+            pre_mode: None,
+            post_mode: None,
             created_dirs: Vec::new(),
         }
     }
@@ -773,6 +818,70 @@ mod tests {
         );
         assert!(!dir.path().join(entry.staged.as_ref().unwrap()).exists());
         unstage_entry(&root, &entry).unwrap();
+    }
+
+    /// A journal, written as the commit writes it, in a `.patchdeck` folder of `dir`.
+    fn saved(dir: &Path, journal: &Journal) -> (Root, Dir) {
+        let root = Root::open(dir).unwrap();
+        std::fs::create_dir_all(dir.join(".patchdeck")).unwrap();
+        let state = root.dir(Path::new(".patchdeck")).unwrap();
+        journal.save(&state).unwrap();
+        (root, state)
+    }
+
+    /// Recovery of a journal written while staging goes by what staging can have done: it
+    /// removes the staged files and never looks at a target, so a deletion whose target
+    /// another program removed meanwhile is no error (rolling back a prepared journal, it
+    /// would look for the original to put back).
+    #[test]
+    fn a_staging_journal_recovers_without_looking_at_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = format!("{:032x}-42", 7);
+        let mut modified = modify("a.txt", &id);
+        modified.post_hash = None;
+        let mut deleted = modify("b.txt", &id);
+        deleted.kind = EntryKind::Delete;
+        deleted.staged = None;
+        deleted.post_hash = None;
+        deleted.backup = Some(original_name(Path::new("b.txt"), &id, 1));
+        let mut staging = journal(vec![modified.clone(), deleted]);
+        staging.state = State::Staging;
+        assert!(staging.validate(Originals::Beside).is_ok());
+        std::fs::write(dir.path().join("a.txt"), b"old\n").unwrap();
+        std::fs::write(dir.path().join(modified.staged.as_ref().unwrap()), b"new\n").unwrap();
+        let (root, state) = saved(dir.path(), &staging);
+        let recovery = Journal::load(&state)
+            .unwrap()
+            .unwrap()
+            .recover(&root, &state)
+            .unwrap();
+        assert!(recovery.restored.is_empty() && recovery.left_alone.is_empty());
+        assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"old\n");
+        assert!(!dir.path().join(modified.staged.as_ref().unwrap()).exists());
+        assert!(!dir.path().join(".patchdeck/journal").exists());
+    }
+
+    /// A file staging found unchanged was never written: rolling back does not read it, nor
+    /// even walk to it (here its folder is a file, which a walk would fail on).
+    #[test]
+    fn an_unchanged_entry_is_not_even_looked_at_by_recovery() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = format!("{:032x}-42", 7);
+        std::fs::write(dir.path().join("notafolder"), b"x").unwrap();
+        let mut unchanged = modify("notafolder/same.txt", &id);
+        unchanged.kind = EntryKind::Unchanged;
+        unchanged.staged = None;
+        unchanged.backup = None;
+        unchanged.post_hash = None;
+        let prepared = journal(vec![unchanged]);
+        assert!(prepared.validate(Originals::Beside).is_ok());
+        let (root, state) = saved(dir.path(), &prepared);
+        let recovery = Journal::load(&state)
+            .unwrap()
+            .unwrap()
+            .recover(&root, &state)
+            .unwrap();
+        assert!(recovery.restored.is_empty() && recovery.left_alone.is_empty());
     }
 
     #[test]

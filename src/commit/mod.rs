@@ -119,26 +119,45 @@ pub fn commit_with(
     options: &CommitOptions,
 ) -> Result<Committed> {
     assert!(!plan.is_blocked(), "a blocked plan cannot be committed");
+    assert!(
+        matches!(contents, NewContents::Made(_))
+            || plan.contents == crate::plan::Contents::Computed,
+        "a plan made without its contents commits only with each made as its file is staged"
+    );
     if options.read_only {
         return Err(Error::ReadOnly);
     }
-    let writes: Vec<&FileWrite> = plan
-        .writes
-        .iter()
-        .filter(|w| match (contents, w.kind, &w.before) {
-            // A write that changes only the permissions (a mode change, or its undo) is one.
-            (NewContents::Planned, WriteKind::Modify, Some(b)) => {
-                w.after != **b.bytes() || !keeps_permissions(w, &b.stamp)
-            }
-            // Made later: a write that changes nothing is found as it is staged.
-            _ => true,
-        })
-        .collect();
+    let root = open_root(workspace)?;
+    let writes: Vec<&FileWrite> = match contents {
+        // A write that changes only the permissions (a mode change, or its undo) is one.
+        NewContents::Planned => plan
+            .writes
+            .iter()
+            .filter(|w| match (w.kind, &w.before) {
+                (WriteKind::Modify, Some(b)) => {
+                    w.after != **b.bytes() || !keeps_permissions(w, &b.stamp)
+                }
+                _ => true,
+            })
+            .collect(),
+        // Each content is made as its file is staged; one that may be the file as it is is
+        // made now to find out (see `FileWrite::may_be_unchanged`). Staging checks every file
+        // again under the lock, whatever is found here, and leaves out one found unchanged.
+        NewContents::Made(make) => {
+            let left_as_is = crate::parallel::map(&plan.writes, |w| {
+                w.may_be_unchanged && made_unchanged(&root, w, make)
+            });
+            plan.writes
+                .iter()
+                .zip(left_as_is)
+                .filter_map(|(w, as_is)| (!as_is).then_some(w))
+                .collect()
+        }
+    };
     if writes.is_empty() {
         // Nothing to write: the disk is not touched, not even patchdeck's own folder.
         return Ok(Committed::default());
     }
-    let root = open_root(workspace)?;
     let state = ensure_state_dir(&root)?;
     let _lock = Lock::acquire(&state, options.lock_wait)?;
     let recovered = recover_locked(
@@ -204,6 +223,25 @@ pub fn commit_with(
         recovered,
         owner_not_kept: tx.owner_not_kept,
     })
+}
+
+/// Whether `write`'s content, made from its target as it is now (still the verified bytes),
+/// is that target, bytes and permissions. Any doubt (the file changed, or cannot be read)
+/// answers no: the write goes on to staging, which says what is wrong.
+fn made_unchanged(root: &Root, write: &FileWrite, make: &Make<'_>) -> bool {
+    let Some(before) = &write.before else {
+        return false;
+    };
+    let Ok(Some(now)) = read_beneath(root, &write.rel) else {
+        return false;
+    };
+    let (was, is) = (&before.stamp, &now.stamp);
+    if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
+        || now.checksum() != before.checksum()
+    {
+        return false;
+    }
+    make(write, Some(&now)) == **now.bytes() && keeps_permissions(write, is)
 }
 
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.
@@ -398,12 +436,22 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Checksum>> {
         path: write.rel.display().to_string(),
         what,
     };
+    // A folder on the way deleted, or replaced by a link or a file, is a change; any other
+    // error (the process's limit on open files, the disk) fails the commit as I/O errors do.
     let unreachable = |e: io::Error| match first_link(root, &write.rel) {
         Some(link) => changed(format!(
             "{} became a symbolic link since the batch was verified",
             link.display()
         )),
-        None => changed(format!("it can no longer be reached: {e}")),
+        None if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            changed(format!("it can no longer be reached: {e}"))
+        }
+        None => Error::CommitFailed {
+            path: write.rel.display().to_string(),
+            step: "checking the file before writing anything".into(),
+            cause: e.to_string(),
+            rolled_back: true,
+        },
     };
     let Some(before) = &write.before else {
         return match folders.stat(&write.rel) {
@@ -504,6 +552,8 @@ impl<'a> Transaction<'a> {
                 backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
                 pre_hash: pre.map(Checksum::hex),
                 post_hash: None,
+                pre_mode: None,
+                post_mode: None,
                 created_dirs: if w.kind == WriteKind::Create {
                     missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)
                 } else {
@@ -561,10 +611,18 @@ impl<'a> Transaction<'a> {
         // Staging, on several threads: each target read and checked, its new content made and
         // written beside it, its writeback started; then every staged file made durable, most
         // of them already written out by the time their fsync comes.
+        // Every target's folder is open already (the re-check opened them); the folders made
+        // for new files open as they are staged into.
+        let made: usize = self
+            .journal
+            .entries
+            .iter()
+            .map(|e| e.created_dirs.len())
+            .sum();
         let staging = Staging {
             folders,
             contents,
-            budget: &OpenBudget::new(),
+            budget: &OpenBudget::new(folders.open_count() + made, IO_THREADS),
             sha256,
         };
         let slots: Vec<OnceLock<Staged>> = writes.iter().map(|_| OnceLock::new()).collect();
@@ -635,9 +693,28 @@ impl<'a> Transaction<'a> {
                     checksum,
                     sha256,
                     owner_kept,
-                    ..
+                    file,
                 } => {
                     entry.post_hash = Some(checksum.hex());
+                    if entry.post_hash == entry.pre_hash {
+                        // The permissions alone change: the two are told apart by them, as
+                        // the disk has them (a file system may ignore what was asked).
+                        let on_disk = |path: &Path| -> io::Result<u32> {
+                            let meta = match &file {
+                                Some(file) => file.metadata()?,
+                                None => {
+                                    let (dir, name) = folders.parent_of(path)?;
+                                    dir.open_file_stat(name)?.1
+                                }
+                            };
+                            Ok(std::os::unix::fs::MetadataExt::mode(&meta) & 0o7777)
+                        };
+                        let staged_at = entry.staged.clone().unwrap_or_default();
+                        let post = on_disk(&staged_at)
+                            .map_err(|e| (entry.path.clone(), step_name("stage"), e))?;
+                        entry.pre_mode = staged.found.map(|found| found.mode & 0o7777);
+                        entry.post_mode = entry.pre_mode.map(|_| post);
+                    }
                     if !owner_kept {
                         self.owner_not_kept.push(entry.path.clone());
                     }

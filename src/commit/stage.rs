@@ -81,34 +81,58 @@ pub fn as_changed(error: &io::Error) -> Option<&Changed> {
 }
 
 /// How many staged files may stay open from staging to the sync pass: half of what the
-/// process may open, its limit first raised as far as the system lets it (thousands of files
-/// held open could otherwise pass it). A file past the budget is closed, and opened again to
-/// be synced.
-pub(super) struct OpenBudget(AtomicUsize);
+/// process may still open once every folder of the commit is open and each staging thread
+/// holds its two files, the limit first raised as far as the system lets it (thousands of
+/// files held open could otherwise pass it). A file past the budget is closed, and opened
+/// again to be synced. The limit goes back to what it was when the budget is dropped, so that
+/// what patchdeck starts afterwards (git, an editor) gets the limit it was given.
+pub(super) struct OpenBudget {
+    left: AtomicUsize,
+    raised_from: Option<libc::rlimit>,
+}
 
 impl OpenBudget {
-    pub fn new() -> OpenBudget {
-        OpenBudget(AtomicUsize::new(raise_open_limit() / 2))
+    /// The budget of a commit that holds `folders` folders open and stages on `threads`
+    /// threads.
+    pub fn new(folders: usize, threads: usize) -> OpenBudget {
+        let (limit, raised_from) = raise_open_limit();
+        // What the commit holds besides: the journal, the lock, the standard streams, git's
+        // pipes, the threads' own.
+        let held = 256 + folders + 2 * threads;
+        OpenBudget {
+            left: AtomicUsize::new(limit.saturating_sub(held) / 2),
+            raised_from,
+        }
     }
 
     /// Takes one place; false when none is left.
     fn take(&self) -> bool {
-        self.0
+        self.left
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
             .is_ok()
     }
 }
 
+impl Drop for OpenBudget {
+    fn drop(&mut self) {
+        if let Some(limit) = self.raised_from {
+            // SAFETY: setrlimit reads the struct it is given; a failure leaves the raised
+            // limit, which is no harm.
+            unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+        }
+    }
+}
+
 /// Raises this process's limit on open files to its hard limit (at most 65,536), as far as
-/// the system allows; the limit now.
-fn raise_open_limit() -> usize {
+/// the system allows: the limit now, and the one it was raised from, if it was.
+fn raise_open_limit() -> (usize, Option<libc::rlimit>) {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes the struct it is given; the result is checked.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return 0;
+        return (0, None);
     }
     let wanted = limit.rlim_max.min(1 << 16);
     if wanted > limit.rlim_cur {
@@ -118,11 +142,10 @@ fn raise_open_limit() -> usize {
         };
         // SAFETY: setrlimit reads the struct it is given; the result is checked.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit.rlim_cur = wanted;
+            return (wanted as usize, Some(limit));
         }
     }
-    // What the commit itself holds besides: folders, the journal, the lock, standard streams.
-    (limit.rlim_cur as usize).saturating_sub(256)
+    (limit.rlim_cur as usize, None)
 }
 
 /// How staging goes for one write: where its content comes from and what the commit was asked.
@@ -201,7 +224,7 @@ impl Staging<'_> {
         let (dir, name) = self.folders.parent_of(&write.rel)?;
         let (file, meta) = dir
             .open_file_stat(name)
-            .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
+            .map_err(|e| gone_or(&dir, name, e))?;
         let now = Unread::with(file, meta)?.finish()?;
         let (was, is) = (&before.stamp, &now.stamp);
         if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
@@ -213,6 +236,22 @@ impl Staging<'_> {
             return Err(changed(what));
         }
         Ok(now)
+    }
+}
+
+/// Why a target could not be opened: another program deleted it, or put a link, a folder or
+/// something else that is not a regular file at its name (a change: the commit stops as
+/// changed on disk); else the error as it is (the process's limit on open files, the disk),
+/// which fails the commit as any I/O error does.
+fn gone_or(dir: &Dir, name: &std::ffi::OsStr, error: io::Error) -> io::Error {
+    use super::beneath::Kind;
+    match dir.stat(name) {
+        Ok(None) => changed("it was deleted since the batch was verified".into()),
+        Ok(Some(st)) if st.kind == Kind::Symlink => {
+            changed("it became a symbolic link since the batch was verified".into())
+        }
+        Ok(Some(st)) if st.kind != Kind::File => changed("it is no longer a regular file".into()),
+        _ => error,
     }
 }
 
@@ -353,4 +392,36 @@ pub(super) fn give_to(file: &File, (uid, gid): (u32, u32)) -> io::Result<bool> {
     let _ = std::os::unix::fs::fchown(file, Some(uid), Some(gid))
         .or_else(|_| std::os::unix::fs::fchown(file, None, Some(gid)));
     has(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commit::beneath::Root;
+
+    /// A target that cannot be opened is a change only when another program took it away or
+    /// put something else at its name; any other error (too many open files, the disk) is
+    /// the error it is, and fails the commit as I/O errors do, never as a conflict.
+    #[test]
+    fn only_a_target_gone_or_replaced_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), b"x").unwrap();
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        std::os::unix::fs::symlink("file", dir.path().join("link")).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let top = root.top().unwrap();
+        let emfile = || io::Error::from_raw_os_error(libc::EMFILE);
+        let said = |name: &str| {
+            let error = gone_or(&top, std::ffi::OsStr::new(name), emfile());
+            as_changed(&error).map(|c| c.what.clone())
+        };
+        assert_eq!(said("file"), None, "a file still there: the error itself");
+        assert_eq!(
+            gone_or(&top, std::ffi::OsStr::new("file"), emfile()).raw_os_error(),
+            Some(libc::EMFILE)
+        );
+        assert!(said("missing").unwrap().contains("deleted"));
+        assert!(said("link").unwrap().contains("symbolic link"));
+        assert!(said("folder").unwrap().contains("no longer a regular file"));
+    }
 }

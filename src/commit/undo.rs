@@ -117,6 +117,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             mode: saved.as_ref().map(|s| s.mode),
             owner: saved.as_ref().map(|s| (s.uid, s.gid)),
             executable: None,
+            may_be_unchanged: false,
         });
     }
     if !changed.is_empty() {
