@@ -691,34 +691,43 @@ impl Unread {
     /// to finish. Where the kernel cannot tell (or refuses the call), the file is read whole
     /// here.
     pub fn read_cached(mut self) -> io::Result<Result<Snapshot, Unread>> {
-        use std::os::fd::AsRawFd;
         let want = self.meta.len() as usize;
         while self.bytes.len() < want {
-            let spare = self.bytes.spare_capacity_mut();
-            let iov = libc::iovec {
-                iov_base: spare.as_mut_ptr().cast(),
-                iov_len: want - self.bytes.len(),
-            };
-            // SAFETY: `iov` points into this vector's spare capacity, at least `iov_len` bytes;
-            // the kernel writes at most that many, and only the count it returns is kept. An
-            // offset of -1 reads at the file's position and moves it, as `read` does.
-            let n = unsafe { libc::preadv2(self.file.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
-            match n {
-                0 => break,
-                n if n > 0 => {
-                    // SAFETY: the kernel initialised these `n` bytes just after the length.
-                    unsafe { self.bytes.set_len(self.bytes.len() + n as usize) };
-                }
-                _ => match io::Error::last_os_error() {
-                    e if e.kind() == io::ErrorKind::Interrupted => {}
-                    e if e.kind() == io::ErrorKind::WouldBlock => return Ok(Err(self)),
-                    // Anything else (not supported by this kernel or file system, refused by
-                    // a sandbox): read it as usual, which says what is wrong if anything is.
-                    _ => return self.finish().map(Ok),
-                },
+            match self.read_some(want, libc::RWF_NOWAIT) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Err(self)),
+                // Anything else (not supported by this kernel or file system, refused by
+                // a sandbox): read it as usual, which says what is wrong if anything is.
+                Err(_) => return self.finish().map(Ok),
             }
         }
         self.finish().map(Ok)
+    }
+
+    /// One read of up to `want` bytes in all into the room kept for them (`preadv2` at the
+    /// file's position, with `flags`): how many bytes it added.
+    fn read_some(&mut self, want: usize, flags: libc::c_int) -> io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        let room = want
+            .min(self.bytes.capacity())
+            .saturating_sub(self.bytes.len());
+        let spare = self.bytes.spare_capacity_mut();
+        let iov = libc::iovec {
+            iov_base: spare.as_mut_ptr().cast(),
+            iov_len: room,
+        };
+        // SAFETY: `iov` points into this vector's spare capacity, `room` bytes of it at most;
+        // the kernel writes at most that many, and only the count it returns is kept. An
+        // offset of -1 reads at the file's position and moves it, as `read` does.
+        let n = unsafe { libc::preadv2(self.file.as_raw_fd(), &iov, 1, -1, flags) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel initialised these `n` bytes just after the length.
+        unsafe { self.bytes.set_len(self.bytes.len() + n as usize) };
+        Ok(n as usize)
     }
 
     /// Reads up to `n` more bytes, as a read from memory that stopped part way would have.
@@ -745,29 +754,13 @@ impl Unread {
     /// and reads 8 KiB, then 16, and so on: four calls for a 42 KB file, read up to four
     /// times per `apply`.
     pub fn finish_bytes(mut self) -> io::Result<Vec<u8>> {
-        use std::os::fd::AsRawFd;
-        let want = (self.meta.len() as usize).min(self.bytes.capacity());
-        while self.bytes.len() < want {
-            let spare = self.bytes.spare_capacity_mut();
-            // SAFETY: the kernel writes at most `spare.len()` bytes at the start of this
-            // vector's spare capacity, and only the count it returns is kept.
-            let n = unsafe {
-                libc::read(
-                    self.file.as_raw_fd(),
-                    spare.as_mut_ptr().cast(),
-                    spare.len(),
-                )
-            };
-            match n {
-                0 => break,
-                n if n > 0 => {
-                    // SAFETY: the kernel initialised these `n` bytes just after the length.
-                    unsafe { self.bytes.set_len(self.bytes.len() + n as usize) };
-                }
-                _ => match io::Error::last_os_error() {
-                    e if e.kind() == io::ErrorKind::Interrupted => {}
-                    e => return Err(e),
-                },
+        let want = self.meta.len() as usize;
+        while self.bytes.len() < want.min(self.bytes.capacity()) {
+            match self.read_some(want, 0) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
         let have = self.bytes.len() as u64;

@@ -3,7 +3,9 @@
 //! (the sample batches, and every real commit of the corpus in each of its formats, on its
 //! base, drift and stale workspaces), while holding no file's bytes at the end.
 
-use crate::common::{corpus, each_sample_batch, json_out, patchdeck, sha, workspace_with};
+use crate::common::{
+    corpus, each_sample_batch, json_out, patchdeck, sha, workspace_of, workspace_with,
+};
 use patchdeck::formats::{Input, LoadOptions};
 use patchdeck::pipeline;
 use patchdeck::report::Report;
@@ -104,11 +106,7 @@ fn the_check_command_reports_every_hash_though_it_keeps_no_file() {
             )
         })
         .collect();
-    let named: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let ws = workspace_with(&named);
+    let ws = workspace_of(&files);
     let diff: String = files
         .iter()
         .map(|(p, b)| {

@@ -71,6 +71,35 @@ fn resume(child: Child) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
+/// Another program rewrites `target` in place with `bytes` (as long as what it held, so that
+/// its size is the verified one) and puts its times back: only its bytes tell.
+fn rewrite_in_place(target: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    let times = fs::metadata(target).unwrap();
+    assert_eq!(times.len(), bytes.len() as u64, "the same size");
+    let file = fs::OpenOptions::new().write(true).open(target).unwrap();
+    (&file).write_all(bytes).unwrap();
+    file.set_times(
+        fs::FileTimes::new()
+            .set_modified(times.modified().unwrap())
+            .set_accessed(times.accessed().unwrap()),
+    )
+    .unwrap();
+}
+
+/// A diff changing `a.txt` and `b.txt` (`old a` to `new a`, `old b` to `new b`), in a folder of
+/// its own.
+fn a_and_b() -> (tempfile::TempDir, std::path::PathBuf) {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("b.diff");
+    fs::write(
+        &batch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-old b\n+new b\n",
+    )
+    .unwrap();
+    (outside, batch)
+}
+
 fn no_leftovers(root: &Path) {
     let left: Vec<_> = tree(root)
         .into_keys()
@@ -81,13 +110,7 @@ fn no_leftovers(root: &Path) {
 
 #[test]
 fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
-    let outside = tempfile::tempdir().unwrap();
-    let batch = outside.path().join("b.diff");
-    fs::write(
-        &batch,
-        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-old b\n+new b\n",
-    )
-    .unwrap();
+    let (outside, batch) = a_and_b();
     // Replaced by a new file (a new inode), or written in place with its time put back (the
     // same inode and stamp: only its bytes tell); with renameat2 and without.
     for (in_place, no_rename2) in [false, true]
@@ -99,17 +122,7 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
         wait_stopped(&child);
         let target = ws.path().join("b.txt");
         if in_place {
-            let times = fs::metadata(&target).unwrap();
-            let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
-            use std::io::Write;
-            // As long as the original, so that size and time are the verified ones.
-            (&file).write_all(b"OLD B\n").unwrap();
-            file.set_times(
-                fs::FileTimes::new()
-                    .set_modified(times.modified().unwrap())
-                    .set_accessed(times.accessed().unwrap()),
-            )
-            .unwrap();
+            rewrite_in_place(&target, b"OLD B\n");
         } else {
             fs::write(outside.path().join("theirs"), "their b\n").unwrap();
             fs::rename(outside.path().join("theirs"), &target).unwrap();
@@ -144,28 +157,13 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
 /// the commit stops as changed on disk (exit 1), and nothing of it is left.
 #[test]
 fn a_file_rewritten_before_it_is_staged_stops_the_commit_as_changed() {
-    let outside = tempfile::tempdir().unwrap();
-    let batch = outside.path().join("b.diff");
-    fs::write(
-        &batch,
-        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-old b\n+new b\n",
-    )
-    .unwrap();
+    let (_outside, batch) = a_and_b();
     let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
     // Stopped once the first journal is written: the re-check is done, nothing is staged.
     let child = apply_armed(ws.path(), &batch, "journal:1=stop", None);
     wait_stopped(&child);
     let target = ws.path().join("b.txt");
-    let times = fs::metadata(&target).unwrap();
-    let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
-    use std::io::Write;
-    (&file).write_all(b"OLD B\n").unwrap();
-    file.set_times(
-        fs::FileTimes::new()
-            .set_modified(times.modified().unwrap())
-            .set_accessed(times.accessed().unwrap()),
-    )
-    .unwrap();
+    rewrite_in_place(&target, b"OLD B\n");
     let out = resume(child);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");

@@ -3,7 +3,9 @@
 //! out to change nothing is not written, and a commit of more files than the process may hold
 //! open stages them all.
 
-use crate::common::{patchdeck, stderr, stdout, tree, user_tree, workspace_with};
+use crate::common::{
+    patchdeck, staged_leftovers, stderr, stdout, tree, user_tree, workspace_of, workspace_with,
+};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
@@ -83,11 +85,7 @@ fn many(n: usize) -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) 
             (format!("d{}/f{i}.txt", i % 3), body.into_bytes())
         })
         .collect();
-    let named: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let ws = workspace_with(&named);
+    let ws = workspace_of(&files);
     let diff: String = (0..n)
         .map(|i| {
             let p = format!("d{}/f{i}.txt", i % 3);
@@ -141,10 +139,7 @@ fn assert_applied(ws: &Path, n: usize, out: &Output) {
             "f{i}: {text}"
         );
     }
-    let stray: Vec<_> = tree(ws)
-        .into_keys()
-        .filter(|p| p.to_string_lossy().contains(".pd-"))
-        .collect();
+    let stray = staged_leftovers(ws);
     assert!(stray.is_empty(), "{stray:?}");
 }
 
@@ -267,11 +262,7 @@ fn a_commit_across_many_folders_under_a_low_limit_keeps_within_it() {
             )
         })
         .collect();
-    let named: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let ws = workspace_with(&named);
+    let ws = workspace_of(&files);
     let outside = tempfile::tempdir().unwrap();
     let batch = outside.path().join("folders.diff");
     let diff: String = (0..340)
@@ -322,10 +313,7 @@ fn a_permissions_only_write_killed_after_its_exchange_is_rolled_back() {
         assert_eq!(meta.permissions().mode() & 0o7777, 0o644, "{point}");
         assert_eq!(meta.ino(), inode, "{point}: the original itself is back");
         assert_eq!(fs::read(&target).unwrap(), b"keep\n");
-        let stray: Vec<_> = tree(ws.path())
-            .into_keys()
-            .filter(|p| p.to_string_lossy().contains(".pd-"))
-            .collect();
+        let stray = staged_leftovers(ws.path());
         assert!(stray.is_empty(), "{point}: {stray:?}");
     }
     // Done whole, it writes the mode.

@@ -150,6 +150,16 @@ fn the_reviewer_read_only_leaves_a_planted_journal_and_says_so() {
     assert!(tree(ws.path()) == before);
 }
 
+/// Puts `journal` where an interrupted commit leaves its journal, sealed with `key`.
+fn plant_sealed(root: &Path, key: &Key, journal: &serde_json::Value) {
+    fs::create_dir_all(root.join(".patchdeck")).unwrap();
+    fs::write(
+        root.join(".patchdeck/journal"),
+        key.seal(Purpose::Journal, journal.to_string().as_bytes()),
+    )
+    .unwrap();
+}
+
 /// Sealed with the user's own key, a journal is still held to the shapes patchdeck writes:
 /// one that leads recovery out of the root or into `.git` is refused.
 #[test]
@@ -183,12 +193,7 @@ fn a_sealed_journal_that_leads_out_of_the_root_is_refused_and_nothing_is_touched
         let ws = workspace_with(&[("notes.txt", b"mine\n")]);
         let journal = serde_json::json!({"version": 2, "id": id, "pid": 1,
             "state": "prepared", "entries": [entry]});
-        fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
-        fs::write(
-            ws.path().join(".patchdeck/journal"),
-            key.seal(Purpose::Journal, journal.to_string().as_bytes()),
-        )
-        .unwrap();
+        plant_sealed(ws.path(), &key, &journal);
         let out = user.run(ws.path(), &["recover"]);
         assert_eq!(out.status.code(), Some(3), "entry {n}: {}", stderr(&out));
         assert!(
@@ -220,12 +225,7 @@ fn a_version_2_journal_from_before_an_upgrade_is_rolled_back() {
         "entries": [{"path": "notes.txt", "kind": "modify", "staged": staged,
             "backup": format!(".notes.txt.pd-{id}-0.orig"), "preSha256": sha(b"old\n"),
             "postSha256": sha(b"new\n"), "createdDirs": []}]});
-    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
-    fs::write(
-        ws.path().join(".patchdeck/journal"),
-        key.seal(Purpose::Journal, journal.to_string().as_bytes()),
-    )
-    .unwrap();
+    plant_sealed(ws.path(), &key, &journal);
     let out = user.run(ws.path(), &["recover"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"old\n");

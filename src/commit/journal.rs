@@ -820,13 +820,15 @@ mod tests {
         unstage_entry(&root, &entry).unwrap();
     }
 
-    /// A journal, written as the commit writes it, in a `.patchdeck` folder of `dir`.
-    fn saved(dir: &Path, journal: &Journal) -> (Root, Dir) {
+    /// `journal`, written as the commit writes it in a `.patchdeck` folder of `dir`, read back
+    /// and recovered as the next command would.
+    fn recovered(dir: &Path, journal: &Journal) -> Recovery {
         let root = Root::open(dir).unwrap();
         std::fs::create_dir_all(dir.join(".patchdeck")).unwrap();
         let state = root.dir(Path::new(".patchdeck")).unwrap();
         journal.save(&state).unwrap();
-        (root, state)
+        let read = Journal::load(&state).unwrap().expect("just saved");
+        read.recover(&root, &state).unwrap()
     }
 
     /// Recovery of a journal written while staging goes by what staging can have done: it
@@ -849,12 +851,7 @@ mod tests {
         assert!(staging.validate(Originals::Beside).is_ok());
         std::fs::write(dir.path().join("a.txt"), b"old\n").unwrap();
         std::fs::write(dir.path().join(modified.staged.as_ref().unwrap()), b"new\n").unwrap();
-        let (root, state) = saved(dir.path(), &staging);
-        let recovery = Journal::load(&state)
-            .unwrap()
-            .unwrap()
-            .recover(&root, &state)
-            .unwrap();
+        let recovery = recovered(dir.path(), &staging);
         assert!(recovery.restored.is_empty() && recovery.left_alone.is_empty());
         assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"old\n");
         assert!(!dir.path().join(modified.staged.as_ref().unwrap()).exists());
@@ -875,12 +872,7 @@ mod tests {
         unchanged.post_hash = None;
         let prepared = journal(vec![unchanged]);
         assert!(prepared.validate(Originals::Beside).is_ok());
-        let (root, state) = saved(dir.path(), &prepared);
-        let recovery = Journal::load(&state)
-            .unwrap()
-            .unwrap()
-            .recover(&root, &state)
-            .unwrap();
+        let recovery = recovered(dir.path(), &prepared);
         assert!(recovery.restored.is_empty() && recovery.left_alone.is_empty());
     }
 

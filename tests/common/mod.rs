@@ -67,6 +67,24 @@ pub fn workspace_with(files: &[(&str, &[u8])]) -> TempDir {
     dir
 }
 
+/// A temporary workspace holding these files, made by a test rather than written out.
+pub fn workspace_of(files: &[(String, Vec<u8>)]) -> TempDir {
+    let named: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    workspace_with(&named)
+}
+
+/// What a commit left beside its targets under `root`: staged files and originals
+/// (`.NAME.pd-ID-N.tmp`, `.orig`). A finished or recovered commit leaves none.
+pub fn staged_leftovers(root: &Path) -> Vec<PathBuf> {
+    tree(root)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".pd-"))
+        .collect()
+}
+
 /// Every file under `dir` with its bytes and permission bits, `.patchdeck/` included, so a
 /// leftover temporary, backup or journal shows up as a difference.
 pub fn tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
