@@ -329,3 +329,40 @@ fn kills_and_full_disks_leave_no_empty_folder_journal_or_lock_behind() {
     assert!(!state.join("lock").exists(), "a lock file is left");
     assert_eq!(fs::read(ws.path().join("keep.txt")).unwrap(), b"k\n");
 }
+
+/// A file created in folders the commit makes is reachable after a power cut only once each
+/// new folder's name is durable in its parent too. `a/b/c.txt` in an empty workspace: each pass
+/// that syncs folders syncs `a/b` (which holds the file), `a` (which holds `b`) and the root
+/// (which holds `a`), three in all, so a failure injected at the third sync stops the commit,
+/// and one at the seventh is never reached.
+#[test]
+fn the_folders_a_creation_makes_are_synced_in_their_parents() {
+    let diff = "--- /dev/null\n+++ b/a/b/c.txt\n@@ -0,0 +1 @@\n+new\n";
+    for (spec, code) in [("sync:3=error", Some(3)), ("sync:7=error", Some(0))] {
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let batch = outside.path().join("create.diff");
+        fs::write(&batch, diff).unwrap();
+        let out = patchdeck_env(
+            &[
+                "apply",
+                "--root",
+                ws.path().to_str().unwrap(),
+                batch.to_str().unwrap(),
+            ],
+            &[("PATCHDECK_FAILPOINT", spec)],
+        );
+        assert_eq!(out.status.code(), code, "{spec}: {}", stderr(&out));
+        let created = ws.path().join("a/b/c.txt");
+        match code {
+            Some(0) => assert_eq!(fs::read(&created).unwrap(), b"new\n"),
+            _ => {
+                assert!(stderr(&out).contains("syncing a folder to disk"), "{spec}");
+                assert!(
+                    !ws.path().join("a").exists(),
+                    "{spec}: the folders are removed"
+                );
+            }
+        }
+    }
+}

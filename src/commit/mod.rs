@@ -737,11 +737,16 @@ impl<'a> Transaction<'a> {
             }
         }
         self.owner_not_kept.sort_unstable();
+        // The folders that hold the commit's names, and those that hold a folder it made: a
+        // new file in a new folder is reachable after a power cut only once the folder's own
+        // name is durable in its parent too.
+        let parent = |path: &Path| path.parent().unwrap_or(Path::new("")).to_path_buf();
         let dirs: Vec<PathBuf> = self
             .journal
             .entries
             .iter()
-            .map(|e| e.path.parent().unwrap_or(Path::new("")).to_path_buf())
+            .flat_map(|e| std::iter::once(&e.path).chain(&e.created_dirs))
+            .map(|path| parent(path))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
