@@ -4,8 +4,8 @@
 //! The exact relative path wins; otherwise the one file whose path matches case-insensitively;
 //! two such files is an error, never a guess. Nothing here follows a symbolic link: a path that
 //! is absolute, climbs with `..`, or passes through a link is refused. Reads take a
-//! [`Snapshot`] (bytes, hash, line index, size, mtime, mode) that the commit re-checks before
-//! writing.
+//! [`Snapshot`] (bytes, hashes, line index, size, mtime, mode) that the commit checks the file
+//! against before writing.
 
 use crate::checksum::Checksum;
 use crate::lines::{LineIndex, Lines};
@@ -92,8 +92,8 @@ impl PathProblem {
 ///
 /// The SHA-256 is computed only when asked for ([`Snapshot::sha256`]): where it is the
 /// contract (a batch that names the hash it was written against, the JSON report's
-/// `actualSha256`, the journal). Checking a unified diff needs none, and hashing every target
-/// was a fifth of what `check` spent; the commit's own re-check compares bytes instead.
+/// `actualSha256`). Checking a unified diff needs none, and hashing every target was a fifth
+/// of what `check` spent; the commit and its journal use the [`Checksum`] instead.
 ///
 /// A snapshot [released](Snapshot::release) after its file was verified keeps only its
 /// identity: its stamp, its [`Checksum`] and its SHA-256 when those were computed first.
@@ -464,8 +464,8 @@ impl Workspace {
         names
     }
 
-    /// Keeps no file read from now on, for `check`: a file's bytes are held only until its
-    /// check is done. A diff's plainly modified files are read by the threads that place them
+    /// Keeps no file read from now on, for `check` and `apply`: a file's bytes are held only
+    /// until its check is done. A diff's plainly modified files are read by the threads that place them
     /// and again as each is checked, so such a batch is checked in the memory of its own text
     /// and the files in flight, not of every file it names (on the 2,000-file bench, less
     /// than half the peak). Files a format reads as it loads (a TUL-002 batch's, read ahead
@@ -477,8 +477,9 @@ impl Workspace {
     /// read already from the workspace, reads the others itself, and releases each
     /// [`Snapshot`] once its file is checked. A file read by placing and again by verifying
     /// is judged as verifying found it: the verdict is on the file as it was last read, as
-    /// it is when nothing is released. Nothing may plan contents or commit from what such a
-    /// workspace verified: that needs the bytes.
+    /// it is when nothing is released. A plan of what such a workspace verified is made
+    /// without contents; a commit of it reads each file again and makes each content then
+    /// (with [`Release::commit`], which keeps what that needs).
     pub fn release_files(&self, release: Release) {
         self.release.set(Some(release));
     }
@@ -755,7 +756,7 @@ impl Unread {
     /// times per `apply`.
     pub fn finish_bytes(mut self) -> io::Result<Vec<u8>> {
         let want = self.meta.len() as usize;
-        while self.bytes.len() < want.min(self.bytes.capacity()) {
+        while self.bytes.len() < want {
             match self.read_some(want, 0) {
                 Ok(0) => break,
                 Ok(_) => {}

@@ -503,12 +503,6 @@ fn rollback_entry(
             .map(OsStr::to_os_string)
     };
     let (staged, original) = (beside_name(&entry.staged), beside_name(&entry.backup));
-    let identity_of = |n: &Option<std::ffi::OsString>| -> io::Result<Option<Identity>> {
-        match n {
-            Some(n) => identity_in(&dir, n, hashing),
-            None => Ok(None),
-        }
-    };
     let current = identity_in(&dir, name, hashing)?;
     // The original and the new content, as recovery knows them: by hash, and by permissions
     // too where the hashes are the same (a write of the permissions alone).
@@ -551,7 +545,7 @@ fn rollback_entry(
                 let from = [&original, &staged]
                     .into_iter()
                     .flatten()
-                    .map(|n| Ok((n, identity_of(&Some(n.clone()))?, dir.stat(n)?.is_some())))
+                    .map(|n| Ok((n, identity_in(&dir, n, hashing)?, dir.stat(n)?.is_some())))
                     .collect::<io::Result<Vec<_>>>()?;
                 let back = from.iter().find(|(_, h, _)| is(h, pre)).or_else(|| {
                     // Killed between exchanging and exchanging back a file another program

@@ -34,7 +34,7 @@ use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
 use lock::Lock;
 pub use stage::{as_changed, Changed, Make, NewContents};
-use stage::{keeps_permissions, sync_staged, OpenBudget, Outcome, Staged, Staging};
+use stage::{keeps_permissions, still_verified, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs::{self, File};
@@ -235,13 +235,9 @@ fn made_unchanged(root: &Root, write: &FileWrite, make: &Make<'_>) -> bool {
     let Ok(Some(now)) = read_beneath(root, &write.rel) else {
         return false;
     };
-    let (was, is) = (&before.stamp, &now.stamp);
-    if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
-        || now.checksum() != before.checksum()
-    {
-        return false;
-    }
-    make(write, Some(&now)) == **now.bytes() && keeps_permissions(write, is)
+    still_verified(before, &now)
+        && make(write, Some(&now)) == **now.bytes()
+        && keeps_permissions(write, &now.stamp)
 }
 
 /// Rolls back or finishes an interrupted commit, if a journal says there was one.
@@ -643,32 +639,19 @@ impl<'a> Transaction<'a> {
             .into_iter()
             .map(|slot| slot.into_inner().expect("every file staged"))
             .collect();
-        let to_sync: Vec<(&Path, &File)> = self
+        // Each staged file made durable, through the descriptor staging kept where it could.
+        let to_sync: Vec<(&Path, Option<&File>)> = self
             .journal
             .entries
             .iter()
             .zip(&staged)
             .filter_map(|(entry, staged)| match &staged.outcome {
-                Outcome::Written { file, .. } => Some((entry.staged.as_deref()?, file.as_ref()?)),
-                _ => None,
-            })
-            .collect();
-        let reopened: Vec<&Path> = self
-            .journal
-            .entries
-            .iter()
-            .zip(&staged)
-            .filter_map(|(entry, staged)| match &staged.outcome {
-                Outcome::Written { file: None, .. } => entry.staged.as_deref(),
+                Outcome::Written { file, .. } => Some((entry.staged.as_deref()?, file.as_ref())),
                 _ => None,
             })
             .collect();
         crate::parallel::try_each(&to_sync, IO_THREADS, |&(path, file)| {
-            sync_staged(folders, path, Some(file))
-                .map_err(|e| (path.to_owned(), step_name("stage"), e))
-        })?;
-        crate::parallel::try_each(&reopened, IO_THREADS, |&path| {
-            sync_staged(folders, path, None).map_err(|e| (path.to_owned(), step_name("stage"), e))
+            sync_staged(folders, path, file).map_err(|e| (path.to_owned(), step_name("stage"), e))
         })?;
         drop(to_sync);
         if staged
@@ -688,53 +671,38 @@ impl<'a> Transaction<'a> {
         let mut found = Vec::with_capacity(staged.len());
         for ((entry, write), staged) in self.journal.entries.iter_mut().zip(writes).zip(staged) {
             found.push(staged.found);
-            match staged.outcome {
+            let sha256 = match staged.outcome {
                 Outcome::Written {
                     checksum,
                     sha256,
                     owner_kept,
-                    file,
+                    mode_on_disk,
+                    ..
                 } => {
                     entry.post_hash = Some(checksum.hex());
-                    if entry.post_hash == entry.pre_hash {
-                        // The permissions alone change: the two are told apart by them, as
-                        // the disk has them (a file system may ignore what was asked).
-                        let on_disk = |path: &Path| -> io::Result<u32> {
-                            let meta = match &file {
-                                Some(file) => file.metadata()?,
-                                None => {
-                                    let (dir, name) = folders.parent_of(path)?;
-                                    dir.open_file_stat(name)?.1
-                                }
-                            };
-                            Ok(std::os::unix::fs::MetadataExt::mode(&meta) & 0o7777)
-                        };
-                        let staged_at = entry.staged.clone().unwrap_or_default();
-                        let post = on_disk(&staged_at)
-                            .map_err(|e| (entry.path.clone(), step_name("stage"), e))?;
-                        entry.pre_mode = staged.found.map(|found| found.mode & 0o7777);
-                        entry.post_mode = entry.pre_mode.map(|_| post);
+                    // The permissions alone change: recovery tells the two apart by them.
+                    if let (Some(post), Some(found)) = (mode_on_disk, staged.found) {
+                        entry.pre_mode = Some(found.mode & 0o7777);
+                        entry.post_mode = Some(post);
                     }
                     if !owner_kept {
                         self.owner_not_kept.push(entry.path.clone());
                     }
-                    written.push(Written {
-                        rel: write.rel.clone(),
-                        kind: write.kind,
-                        sha256,
-                    });
+                    sha256
                 }
-                Outcome::Checked => written.push(Written {
-                    rel: write.rel.clone(),
-                    kind: write.kind,
-                    sha256: None,
-                }),
+                Outcome::Checked => None,
                 Outcome::Unchanged => {
                     entry.kind = EntryKind::Unchanged;
                     entry.staged = None;
                     entry.backup = None;
+                    continue;
                 }
-            }
+            };
+            written.push(Written {
+                rel: write.rel.clone(),
+                kind: write.kind,
+                sha256,
+            });
         }
         self.owner_not_kept.sort_unstable();
         // The folders that hold the commit's names, and those that hold a folder it made: a

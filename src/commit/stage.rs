@@ -49,6 +49,10 @@ pub(super) enum Outcome {
         owner_kept: bool,
         /// The staged file, still open for the sync pass (within [`OpenBudget`]).
         file: Option<File>,
+        /// For a write of the permissions alone (the new content's checksum is the
+        /// original's), the staged file's permission bits as the disk has them (a file
+        /// system may ignore what was asked): the journal tells the two apart by them.
+        mode_on_disk: Option<u32>,
     },
     /// A deletion's target, read and checked; nothing is staged for it.
     Checked,
@@ -206,12 +210,21 @@ impl Staging<'_> {
             (mode, write.executable),
             owner,
         )?;
+        let checksum = content.checksum();
+        let mode_on_disk = match &write.before {
+            Some(before) if before.checksum() == checksum => {
+                use std::os::unix::fs::MetadataExt;
+                Some(file.metadata()?.mode() & 0o7777)
+            }
+            _ => None,
+        };
         Ok(Staged {
             outcome: Outcome::Written {
-                checksum: content.checksum(),
+                checksum,
                 sha256: self.sha256.then(|| content.sha256()),
                 owner_kept,
                 file: self.budget.take().then_some(file),
+                mode_on_disk,
             },
             found,
         })
@@ -226,17 +239,22 @@ impl Staging<'_> {
             .open_file_stat(name)
             .map_err(|e| gone_or(&dir, name, e))?;
         let now = Unread::with(file, meta)?.finish()?;
-        let (was, is) = (&before.stamp, &now.stamp);
-        if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec)
-            || now.checksum() != before.checksum()
-        {
+        if !still_verified(before, &now) {
             return Err(changed(edited(before, now.bytes())));
         }
-        if let Some(what) = permissions_changed(was, is) {
+        if let Some(what) = permissions_changed(&before.stamp, &now.stamp) {
             return Err(changed(what));
         }
         Ok(now)
     }
+}
+
+/// Whether `now`, a file read again, holds what `before` verified: the same size and
+/// modification time, and bytes with the same checksum.
+pub(super) fn still_verified(before: &Snapshot, now: &Snapshot) -> bool {
+    let (was, is) = (&before.stamp, &now.stamp);
+    (is.size, is.mtime_sec, is.mtime_nsec) == (was.size, was.mtime_sec, was.mtime_nsec)
+        && now.checksum() == before.checksum()
 }
 
 /// Why a target could not be opened: another program deleted it, or put a link, a folder or
@@ -349,7 +367,7 @@ pub(super) fn sync_staged(folders: &Folders, staged: &Path, kept: Option<&File>)
     match kept {
         Some(file) => file.sync_all(),
         None => {
-            let (dir, name): (std::sync::Arc<Dir>, _) = folders.parent_of(staged)?;
+            let (dir, name) = folders.parent_of(staged)?;
             dir.open_file(name)?.sync_all()
         }
     }
