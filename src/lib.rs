@@ -29,6 +29,7 @@ pub mod generated;
 pub mod git;
 pub mod json;
 pub mod lines;
+pub mod loading;
 pub mod model;
 pub mod newlines;
 pub mod parallel;

@@ -94,13 +94,38 @@ pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Resul
 /// [`load`] with every loading option (`-p`, the size limit). Files git reports as changed
 /// carry an `uncommitted_changes` note.
 pub fn load_with(workspace: &Workspace, input: &Input, options: &LoadOptions) -> Result<Checked> {
+    load_telling(workspace, input, options, |_| {})
+}
+
+/// How far [`load_telling`] got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadStage {
+    /// Parsing the batch and placing its changes in the files.
+    Reading,
+    /// Checking every change against its file.
+    Verifying,
+    /// Waiting for `git status`.
+    AskingGit,
+}
+
+/// [`load_with`], telling `tell` as it reaches each [`LoadStage`] (for the reviewer, which
+/// loads a large batch behind its first screen).
+pub fn load_telling(
+    workspace: &Workspace,
+    input: &Input,
+    options: &LoadOptions,
+    tell: impl Fn(LoadStage),
+) -> Result<Checked> {
     // git reports its status while the batch is parsed and verified: it reads the index and
     // stats the work tree, independent of patchdeck's work, and starting it takes a while. A
     // batch that cannot be read does not wait for it.
     let root = workspace.root().to_path_buf();
     let status = std::thread::spawn(move || crate::git::status(&root));
+    tell(LoadStage::Reading);
     let batch = formats::load_with(input, workspace, options)?;
+    tell(LoadStage::Verifying);
     let mut verification = verify::verify(&batch, workspace);
+    tell(LoadStage::AskingGit);
     if let Some(status) = status.join().expect("git status does not panic") {
         crate::git::mark_uncommitted(&mut verification, &status);
     }

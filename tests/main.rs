@@ -47,6 +47,7 @@ mod readme;
 mod review_rules;
 mod reviewer_polish;
 mod tui_e2e;
+mod tui_loading;
 mod tui_render;
 mod tui_state;
 mod tul002_rules;

@@ -4,6 +4,8 @@ use super::{open, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
+use patchdeck::formats::Input;
+use patchdeck::loading::{self, Loading};
 use patchdeck::pipeline;
 use patchdeck::session::Session;
 use patchdeck::tui::app::{App, Config, Outcome, ReviewerSetup, Tone};
@@ -59,27 +61,64 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         pipeline::Access::Write
     };
     let opened = open(ctx, &args.batch.root, access)?;
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
-    let session = (!args.read_only).then(|| Session::for_batch(&opened.workspace, &checked.batch));
-    let mut app = App::new(ReviewerSetup {
-        workspace: opened.workspace,
+    let config = Config {
+        read_only: args.read_only,
+        report: args.report.clone(),
+        stage: ctx.config.stage.value,
+    };
+    // A large git diff opens on its first files while the whole of it loads behind them.
+    let input = Input::read(&args.batch.input)?;
+    let options = args.batch.load_options(ctx);
+    let interrupted = opened.interrupted;
+    let setup = |workspace, checked, session| ReviewerSetup {
+        workspace,
         checked,
         env,
         palette,
         keymap,
-        config: Config {
-            read_only: args.read_only,
-            report: args.report.clone(),
-            stage: ctx.config.stage.value,
-        },
+        config,
         session,
         fresh: args.fresh,
-    });
-    if let Some(journal) = &opened.interrupted {
+    };
+    let session_of = |loaded: &loading::Loaded| {
+        (!args.read_only).then(|| Session::for_batch(&loaded.workspace, &loaded.checked.batch))
+    };
+    let mut app = match loading::cut_first(&input, &options) {
+        Some(cut) => {
+            // The whole batch starts loading first: the two share the cores.
+            let root = opened.workspace.root().to_path_buf();
+            let whole = Loading::start(root, input, options.clone());
+            match cut.load(&opened.workspace, &options) {
+                Some(first) => App::behind(
+                    setup(opened.workspace, first.checked, None),
+                    first.of,
+                    whole,
+                ),
+                // The first files do not load alone: the whole batch says why, or is shown.
+                None => {
+                    let loaded = whole.wait()?;
+                    let session = session_of(&loaded);
+                    App::new(setup(loaded.workspace, loaded.checked, session))
+                }
+            }
+        }
+        None => {
+            let progress =
+                super::progress::Progress::start(ctx.progress, "loading and verifying the batch");
+            let checked = pipeline::load_with(&opened.workspace, &input, &options)?;
+            drop(progress);
+            let loaded = loading::Loaded {
+                workspace: opened.workspace,
+                checked,
+            };
+            let session = session_of(&loaded);
+            App::new(setup(loaded.workspace, loaded.checked, session))
+        }
+    };
+    if let Some(journal) = &interrupted {
         app.say(Tone::Warning, pipeline::describe_interrupted(journal));
     }
-    patchdeck::tui::run(&mut app)
-        .map_err(|e| Error::io("drawing the reviewer on the terminal", e))?;
+    patchdeck::tui::run(&mut app)?;
     farewell(&app);
     Ok(exit::OK)
 }

@@ -9,8 +9,10 @@
 //! Steps: `journal`, `mkdir`, `stage`, `sync`, `prepare` (the journal written again with the
 //! staged contents' checksums), `rename`, `check` (each file exchanged, before
 //! what came out is checked, on a checking thread), `mark`, `cleanup`, `forget` (an
-//! undo's, between restoring the files and forgetting their record), and `recover` (each file
-//! recovery rolls back; armed from the environment by [`from_env`]). The CLI
+//! undo's, between restoring the files and forgetting their record), `recover` (each file
+//! recovery rolls back; armed from the environment by [`from_env`]), and `load` (the
+//! reviewer's load of a large batch behind its first screen, before it starts; armed from the
+//! environment too, see `crate::loading`). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
 use std::io;
@@ -45,7 +47,7 @@ struct Point {
 /// The steps a commit passes through, in order.
 pub const STEPS: &[&str] = &[
     "journal", "mkdir", "stage", "sync", "prepare", "rename", "check", "mark", "cleanup", "forget",
-    "recover",
+    "recover", "load",
 ];
 
 /// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`

@@ -224,6 +224,25 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
     check_counts(input, batch)
 }
 
+/// The first `files` file patches of a large input, cut out as an input of their own, with
+/// how many the whole input has: when its format can be cut without reading it all (a git
+/// diff, at a `diff --git` line: see [`unified::first_sections_len`]) and it has more. The
+/// reviewer shows them while the whole input loads. Loaded, they are not the batch: nothing
+/// after the cut is checked, and a later section may join one of their file patches.
+pub fn first_files(input: &Input, options: &LoadOptions, files: usize) -> Option<(Input, usize)> {
+    let format = match options.format.as_deref() {
+        Some(format) => format,
+        None => detect(input).ok()?,
+    };
+    if format != unified::NAME {
+        return None;
+    }
+    let text = input.text()?;
+    let len = unified::first_sections_len(text, files)?;
+    let first = Input::from_bytes(&input.source, text.as_bytes()[..len].to_vec());
+    Some((first, unified::sections(text)))
+}
+
 /// Refuses batches with more files or changes than patchdeck reviews.
 fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
     let (files, changes) = (batch.files.len(), batch.change_count());

@@ -95,6 +95,20 @@ pub struct FailedEdit {
     pub reason: String,
 }
 
+/// The decisions a review of `checked` starts from: the ones saved in `session` (unless
+/// `fresh`), else none.
+pub(super) fn resume(session: Option<&Session>, checked: &Checked, fresh: bool) -> Resumed {
+    match session {
+        Some(session) => session.resume(&checked.batch, fresh),
+        None => Resumed {
+            decisions: Decisions::undecided(&checked.batch),
+            restored: 0,
+            warning: None,
+            set_aside: None,
+        },
+    }
+}
+
 /// Which changes moving through the batch visits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Filter {
@@ -210,6 +224,9 @@ pub struct App {
     pub size: (u16, u16),
     /// Decisions restored from a saved session at start.
     pub restored: usize,
+    /// The whole batch, while it loads behind a first screen of its first files (see
+    /// `super::loading`).
+    pub(super) loading: Option<super::loading::Behind>,
 }
 
 impl App {
@@ -227,25 +244,12 @@ impl App {
             fresh,
         } = setup;
         let highlighter = Highlighter::new(&palette);
-        let (decisions, restored, warning, set_aside) = match &session {
-            Some(session) => {
-                let resumed = session.resume(&checked.batch, fresh);
-                let Resumed {
-                    decisions,
-                    restored,
-                    warning,
-                    set_aside,
-                } = resumed;
-                (decisions, restored, warning, set_aside)
-            }
-            None => (Decisions::undecided(&checked.batch), 0, None, None),
-        };
-        let review = Review::new(checked, decisions);
-        let flat = review.places().collect();
+        let mut resumed = resume(session.as_ref(), &checked, fresh);
+        let review = Review::new(checked, std::mem::take(&mut resumed.decisions));
         let mut app = App {
             workspace,
             review,
-            flat,
+            flat: Vec::new(),
             pos: 0,
             overlay: None,
             whole_file: false,
@@ -259,25 +263,46 @@ impl App {
             keymap,
             highlighter,
             config,
-            saver: session.map(Saver::start),
+            saver: None,
             session_error: None,
             outcome: None,
             size: (120, 40),
-            restored,
+            restored: 0,
+            loading: None,
         };
+        app.resumed(session, resumed, true);
+        app
+    }
+
+    /// Takes in a new review (the one it starts with, or the whole batch that took the place
+    /// of its first files) with the session its decisions were resumed from: says what
+    /// resuming found, and starts saving to `session`. `go_on`: the cursor goes to the first
+    /// undecided change when decisions were restored.
+    pub(super) fn resumed(&mut self, session: Option<Session>, resumed: Resumed, go_on: bool) {
+        let Resumed {
+            restored,
+            warning,
+            set_aside,
+            ..
+        } = resumed;
+        self.flat = self.review.places().collect();
+        self.restored = restored;
+        self.saver = session.map(Saver::start);
         if let Some(warning) = warning {
-            app.say(Tone::Warning, warning);
+            self.say(Tone::Warning, warning);
         } else if restored > 0 {
-            app.say(
+            self.say(
                 Tone::Info,
                 format!(
                     "resumed {restored} decision(s) from the saved session (--fresh starts over)"
                 ),
             );
-            app.pos = app.next_undecided_from(0).unwrap_or(0);
+            if go_on {
+                self.pos = self.next_undecided_from(0).unwrap_or(0);
+            }
         }
         if let Some((held, backup)) = set_aside {
-            app.say(
+            self.say(
                 Tone::Warning,
                 format!(
                     "--fresh: starting over; the {held} decision(s) saved before stay until your first decision, and a copy is kept in {}",
@@ -285,7 +310,6 @@ impl App {
                 ),
             );
         }
-        app
     }
 
     /// The review: the batch, its verification, the decisions and their history.
@@ -474,6 +498,9 @@ impl App {
 
     /// Handles a key: looks it up in the key map for the current mode and updates.
     pub fn key(&mut self, key: Key) -> Effect {
+        if self.hold_while_loading(key) {
+            return Effect::None;
+        }
         if self.mode() == Mode::Search {
             if let Some(effect) = self.search_typing(key) {
                 return effect;

@@ -17,6 +17,7 @@ pub mod env;
 pub mod handback;
 pub mod highlight;
 pub mod keys;
+pub mod loading;
 pub mod place;
 pub mod saver;
 pub mod search;
@@ -27,6 +28,7 @@ pub mod words;
 use app::{App, Effect};
 use draw::list_window;
 use keys::{Action, Key, Mode};
+use loading::Arrived;
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEvent,
     MouseEventKind,
@@ -47,22 +49,48 @@ pub fn check_settings(config: &crate::config::Config) -> Result<keys::KeyMap, St
     Ok(keymap)
 }
 
-/// Runs the reviewer on the terminal until the person quits.
-pub fn run(app: &mut App) -> io::Result<()> {
-    let mut terminal = ratatui::try_init()?;
+/// Runs the reviewer on the terminal until the person quits, or until the batch whose first
+/// files it shows turns out not to load (that error).
+pub fn run(app: &mut App) -> Result<(), crate::error::Error> {
+    let drawing = |e| crate::error::Error::io("drawing the reviewer on the terminal", e);
+    let mut terminal = ratatui::try_init().map_err(drawing)?;
     let _ = execute!(stdout(), EnableMouseCapture);
     let result = event_loop(&mut terminal, app);
     let _ = execute!(stdout(), DisableMouseCapture);
     ratatui::restore();
     app.flush_session();
-    result
+    match result.map_err(drawing)? {
+        Some(failed) => Err(failed),
+        None => Ok(()),
+    }
 }
 
-fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
+/// Runs the loop until the person quits (`None`) or the whole batch fails to load.
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+) -> io::Result<Option<crate::error::Error>> {
     let size = terminal.size()?;
     app.size = (size.width, size.height);
     loop {
         terminal.draw(|frame| draw::draw(frame, app))?;
+        if app.is_loading() {
+            match wait_while_loading(app)? {
+                Some(Arrived::Failed(error)) => return Ok(Some(error)),
+                Some(Arrived::Loaded(held)) => {
+                    for key in held {
+                        let effect = app.key(key);
+                        if do_effect(terminal, app, effect)? {
+                            return Ok(None);
+                        }
+                    }
+                    continue;
+                }
+                // The header has a new stage to say.
+                None if !event::poll(Duration::ZERO)? => continue,
+                None => {}
+            }
+        }
         let effect = match next_event(terminal, app)? {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
                 Key::of(&key).map_or(Effect::None, |key| app.key(key))
@@ -77,19 +105,46 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
             }
             _ => Effect::None,
         };
-        match effect {
-            Effect::None => {}
-            Effect::Quit => return Ok(()),
-            Effect::RunEditor { pos, buffer } => {
-                let _ = execute!(stdout(), DisableMouseCapture);
-                ratatui::restore();
-                let saved = editor::run(&app.env.editor, &buffer, &std::env::temp_dir())
-                    .map_err(|e| format!("the editor failed: {e}"));
-                *terminal = ratatui::try_init()?;
-                let _ = execute!(stdout(), EnableMouseCapture);
-                terminal.clear()?;
-                app.finish_edit(pos, saved);
-            }
+        if do_effect(terminal, app, effect)? {
+            return Ok(None);
+        }
+    }
+}
+
+/// Does what only the loop can; true when the reviewer is to end.
+fn do_effect(terminal: &mut DefaultTerminal, app: &mut App, effect: Effect) -> io::Result<bool> {
+    match effect {
+        Effect::None => {}
+        Effect::Quit => return Ok(true),
+        Effect::RunEditor { pos, buffer } => {
+            let _ = execute!(stdout(), DisableMouseCapture);
+            ratatui::restore();
+            let saved = editor::run(&app.env.editor, &buffer, &std::env::temp_dir())
+                .map_err(|e| format!("the editor failed: {e}"));
+            *terminal = ratatui::try_init()?;
+            let _ = execute!(stdout(), EnableMouseCapture);
+            terminal.clear()?;
+            app.finish_edit(pos, saved);
+        }
+    }
+    Ok(false)
+}
+
+/// How often the loop looks whether the whole batch has arrived, while it loads.
+const LOADING_POLL: Duration = Duration::from_millis(10);
+
+/// Waits while the whole batch loads, until a terminal event comes (`None`, and the loop reads
+/// it), the batch arrives, or its load moves on to a stage the header should say.
+fn wait_while_loading(app: &mut App) -> io::Result<Option<Arrived>> {
+    loop {
+        if event::poll(LOADING_POLL)? {
+            return Ok(None);
+        }
+        if let Some(arrived) = app.poll_loading() {
+            return Ok(Some(arrived));
+        }
+        if app.loading_moved_on() {
+            return Ok(None);
         }
     }
 }

@@ -31,6 +31,19 @@ use crate::lines::Eol;
 
 pub const NAME: &str = "unified";
 
+/// How many bytes of a diff hold its first `sections` `diff --git` sections, when it has more
+/// (see `parts::first_sections`): a diff cut there reads as the whole one does, as far as it
+/// goes.
+pub fn first_sections_len(text: &str, sections: usize) -> Option<usize> {
+    parts::first_sections(text, sections)
+}
+
+/// How many `diff --git` sections a diff has.
+pub fn sections(text: &str) -> usize {
+    let at_start = usize::from(text.starts_with("diff --git "));
+    at_start + memchr::memmem::find_iter(text.as_bytes(), b"\ndiff --git ").count()
+}
+
 /// Whether text holds a unified diff or a git patch: a header somewhere at column 0 (see
 /// [`is_header`]).
 pub fn detect(text: &str) -> bool {

@@ -60,6 +60,22 @@ pub(super) fn cut(text: &str, wanted: usize) -> Vec<Part<'_>> {
     parts
 }
 
+/// How many bytes of `text` come before its `diff --git` line number `sections + 1`, when it
+/// has that many (`None` otherwise, and for a text with a mail's `Subject: ` line). Read
+/// alone, those bytes give the sections the whole text gives first, for the reason a part
+/// does (see the top of this file): the reviewer shows them while the whole text is read.
+pub(super) fn first_sections(text: &str, sections: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if sections == 0 || has_subject(bytes) {
+        return None;
+    }
+    let at_start = usize::from(bytes.starts_with(b"diff --git "));
+    // The newline before the `diff --git` line that starts section `sections + 1`.
+    memchr::memmem::find_iter(bytes, b"\ndiff --git ")
+        .nth(sections - at_start)
+        .map(|newline| newline + 1)
+}
+
 /// Whether a line of the text starts with `Subject: ` (a mail's, whose subject describes
 /// the sections after it).
 fn has_subject(bytes: &[u8]) -> bool {
@@ -171,6 +187,63 @@ mod tests {
         ]
     }
 
+    /// The first sections of `text` cut out by `first_sections`, read alone, for each count of
+    /// sections in `counts` below the text's (every count when `None`): when they read without
+    /// a problem, they read as the whole text's first sections, and its problems (if any) all
+    /// lie after the cut; a problem they have alone is one the whole text has too (a hunk cut
+    /// short is said otherwise at the end of the input), so a reviewer that shows them never
+    /// shows what the whole batch refuses.
+    fn first_sections_read_as_the_whole(text: &str, counts: Option<&[usize]>) {
+        let mut whole_problems = Vec::new();
+        let whole = super::super::parse::parse(text, 1, 1, &mut whole_problems);
+        let whole = format!("{whole:#?}");
+        let sections = super::super::sections(text);
+        assert!(sections > 2, "a text of several sections");
+        let every: Vec<usize> = (1..sections).collect();
+        for &n in counts.unwrap_or(&every).iter().filter(|&&n| n < sections) {
+            let len = first_sections(text, n).expect("more sections than that");
+            assert!(text[len..].starts_with("diff --git "), "cut at a section");
+            assert_eq!(super::super::sections(&text[..len]), n);
+            let mut problems = Vec::new();
+            let first = super::super::parse::parse(&text[..len], 1, 1, &mut problems);
+            if !problems.is_empty() {
+                assert!(
+                    !whole_problems.is_empty(),
+                    "{problems:?} alone, none in the whole"
+                );
+                continue;
+            }
+            // Debug output of a list ends with `]`: compare without it.
+            let first = format!("{first:#?}");
+            let open = first.trim_end_matches(']').trim_end();
+            assert!(
+                whole.starts_with(open),
+                "the first {n} sections read otherwise alone"
+            );
+            let cut_line = text[..len].matches('\n').count() + 1;
+            for problem in &whole_problems {
+                let line: usize = problem.location["line ".len()..].parse().unwrap();
+                assert!(line >= cut_line, "{problem:?} is in the first {n} sections");
+            }
+        }
+        assert_eq!(first_sections(text, sections), None, "no more sections");
+    }
+
+    #[test]
+    fn the_first_sections_read_alone_as_in_the_whole_diff() {
+        let kinds = hostile_sections();
+        let pairs: String = (0..kinds.len())
+            .flat_map(|a| (0..kinds.len()).map(move |b| (a, b)))
+            .map(|(a, b)| format!("{}{}", kinds[a], kinds[b]))
+            .collect();
+        first_sections_read_as_the_whole(&pairs, None);
+        first_sections_read_as_the_whole(&format!("a preamble\n\n{pairs}"), None);
+        // A mail's subject describes the sections after it: such a text is not cut.
+        let mails = format!("From x\nSubject: [PATCH] one\n\n{pairs}");
+        assert_eq!(first_sections(&mails, 3), None);
+        assert_eq!(first_sections(&pairs, 0), None);
+    }
+
     #[test]
     fn every_cut_reads_as_one_pass_does_even_at_broken_sections() {
         let kinds = hostile_sections();
@@ -209,6 +282,7 @@ mod tests {
                 "a history of real diffs"
             );
             same_in_every_cut(&log, [2, 3, 5, 8, 13, 40]);
+            first_sections_read_as_the_whole(&log, Some(&[1, 2, 7, 64, 300]));
         }
     }
 

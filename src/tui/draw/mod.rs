@@ -22,6 +22,8 @@ pub use text::{highlight_matches, window_spans};
 
 use super::app::{App, Filter, Overlay, Tone};
 use super::keys::{Action, Mode};
+use super::loading::LoadingStatus;
+use crate::pipeline::LoadStage;
 use crate::review::{At, Review};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -131,6 +133,17 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         format!("{lead}{}", text::keep_end(&batch.source, room)),
         p.dim,
     ));
+    if let Some(status) = app.loading_status() {
+        let mut second = vec![Span::styled(loading_line(status), p.text)];
+        if app.config.read_only {
+            second.push(Span::styled("  READ-ONLY", p.warning));
+        }
+        frame.render_widget(
+            Paragraph::new(vec![Line::from(first), Line::from(second)]),
+            area,
+        );
+        return;
+    }
     let counts = Counts::of(app);
     let mut second = vec![
         Span::styled(
@@ -196,6 +209,24 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         Paragraph::new(vec![Line::from(first), Line::from(second)]),
         area,
     );
+}
+
+/// The header's second line while the whole batch loads behind the first files: how far it
+/// got, and how many keys wait for it.
+fn loading_line(status: LoadingStatus) -> String {
+    let stage = match status.stage {
+        LoadStage::Reading => "reading and placing",
+        LoadStage::Verifying => "verifying",
+        LoadStage::AskingGit => "asking git",
+    };
+    let held = match status.held {
+        0 => String::new(),
+        n => format!(" · {n} key(s) waiting for it"),
+    };
+    format!(
+        " the first {} of {} file(s) · loading the whole batch: {stage}…{held} ",
+        status.shown, status.of
+    )
 }
 
 /// Totals shown in the header.

@@ -1,0 +1,193 @@
+//! The reviewer while a large batch loads behind its first screen (see [`crate::loading`]).
+//!
+//! The first screen shows the batch's first files, and the person may look through them: move
+//! between their changes and files, scroll, open the help, quit. Every other key (deciding,
+//! searching, committing, or moving past the last file shown) is held, in the order typed, and
+//! replayed on the whole batch once it is there; from the first key held on, every key is held,
+//! so none overtakes another. When the whole batch arrives it takes the first files' place:
+//! the cursor stays on the change it was on, the saved session is resumed, and the held keys
+//! are handed to the event loop. A batch that cannot be loaded ends the reviewer with the error
+//! any command would give.
+
+use super::app::{resume, App, ReviewerSetup, Tone};
+use super::keys::{Action, Key, Mode};
+use crate::error::Error;
+#[cfg(doc)]
+use crate::loading::FirstFiles;
+use crate::loading::{Loaded, Loading};
+use crate::pipeline::LoadStage;
+use crate::review::{At, Review};
+use crate::session::Session;
+
+/// What the reviewer keeps while the whole batch loads.
+pub struct Behind {
+    loading: Loading,
+    /// How many file sections the whole batch has.
+    of: usize,
+    /// Keys typed that wait for the whole batch, in order.
+    held: Vec<Key>,
+    /// Whether the saved session is set aside (`--fresh`), once the whole batch is there.
+    fresh: bool,
+    /// The stage shown last, to redraw when it moves on.
+    shown: Option<LoadStage>,
+}
+
+/// What the header says while the whole batch loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadingStatus {
+    /// File patches shown.
+    pub shown: usize,
+    /// File sections in the whole batch.
+    pub of: usize,
+    pub stage: LoadStage,
+    /// Keys waiting for the whole batch.
+    pub held: usize,
+}
+
+/// What the whole batch's arrival did.
+#[derive(Debug)]
+pub enum Arrived {
+    /// It took the first files' place; these keys were held for it, to be replayed in order.
+    Loaded(Vec<Key>),
+    /// It could not be loaded: the reviewer ends with this error.
+    Failed(Error),
+}
+
+impl App {
+    /// A reviewer over the first files of a batch ([`FirstFiles`]: `setup.checked` is theirs,
+    /// and `of` says how many the batch has) while `loading` loads the whole of it.
+    /// `setup.session` is not used: the session is the whole batch's, found once it is loaded
+    /// (none in read-only mode).
+    pub fn behind(setup: ReviewerSetup, of: usize, loading: Loading) -> App {
+        let fresh = setup.fresh;
+        let mut app = App::new(ReviewerSetup {
+            session: None,
+            fresh: false,
+            ..setup
+        });
+        app.loading = Some(Behind {
+            loading,
+            of,
+            held: Vec::new(),
+            fresh,
+            shown: None,
+        });
+        app
+    }
+
+    /// What the header says while the whole batch loads; `None` once it is there.
+    pub fn loading_status(&self) -> Option<LoadingStatus> {
+        self.loading.as_ref().map(|behind| LoadingStatus {
+            shown: self.review().batch().files.len(),
+            of: behind.of,
+            stage: behind.loading.stage(),
+            held: behind.held.len(),
+        })
+    }
+
+    /// Whether the whole batch is still loading.
+    pub fn is_loading(&self) -> bool {
+        self.loading.is_some()
+    }
+
+    /// Whether the load moved on to a stage the screen does not show yet (so it is redrawn).
+    pub fn loading_moved_on(&mut self) -> bool {
+        match &mut self.loading {
+            Some(behind) => {
+                let stage = Some(behind.loading.stage());
+                std::mem::replace(&mut behind.shown, stage) != stage
+            }
+            None => false,
+        }
+    }
+
+    /// Holds `key` for the whole batch unless it only looks through the first files; false
+    /// when it is not held (or nothing is loading), for the key map to handle it now.
+    pub(super) fn hold_while_loading(&mut self, key: Key) -> bool {
+        let Some(behind) = &self.loading else {
+            return false;
+        };
+        if behind.held.is_empty() && self.only_looks(key) {
+            return false;
+        }
+        let behind = self.loading.as_mut().expect("loading");
+        behind.held.push(key);
+        let held = behind.held.len();
+        self.say(
+            Tone::Info,
+            format!(
+                "{held} key(s) wait for the rest of the batch, which is loading; they are done in order once it is there"
+            ),
+        );
+        true
+    }
+
+    /// Whether `key` only looks through the first files as they are shown: moving within
+    /// them, scrolling, the help, quitting.
+    fn only_looks(&self, key: Key) -> bool {
+        let Some(action) = self.keymap.lookup(self.mode(), key) else {
+            return true;
+        };
+        if self.mode() != Mode::Browse {
+            // Only the help opens while loading: any key closes it or scrolls it.
+            return self.mode() == Mode::Help;
+        }
+        let last = self.flat.len().saturating_sub(1);
+        let last_file = self.flat.last().map_or(0, |at| at.file);
+        match action {
+            Action::NextChange => self.pos < last,
+            Action::NextFile => self.file_index() < last_file,
+            Action::PrevChange
+            | Action::PrevFile
+            | Action::FirstChange
+            | Action::PageDown
+            | Action::PageUp
+            | Action::DiffTop
+            | Action::DiffEnd
+            | Action::ScrollLeft
+            | Action::ScrollRight
+            | Action::ToggleWholeFile
+            | Action::Help
+            | Action::Quit => true,
+            _ => false,
+        }
+    }
+
+    /// Takes the whole batch in if it has arrived; `None` while it is still loading.
+    pub fn poll_loading(&mut self) -> Option<Arrived> {
+        let arrived = self.loading.as_ref()?.loading.try_take()?;
+        let behind = self.loading.take().expect("loading");
+        Some(match arrived {
+            Ok(loaded) => {
+                self.take_whole(loaded, behind.fresh);
+                Arrived::Loaded(behind.held)
+            }
+            Err(error) => Arrived::Failed(error),
+        })
+    }
+
+    /// Puts the whole batch in the first files' place, on the change the cursor was on.
+    fn take_whole(&mut self, loaded: Loaded, fresh: bool) {
+        let Loaded { workspace, checked } = loaded;
+        let was = self.selected().map(|at| {
+            let path = &self.review().batch().files[at.file].doc_path;
+            (path.clone(), at.change)
+        });
+        let moved = self.pos > 0;
+        let session =
+            (!self.config.read_only).then(|| Session::for_batch(&workspace, &checked.batch));
+        let mut resumed = resume(session.as_ref(), &checked, fresh);
+        self.workspace = workspace;
+        *self.review_mut() = Review::new(checked, std::mem::take(&mut resumed.decisions));
+        self.forget_file_caches();
+        self.resumed(session, resumed, !moved);
+        if let Some((path, change)) = was.filter(|_| moved) {
+            let files = &self.review().batch().files;
+            if let Some(file) = files.iter().position(|f| f.doc_path == path) {
+                let change = change.min(files[file].changes.len().saturating_sub(1));
+                let pos = self.pos_of(At { file, change });
+                self.pos = pos.min(self.flat.len().saturating_sub(1));
+            }
+        }
+    }
+}
