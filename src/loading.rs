@@ -2,16 +2,17 @@
 //!
 //! Loading and verifying a 2,000-file diff takes a few hundred milliseconds, and most of it is
 //! reading files the first screen does not show. So the reviewer opens on the batch's first
-//! file patches, loaded and verified alone ([`first_files`]: a git diff cut at a section, see
-//! [`formats::first_files`]), while [`Loading`] loads the whole batch on a thread of its own,
-//! through the same [`pipeline::load_telling`] every command uses. Once the whole batch is
-//! there it takes the first files' place.
+//! file patches, loaded and verified alone ([`first_files`]: a git diff cut at a section, a
+//! TUL-002 batch after a file patch; see [`formats::first_files`]), while [`Loading`] loads
+//! the whole batch on a thread of its own, through the same [`pipeline::load_telling`] every
+//! command uses. Once the whole batch is there it takes the first files' place.
 //!
 //! The first files are only shown. Their batch is not the batch: nothing after the cut is
 //! checked yet (a later section may join one of their file patches, or fail to parse, and
-//! then the batch is refused as any command refuses it), and their changes have no IDs of
-//! their own. So nothing is decided, saved or committed on them: the reviewer holds every key
-//! but moving until the whole batch is loaded.
+//! then the batch is refused as any command refuses it), and their changes' IDs are not the
+//! batch's (a diff's are left unnamed, a TUL-002 batch's derived from the cut). So nothing is
+//! decided, saved or committed on them: the reviewer holds every key but looking until the
+//! whole batch is loaded.
 
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
@@ -36,14 +37,15 @@ pub struct FirstFiles {
 /// The first [`FIRST_FILES`] file patches of an input, cut out of it, not loaded yet.
 pub struct FirstCut {
     input: Input,
+    format: &'static str,
     of: usize,
 }
 
 /// The first [`FIRST_FILES`] file patches of `input`, cut out of it, when it has more and its
-/// format can be cut (a git diff); `None` otherwise.
+/// format can be cut (a git diff, a TUL-002 batch); `None` otherwise.
 pub fn cut_first(input: &Input, options: &LoadOptions) -> Option<FirstCut> {
-    let (input, of) = formats::first_files(input, options, FIRST_FILES)?;
-    Some(FirstCut { input, of })
+    let (input, format, of) = formats::first_files(input, options, FIRST_FILES)?;
+    Some(FirstCut { input, format, of })
 }
 
 impl FirstCut {
@@ -52,7 +54,7 @@ impl FirstCut {
     /// the whole batch does.
     pub fn load(&self, workspace: &Workspace, options: &LoadOptions) -> Option<FirstFiles> {
         let options = LoadOptions {
-            format: Some(formats::unified::NAME.to_owned()),
+            format: Some(self.format.to_owned()),
             change_ids: false,
             ..options.clone()
         };

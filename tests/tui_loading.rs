@@ -41,7 +41,29 @@ fn workspace_and_diff(root: &Path, conflict: usize) -> String {
     diff
 }
 
-/// A reviewer on the first files of `diff` over `root`, and the sender that hands it the
+/// The same change as `workspace_and_diff`'s (without a conflict) as a TUL-002 batch, its
+/// `batchKey` after its files.
+fn tul002_batch(root: &Path) -> String {
+    let files: Vec<serde_json::Value> = (0..FILES)
+        .map(|k| {
+            let path = format!("src/m{}/f{k:03}.txt", k / 10);
+            let bytes = std::fs::read(root.join(&path)).unwrap();
+            serde_json::json!({
+                "docPath": path,
+                "originalSha256": patchdeck::model::sha256_hex(&bytes),
+                "changes": [{"operation": "replace", "startLine": 10, "endLine": 10,
+                    "expectedOriginalLines": [format!("{k}:10")],
+                    "newLines": [format!("{k}:ten")]}]
+            })
+        })
+        .collect();
+    format!(
+        "{{\"files\": {}, \"batchKey\": \"big\"}}",
+        serde_json::to_string_pretty(&files).unwrap()
+    )
+}
+
+/// A reviewer on the first files of `batch` over `root`, and the sender that hands it the
 /// whole batch.
 fn behind(
     root: &Path,
@@ -78,9 +100,9 @@ fn behind(
 }
 
 /// The whole batch, loaded as the loading thread loads it.
-fn whole(root: &Path, diff: &str) -> Loaded {
+fn whole(root: &Path, batch: &str) -> Loaded {
     let workspace = patchdeck::workspace::Workspace::open(root).unwrap();
-    let checked = pipeline::load(&workspace, &Input::from_bytes("big.diff", diff), None).unwrap();
+    let checked = pipeline::load(&workspace, &Input::from_bytes("big.diff", batch), None).unwrap();
     Loaded { workspace, checked }
 }
 
@@ -165,6 +187,77 @@ fn keys_that_decide_wait_for_the_whole_batch_and_are_done_in_order() {
     app.flush_session();
     let session = std::fs::read_to_string(app.session().expect("a session").path()).unwrap();
     assert!(session.contains(accepted.as_str()), "{session}");
+}
+
+#[test]
+fn the_first_files_load_as_in_the_whole_batch_in_each_format_that_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff = workspace_and_diff(dir.path(), 3);
+    let tul002 = tul002_batch(dir.path());
+    let workspace = patchdeck::workspace::Workspace::open(dir.path()).unwrap();
+    for (batch, format) in [(&diff, "unified"), (&tul002, "tul002")] {
+        let input = Input::from_bytes("batch", batch.as_str());
+        let first = loading::first_files(&workspace, &input, &LoadOptions::default())
+            .unwrap_or_else(|| panic!("a {format} batch of {FILES} files is cut"));
+        let whole = whole(dir.path(), batch).checked;
+        assert_eq!(whole.batch.format, format);
+        assert_eq!(
+            (first.checked.batch.format.as_str(), first.of),
+            (format, FILES)
+        );
+        assert_eq!(first.checked.batch.files.len(), FIRST_FILES);
+        let (alone, all) = (&first.checked, &whole);
+        for (i, file) in alone.batch.files.iter().enumerate() {
+            let other = &all.batch.files[i];
+            assert_eq!(file.doc_path, other.doc_path);
+            assert_eq!(file.action, other.action);
+            assert_eq!(file.expected_sha256, other.expected_sha256);
+            assert_eq!(file.changes.len(), other.changes.len());
+            for (c, change) in file.changes.iter().enumerate() {
+                let theirs = &other.changes[c];
+                assert_eq!(change.range, theirs.range);
+                assert_eq!(change.expected, theirs.expected);
+                assert_eq!(change.new_lines, theirs.new_lines);
+            }
+            let (check, theirs) = (&alone.verification.files[i], &all.verification.files[i]);
+            assert_eq!(check.status, theirs.status, "{} ({format})", file.doc_path);
+            let statuses = |c: &patchdeck::verify::FileCheck| {
+                c.changes.iter().map(|c| c.status).collect::<Vec<_>>()
+            };
+            assert_eq!(statuses(check), statuses(theirs));
+        }
+    }
+    // Forced, a format that is not cut is loaded whole.
+    let input = Input::from_bytes("batch", diff.as_str());
+    let forced = LoadOptions::format(Some("tul002"));
+    assert!(loading::first_files(&workspace, &input, &forced).is_none());
+}
+
+#[test]
+fn a_tul002_batch_opens_on_its_first_files_too() {
+    let dir = tempfile::tempdir().unwrap();
+    workspace_and_diff(dir.path(), 1_000);
+    let batch = tul002_batch(dir.path());
+    let (mut app, sender) = behind(dir.path(), &batch, false);
+    let first = screen(&mut app, 120, 40);
+    assert!(first.contains("the first 64 of 100 file(s)"), "{first}");
+    assert!(first.contains("tul002"), "{first}");
+    app.key(Key::Char('a'));
+    assert_eq!(app.decided(), 0);
+    let loaded = whole(dir.path(), &batch);
+    let id = loaded.checked.batch.files[0].changes[0].id.clone();
+    arrive(&mut app, &sender, loaded);
+    assert_eq!(app.decided(), 1);
+    assert!(
+        app.decisions().decided().contains_key(&id),
+        "the whole batch's ID"
+    );
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("[big]"),
+        "the key after the files is there:\n{shown}"
+    );
+    assert!(shown.contains("0 open conflict(s)"), "{shown}");
 }
 
 #[test]

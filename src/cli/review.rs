@@ -55,6 +55,9 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
             hint: Some("for scripts, use `patchdeck check` or `patchdeck apply`".into()),
         });
     }
+    if palette.syntax.is_some() {
+        patchdeck::tui::highlight::load_in_background();
+    }
     let access = if args.read_only {
         pipeline::Access::Read
     } else {

@@ -225,22 +225,45 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
 }
 
 /// The first `files` file patches of a large input, cut out as an input of their own, with
-/// how many the whole input has: when its format can be cut without reading it all (a git
-/// diff, at a `diff --git` line: see [`unified::first_sections_len`]) and it has more. The
-/// reviewer shows them while the whole input loads. Loaded, they are not the batch: nothing
-/// after the cut is checked, and a later section may join one of their file patches.
-pub fn first_files(input: &Input, options: &LoadOptions, files: usize) -> Option<(Input, usize)> {
+/// its format and how many file patches the whole input has: when its format can be cut
+/// without reading it all and it has more. A git diff is cut at a `diff --git` line (see
+/// [`unified::first_sections_len`]), and a TUL-002 batch after an element of its top-level
+/// `files` array (see [`tul002::first::first_files`]). The reviewer shows them while the whole
+/// input loads. Loaded, they are not the batch: nothing after the cut is checked, and a later
+/// section of a diff may join one of their file patches.
+pub fn first_files(
+    input: &Input,
+    options: &LoadOptions,
+    files: usize,
+) -> Option<(Input, &'static str, usize)> {
+    let json = input.bytes().trim_ascii_start().starts_with(b"{");
     let format = match options.format.as_deref() {
-        Some(format) => format,
+        Some(tul002::NAME) => tul002::NAME,
+        Some(unified::NAME) => unified::NAME,
+        Some(_) => return None,
+        // A JSON batch is told by the skeleton of its first file patches, not of the whole.
+        None if json => tul002::NAME,
         None => detect(input).ok()?,
     };
-    if format != unified::NAME {
-        return None;
+    match format {
+        unified::NAME => {
+            let text = input.text()?;
+            let len = unified::first_sections_len(text, files)?;
+            let first = Input::from_bytes(&input.source, text.as_bytes()[..len].to_vec());
+            Some((first, unified::NAME, unified::sections(text)))
+        }
+        tul002::NAME => {
+            let (cut, of) = tul002::first::first_files(input.bytes(), files)?;
+            let mut bytes = input.bytes()[..cut].to_vec();
+            bytes.extend_from_slice(b"]}");
+            let first = Input::from_bytes(&input.source, bytes);
+            // Read as TUL-002 by what the first file patches say, the whole batch is too:
+            // its skeleton has their fields, and TUL-002 is told first.
+            let told = options.format.is_some() || detect(&first).ok() == Some(tul002::NAME);
+            told.then_some((first, tul002::NAME, of))
+        }
+        _ => None,
     }
-    let text = input.text()?;
-    let len = unified::first_sections_len(text, files)?;
-    let first = Input::from_bytes(&input.source, text.as_bytes()[..len].to_vec());
-    Some((first, unified::sections(text)))
 }
 
 /// Refuses batches with more files or changes than patchdeck reviews.

@@ -6,6 +6,7 @@
 //! checked by `verify`. A TUL-002 response (with `batchId`, `filePatchId`, `changeId`) keeps its
 //! IDs; a request gets IDs derived from its bytes.
 
+pub mod first;
 mod stream;
 
 use crate::json::stream::Lean;

@@ -60,6 +60,22 @@ fn bundled_syntaxes() -> &'static SyntaxSet {
     SYNTAXES.get_or_init(SyntaxSet::load_defaults_newlines)
 }
 
+/// The themes bundled with syntect, loaded once per process.
+fn bundled_themes() -> &'static ThemeSet {
+    static THEMES: OnceLock<ThemeSet> = OnceLock::new();
+    THEMES.get_or_init(ThemeSet::load_defaults)
+}
+
+/// Loads the bundled syntaxes and themes on a thread of their own, so that a reviewer opened
+/// later finds them loaded: the reviewer starts this before it reads the batch, whose disk
+/// reads leave the processor free.
+pub fn load_in_background() {
+    std::thread::spawn(|| {
+        bundled_themes();
+        bundled_syntaxes();
+    });
+}
+
 /// What one file is read from: its bytes on disk and their line index.
 pub struct Source<'a> {
     /// The file's index in the batch (keys the caches).
@@ -95,10 +111,10 @@ pub struct Highlighter {
 impl Highlighter {
     /// Loads the palette's syntax theme (and, on first use, the syntaxes).
     pub fn new(palette: &Palette) -> Highlighter {
-        let theme = palette.syntax.as_ref().and_then(|name| {
-            let mut themes = ThemeSet::load_defaults();
-            themes.themes.remove(name)
-        });
+        let theme = palette
+            .syntax
+            .as_ref()
+            .and_then(|name| bundled_themes().themes.get(name).cloned());
         let syntaxes = if theme.is_some() {
             bundled_syntaxes()
         } else {
