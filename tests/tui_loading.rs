@@ -9,8 +9,9 @@ use patchdeck::error::Error;
 use patchdeck::formats::{Input, LoadOptions};
 use patchdeck::loading::{self, Loaded, Loading, FIRST_FILES};
 use patchdeck::pipeline;
-use patchdeck::tui::app::{App, Config, ReviewerSetup};
+use patchdeck::tui::app::{App, Config, Effect, ReviewerSetup};
 use patchdeck::tui::env::{ColorDepth, Env};
+use patchdeck::tui::keys::Mode;
 use patchdeck::tui::keys::{Key, KeyMap};
 use patchdeck::tui::loading::Arrived;
 use patchdeck::tui::theme::Palette;
@@ -115,9 +116,7 @@ fn arrive(
     sender.send(Ok(loaded)).unwrap();
     match app.poll_loading() {
         Some(Arrived::Loaded(held)) => {
-            for key in held {
-                app.key(key);
-            }
+            assert_eq!(app.replay(held), Effect::None);
         }
         other => panic!("the whole batch did not take the first files' place: {other:?}"),
     }
@@ -419,4 +418,111 @@ fn a_failed_load_ends_the_real_reviewer_with_its_error() {
     let (code, screen) = term.wait_exit();
     assert_ne!(code, 0, "{screen}");
     assert!(screen.contains("loading the batch"), "{screen}");
+}
+
+#[test]
+fn quitting_never_waits_and_the_mouse_does_not_overtake_held_keys() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    let diff = workspace_and_diff(dir.path(), 1_000);
+    let (mut app, sender) = behind(dir.path(), &diff, false);
+    app.key(Key::Char('a'));
+    // The wheel over the lists would move the cursor: it is ignored while keys wait.
+    let wheel = MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 2,
+        row: 4,
+        modifiers: KeyModifiers::NONE,
+    };
+    patchdeck::tui::mouse(&mut app, wheel);
+    assert_eq!(app.pos, 0);
+    arrive(&mut app, &sender, whole(dir.path(), &diff));
+    let accepted = app.decisions().decided().keys().next().unwrap().clone();
+    assert_eq!(
+        accepted,
+        app.change(0).change.id,
+        "the accept the person typed, on change 1"
+    );
+
+    let (mut app, _held_back) = behind(dir.path(), &diff, false);
+    app.key(Key::Char('a'));
+    assert_eq!(app.key(Key::Ctrl('c')), Effect::Quit, "Ctrl-c is not held");
+    assert_eq!(app.key(Key::Char('q')), Effect::Quit, "nor is q");
+}
+
+#[test]
+fn held_keys_stop_at_the_first_question_and_the_rest_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff = workspace_and_diff(dir.path(), 1_000);
+    let (mut app, sender) = behind(dir.path(), &diff, false);
+    // Accept every verified change, yes; commit, yes: typed before any of it was shown.
+    for key in ['V', 'y', 'c', 'y'] {
+        app.key(Key::Char(key));
+    }
+    arrive(&mut app, &sender, whole(dir.path(), &diff));
+    assert_eq!(
+        app.decided(),
+        0,
+        "nothing accepted without the question shown"
+    );
+    assert_eq!(
+        app.mode(),
+        Mode::ConfirmAcceptVerified,
+        "the question is asked"
+    );
+    let text = screen(&mut app, 120, 40);
+    assert!(text.contains("Accept"), "{text}");
+    let written = std::fs::read_to_string(dir.path().join("src/m9/f099.txt")).unwrap();
+    assert!(written.contains("99:10\n"), "nothing written");
+}
+
+#[test]
+fn what_the_session_says_is_read_before_held_keys_are_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff = workspace_and_diff(dir.path(), 1_000);
+    let loaded = whole(dir.path(), &diff);
+    let session = patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch);
+    std::fs::create_dir_all(session.path().parent().unwrap()).unwrap();
+    std::fs::write(session.path(), "{ not a session").unwrap();
+    let (mut app, sender) = behind(dir.path(), &diff, false);
+    app.key(Key::Char('a'));
+    arrive(&mut app, &sender, loaded);
+    assert_eq!(app.decided(), 0, "the held accept is not done");
+    let (_, text) = app.status_text().unwrap();
+    assert!(text.contains("saved session not used"), "{text}");
+    assert!(
+        text.contains("1 key(s) typed while the batch loaded were not done"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(session.path()).unwrap(),
+        "{ not a session",
+        "the session is as it was"
+    );
+}
+
+#[test]
+fn held_keys_are_done_on_the_change_they_were_typed_on_even_when_a_session_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff = workspace_and_diff(dir.path(), 1_000);
+    let loaded = whole(dir.path(), &diff);
+    // The session decided the first change; the person, on it, rejects it while loading.
+    let first = loaded.checked.batch.files[0].changes[0].id.clone();
+    let session = patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch);
+    session
+        .save(&patchdeck::review::Decisions::accepting(
+            &loaded.checked.batch,
+            [first.clone()],
+        ))
+        .unwrap();
+    let (mut app, sender) = behind(dir.path(), &diff, false);
+    app.key(Key::Char('r'));
+    arrive(&mut app, &sender, loaded);
+    assert_eq!(app.restored, 1);
+    assert_eq!(
+        *app.decisions().get(&first),
+        patchdeck::review::Decision::Reject,
+        "the reject was done on the change shown, not the first undecided one"
+    );
+    assert_eq!(app.decided(), 1);
 }

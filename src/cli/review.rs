@@ -69,7 +69,8 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         report: args.report.clone(),
         stage: ctx.config.stage.value,
     };
-    // A large git diff opens on its first files while the whole of it loads behind them.
+    // A large git diff or TUL-002 batch opens on its first files while the whole of it loads
+    // behind them.
     let input = Input::read(&args.batch.input)?;
     let options = args.batch.load_options(ctx);
     let interrupted = opened.interrupted;
@@ -99,7 +100,13 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
                 ),
                 // The first files do not load alone: the whole batch says why, or is shown.
                 None => {
-                    let loaded = whole.wait()?;
+                    let progress = super::progress::Progress::start(
+                        ctx.progress,
+                        "loading and verifying the batch",
+                    );
+                    let loaded = whole.wait();
+                    drop(progress);
+                    let loaded = loaded?;
                     let session = session_of(&loaded);
                     App::new(setup(loaded.workspace, loaded.checked, session))
                 }

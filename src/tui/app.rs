@@ -298,7 +298,7 @@ impl App {
                 ),
             );
             if go_on {
-                self.pos = self.next_undecided_from(0).unwrap_or(0);
+                self.go(self.next_undecided_from(0).unwrap_or(0));
             }
         }
         if let Some((held, backup)) = set_aside {

@@ -3,13 +3,16 @@
 //! The first screen shows the batch's first files, and the person may look through them: move
 //! between their changes and files, scroll, open the help, quit. Every other key (deciding,
 //! searching, committing, or moving past the last file shown) is held, in the order typed, and
-//! replayed on the whole batch once it is there; from the first key held on, every key is held,
-//! so none overtakes another. When the whole batch arrives it takes the first files' place:
-//! the cursor stays on the change it was on, the saved session is resumed, and the held keys
-//! are handed to the event loop. A batch that cannot be loaded ends the reviewer with the error
-//! any command would give.
+//! replayed on the whole batch once it is there; from the first key held on, every key but
+//! quitting is held, and the mouse ignored, so none overtakes another. When the whole batch
+//! arrives it takes the first files' place: the cursor stays on the change it was on, the
+//! saved session is resumed, and the held keys are handed to the event loop, which replays
+//! them until one opens a question (a confirmation, the commit summary, the editor): the keys
+//! after it were not typed for it, and are dropped, saying so. They are all dropped when the
+//! session has something to say first. A batch that cannot be loaded ends the reviewer with
+//! the error any command would give.
 
-use super::app::{resume, App, ReviewerSetup, Tone};
+use super::app::{resume, App, Effect, ReviewerSetup, Tone};
 use super::keys::{Action, Key, Mode};
 use crate::error::Error;
 #[cfg(doc)]
@@ -107,7 +110,10 @@ impl App {
         let Some(behind) = &self.loading else {
             return false;
         };
-        if behind.held.is_empty() && self.only_looks(key) {
+        // Quitting never waits: nothing is decided on the first files, so nothing is lost.
+        let quits = self.mode() == Mode::Browse
+            && self.keymap.lookup(Mode::Browse, key) == Some(Action::Quit);
+        if quits || (behind.held.is_empty() && self.only_looks(key)) {
             return false;
         }
         let behind = self.loading.as_mut().expect("loading");
@@ -159,15 +165,60 @@ impl App {
         let behind = self.loading.take().expect("loading");
         Some(match arrived {
             Ok(loaded) => {
-                self.take_whole(loaded, behind.fresh);
-                Arrived::Loaded(behind.held)
+                let held = behind.held;
+                let quiet = self.take_whole(loaded, behind.fresh, held.is_empty());
+                if quiet || held.is_empty() {
+                    return Some(Arrived::Loaded(held));
+                }
+                // What the session said is for the person to read before anything is done.
+                let said = self.message.take().map(|m| m.text).unwrap_or_default();
+                self.say(
+                    Tone::Warning,
+                    format!(
+                        "{said}; the {} key(s) typed while the batch loaded were not done, so that you read this first",
+                        held.len()
+                    ),
+                );
+                Arrived::Loaded(Vec::new())
             }
             Err(error) => Arrived::Failed(error),
         })
     }
 
-    /// Puts the whole batch in the first files' place, on the change the cursor was on.
-    fn take_whole(&mut self, loaded: Loaded, fresh: bool) {
+    /// Replays the keys held for the whole batch, in order, until one opens a question (a
+    /// confirmation, the commit summary, a place to choose) or asks the loop for something
+    /// (the editor): the keys after it were not typed for it, and are dropped, saying so.
+    /// Returns what the last key replayed asks of the loop.
+    pub fn replay(&mut self, held: Vec<Key>) -> Effect {
+        let mut keys = held.into_iter();
+        while let Some(key) = keys.next() {
+            let effect = self.key(key);
+            // A search being typed, or the help, asks nothing.
+            let asks = !matches!(self.mode(), Mode::Browse | Mode::Search | Mode::Help);
+            if effect != Effect::None || asks {
+                let dropped = keys.len();
+                if dropped > 0 {
+                    let text = format!(
+                        "{dropped} more key(s) typed while the batch loaded were not done: the reviewer asks first"
+                    );
+                    self.say(Tone::Warning, text);
+                }
+                return effect;
+            }
+        }
+        Effect::None
+    }
+
+    /// Whether keys wait for the whole batch (the mouse waits too, then: it is ignored).
+    pub fn holds_keys(&self) -> bool {
+        self.loading.as_ref().is_some_and(|b| !b.held.is_empty())
+    }
+
+    /// Puts the whole batch in the first files' place, on the change the cursor was on (when
+    /// keys were held for it, the cursor stays there even when decisions are resumed: they
+    /// were typed for that change). Quiet (true) unless resuming the session has something to
+    /// say the person must read first (a session not used, one set aside by `--fresh`).
+    fn take_whole(&mut self, loaded: Loaded, fresh: bool, none_held: bool) -> bool {
         let Loaded { workspace, checked } = loaded;
         let was = self.selected().map(|at| {
             let path = &self.review().batch().files[at.file].doc_path;
@@ -177,10 +228,11 @@ impl App {
         let session =
             (!self.config.read_only).then(|| Session::for_batch(&workspace, &checked.batch));
         let mut resumed = resume(session.as_ref(), &checked, fresh);
+        let quiet = resumed.warning.is_none() && resumed.set_aside.is_none();
         self.workspace = workspace;
         *self.review_mut() = Review::new(checked, std::mem::take(&mut resumed.decisions));
         self.forget_file_caches();
-        self.resumed(session, resumed, !moved);
+        self.resumed(session, resumed, !moved && none_held);
         if let Some((path, change)) = was.filter(|_| moved) {
             let files = &self.review().batch().files;
             if let Some(file) = files.iter().position(|f| f.doc_path == path) {
@@ -189,5 +241,6 @@ impl App {
                 self.pos = pos.min(self.flat.len().saturating_sub(1));
             }
         }
+        quiet
     }
 }

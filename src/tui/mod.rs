@@ -78,11 +78,9 @@ fn event_loop(
             match wait_while_loading(app)? {
                 Some(Arrived::Failed(error)) => return Ok(Some(error)),
                 Some(Arrived::Loaded(held)) => {
-                    for key in held {
-                        let effect = app.key(key);
-                        if do_effect(terminal, app, effect)? {
-                            return Ok(None);
-                        }
+                    let effect = app.replay(held);
+                    if do_effect(terminal, app, effect)? {
+                        return Ok(None);
                     }
                     continue;
                 }
@@ -143,7 +141,7 @@ fn wait_while_loading(app: &mut App) -> io::Result<Option<Arrived>> {
         if let Some(arrived) = app.poll_loading() {
             return Ok(Some(arrived));
         }
-        if app.loading_moved_on() {
+        if app.loading_moved_on() || app.highlighter.repaint_due() {
             return Ok(None);
         }
     }
@@ -174,7 +172,7 @@ fn next_event(terminal: &mut DefaultTerminal, app: &App) -> io::Result<Event> {
 /// Mouse: the wheel scrolls the diff (or moves between changes over the lists), sideways too;
 /// a click selects the file or change under it.
 pub fn mouse(app: &mut App, event: MouseEvent) {
-    if app.mode() != Mode::Browse {
+    if app.mode() != Mode::Browse || app.holds_keys() {
         return;
     }
     let areas = app.areas();

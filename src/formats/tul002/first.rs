@@ -77,7 +77,8 @@ impl<'a> Scan<'a> {
         self.byte(b'"')?;
         let start = self.at;
         loop {
-            let found = memchr::memchr2(b'"', b'\\', &self.bytes[self.at..])?;
+            // An escape's backslash may be the input's last byte: then there is nothing after.
+            let found = memchr::memchr2(b'"', b'\\', self.bytes.get(self.at..)?)?;
             self.at += found + 1;
             match self.bytes[self.at - 1] {
                 b'\\' => self.at += 1,
@@ -187,6 +188,21 @@ mod tests {
             "",
         ] {
             assert_eq!(first(json, 1), None, "{json}");
+        }
+    }
+
+    #[test]
+    fn every_truncation_of_a_batch_is_refused_without_a_panic() {
+        let json = r#"{"batchKey": "k\"", "files": [{"docPath": "a\\", "n": [1.5, true, null]},
+            {"docPath": "b", "changes": [{"newLines": ["\u00e9\\"]}]}, {"docPath": "c"}]}"#;
+        assert_eq!(first_files(json.as_bytes(), 2).map(|(_, of)| of), Some(3));
+        for end in 0..json.len() {
+            let cut = first_files(&json.as_bytes()[..end], 2);
+            assert!(cut.is_none_or(|(at, _)| at < end), "{end}");
+        }
+        // A backslash as the last byte, inside a key or a value.
+        for json in [r#"{"a\"#, r#"{"files": ["\"#, "{\"files\": [\"\\"] {
+            assert_eq!(first_files(json.as_bytes(), 1), None, "{json}");
         }
     }
 }
