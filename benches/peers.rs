@@ -21,9 +21,10 @@
 //! are the medians of each round's ratio: on a disk where creating files slows down after
 //! many were deleted, blocks of runs one after another measure different disks.
 //!
-//! The reviewer's first screen on each size's diff is the real binary in a pseudo-terminal,
-//! warm and with the page cache dropped (`support/first_screen.rs`; cold needs root, and the
-//! row says so without it). GNU `patch` is skipped when it is not installed. The frame and key
+//! The reviewer's first screen on each size's diff and TUL-002 batch is the real binary in a
+//! pseudo-terminal, warm and with the page cache dropped (`support/first_screen.rs`; cold needs
+//! root, and the row says so without it), with the time until the whole batch is there.
+//! GNU `patch` is skipped when it is not installed. The frame and key
 //! figures come from `cargo bench --bench frame`, which `cargo bench` runs too.
 
 use patchdeck::model::sha256_hex;
@@ -379,7 +380,7 @@ fn main() {
     let exe = env!("CARGO_BIN_EXE_patchdeck");
     let mut rows = Vec::new();
     let mut paired: Vec<Paired> = Vec::new();
-    let mut screens: Vec<(usize, first_screen::FirstScreen)> = Vec::new();
+    let mut screens: Vec<(usize, &str, first_screen::FirstScreen)> = Vec::new();
 
     for &size in &sizes {
         let base = match &keep {
@@ -426,7 +427,9 @@ fn main() {
         }
         let diff_path = batches[0].1.to_str().unwrap().to_owned();
         let scratch = base.join("scratch");
-        screens.push((size, first_screen::measure(&ws, &batches[0].1, runs)));
+        for (format, path, _) in &batches[..2] {
+            screens.push((size, format, first_screen::measure(&ws, path, runs)));
+        }
 
         for (format, path, bytes) in &batches {
             if bytes.len() > MAX_INPUT {
@@ -650,16 +653,18 @@ fn main() {
     }
 
     println!();
-    println!("The reviewer's first screen (`review --read-only` on the unified diff, in a 120x40 pseudo-terminal, from start to the first frame drawn whole), and the whole batch there to decide on:");
-    println!("| files | first screen, warm ms | cold ms | whole batch, warm ms | cold ms |");
-    println!("|---:|---:|---:|---:|---:|");
+    println!("The reviewer's first screen (`review --read-only` on the unified diff and the TUL-002 batch, in a 120x40 pseudo-terminal, from start to the first frame drawn whole), and the whole batch there to decide on:");
+    println!(
+        "| files | batch | first screen, warm ms | cold ms | whole batch, warm ms | cold ms |"
+    );
+    println!("|---:|---|---:|---:|---:|---:|");
     let cold_ms = |cold: &Result<Duration, String>| match cold {
         Ok(d) => format!("{:.0}", ms(*d)),
         Err(why) => why.clone(),
     };
-    for (size, screen) in &screens {
+    for (size, format, screen) in &screens {
         println!(
-            "| {size} | {:.0} | {} | {:.0} | {} |",
+            "| {size} | {format} | {:.0} | {} | {:.0} | {} |",
             ms(screen.warm),
             cold_ms(&screen.cold),
             ms(screen.whole_warm),
@@ -732,13 +737,13 @@ fn main() {
         );
     }
 
-    if let Some((_, screen)) = screens.iter().find(|(size, _)| *size == largest) {
+    for (_, format, screen) in screens.iter().filter(|(size, ..)| *size == largest) {
         let cold = match &screen.cold {
             Ok(d) => format!("{:.0} ms [< 300]", ms(*d)),
             Err(why) => why.clone(),
         };
         println!(
-            "  reviewer's first screen:   warm {:.0} ms, cold {cold}; the whole batch: warm {:.0} ms, cold {}",
+            "  reviewer's first screen ({format}): warm {:.0} ms, cold {cold}; the whole batch: warm {:.0} ms, cold {}",
             ms(screen.warm),
             ms(screen.whole_warm),
             cold_ms(&screen.whole_cold)
