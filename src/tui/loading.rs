@@ -4,12 +4,13 @@
 //! between their changes and files, scroll, open the help, quit. Every other key (deciding,
 //! searching, committing, or moving past the last file shown) is held, in the order typed, and
 //! replayed on the whole batch once it is there; from the first key held on, every key but
-//! quitting is held, and the mouse ignored, so none overtakes another. When the whole batch
-//! arrives it takes the first files' place: the cursor stays on the change it was on, the
-//! saved session is resumed, and the held keys are handed to the event loop, which replays
-//! them until one opens a question (a confirmation, the commit summary, the editor): the keys
-//! after it were not typed for it, and are dropped, saying so. They are all dropped when the
-//! session has something to say first. A batch that cannot be loaded ends the reviewer with
+//! `Ctrl-c` is held, and the mouse ignored, so none overtakes another. When the whole batch
+//! arrives it takes the first files' place: the cursor stays on the change it was on (found
+//! by what it is), the saved session is resumed, and the held keys are handed to the event
+//! loop, which replays them until one opens a question (a confirmation, the commit summary,
+//! the editor): the keys after it were not typed for it, and are dropped, saying so. They are
+//! all dropped when the session has something to say first, or when the change they were
+//! typed on is not in the whole batch as it was shown. A batch that cannot be loaded ends the reviewer with
 //! the error any command would give.
 
 use super::app::{resume, App, Effect, ReviewerSetup, Tone};
@@ -110,10 +111,10 @@ impl App {
         let Some(behind) = &self.loading else {
             return false;
         };
-        // Quitting never waits: nothing is decided on the first files, so nothing is lost.
-        let quits = self.mode() == Mode::Browse
-            && self.keymap.lookup(Mode::Browse, key) == Some(Action::Quit);
-        if quits || (behind.held.is_empty() && self.only_looks(key)) {
+        // Ctrl-c never waits (the keys held are dropped with the reviewer). `q` waits behind
+        // held keys: it may be a letter of a search typed ahead.
+        let interrupts = key == Key::Ctrl('c') && self.mode() == Mode::Browse;
+        if interrupts || (behind.held.is_empty() && self.only_looks(key)) {
             return false;
         }
         let behind = self.loading.as_mut().expect("loading");
@@ -166,16 +167,21 @@ impl App {
         Some(match arrived {
             Ok(loaded) => {
                 let held = behind.held;
-                let quiet = self.take_whole(loaded, behind.fresh, held.is_empty());
-                if quiet || held.is_empty() {
+                let Taken { quiet, found } = self.take_whole(loaded, behind.fresh, held.is_empty());
+                if held.is_empty() || (quiet && found) {
                     return Some(Arrived::Loaded(held));
                 }
-                // What the session said is for the person to read before anything is done.
-                let said = self.message.take().map(|m| m.text).unwrap_or_default();
+                let why = match found {
+                    // What the session said is for the person to read before anything is done.
+                    true => "so that you read this first",
+                    false => "the change they were typed on is not in the whole batch as it was shown (a later part of the batch changed it)",
+                };
+                let said = self.message.take().map(|m| format!("{}; ", m.text));
                 self.say(
                     Tone::Warning,
                     format!(
-                        "{said}; the {} key(s) typed while the batch loaded were not done, so that you read this first",
+                        "{}the {} key(s) typed while the batch loaded were not done: {why}",
+                        said.unwrap_or_default(),
                         held.len()
                     ),
                 );
@@ -187,26 +193,34 @@ impl App {
 
     /// Replays the keys held for the whole batch, in order, until one opens a question (a
     /// confirmation, the commit summary, a place to choose) or asks the loop for something
-    /// (the editor): the keys after it were not typed for it, and are dropped, saying so.
-    /// Returns what the last key replayed asks of the loop.
-    pub fn replay(&mut self, held: Vec<Key>) -> Effect {
+    /// (the editor): the keys after it were not typed for it, and are dropped. Returns what
+    /// the last key replayed asks of the loop, and how many keys were dropped, for
+    /// [`App::say_dropped`] once the loop has done it (the editor says what it did first).
+    pub fn replay(&mut self, held: Vec<Key>) -> (Effect, usize) {
         let mut keys = held.into_iter();
         while let Some(key) = keys.next() {
             let effect = self.key(key);
             // A search being typed, or the help, asks nothing.
             let asks = !matches!(self.mode(), Mode::Browse | Mode::Search | Mode::Help);
             if effect != Effect::None || asks {
-                let dropped = keys.len();
-                if dropped > 0 {
-                    let text = format!(
-                        "{dropped} more key(s) typed while the batch loaded were not done: the reviewer asks first"
-                    );
-                    self.say(Tone::Warning, text);
-                }
-                return effect;
+                return (effect, keys.len());
             }
         }
-        Effect::None
+        (Effect::None, 0)
+    }
+
+    /// Says that `dropped` keys held for the whole batch were not done, after what the
+    /// status line says already.
+    pub fn say_dropped(&mut self, dropped: usize) {
+        if dropped == 0 {
+            return;
+        }
+        let said = self.message.take().map(|m| format!("{}; ", m.text));
+        let text = format!(
+            "{}{dropped} more key(s) typed while the batch loaded were not done: the reviewer asks first",
+            said.unwrap_or_default()
+        );
+        self.say(Tone::Warning, text);
     }
 
     /// Whether keys wait for the whole batch (the mouse waits too, then: it is ignored).
@@ -214,15 +228,16 @@ impl App {
         self.loading.as_ref().is_some_and(|b| !b.held.is_empty())
     }
 
-    /// Puts the whole batch in the first files' place, on the change the cursor was on (when
-    /// keys were held for it, the cursor stays there even when decisions are resumed: they
-    /// were typed for that change). Quiet (true) unless resuming the session has something to
-    /// say the person must read first (a session not used, one set aside by `--fresh`).
-    fn take_whole(&mut self, loaded: Loaded, fresh: bool, none_held: bool) -> bool {
+    /// Puts the whole batch in the first files' place, on the change the cursor was on, found
+    /// by what it is (its file's path, its lines and what it writes), not by its place: a
+    /// later section of a diff can join a file shown and add changes before it. When keys
+    /// were held, the cursor stays on that change even when decisions are resumed: they were
+    /// typed for it.
+    fn take_whole(&mut self, loaded: Loaded, fresh: bool, none_held: bool) -> Taken {
         let Loaded { workspace, checked } = loaded;
         let was = self.selected().map(|at| {
-            let path = &self.review().batch().files[at.file].doc_path;
-            (path.clone(), at.change)
+            let view = self.review().change(at);
+            (view.file.doc_path.clone(), view.change.clone())
         });
         let moved = self.pos > 0;
         let session =
@@ -233,14 +248,39 @@ impl App {
         *self.review_mut() = Review::new(checked, std::mem::take(&mut resumed.decisions));
         self.forget_file_caches();
         self.resumed(session, resumed, !moved && none_held);
-        if let Some((path, change)) = was.filter(|_| moved) {
+        let at = was.and_then(|(path, change)| {
             let files = &self.review().batch().files;
-            if let Some(file) = files.iter().position(|f| f.doc_path == path) {
-                let change = change.min(files[file].changes.len().saturating_sub(1));
-                let pos = self.pos_of(At { file, change });
-                self.pos = pos.min(self.flat.len().saturating_sub(1));
+            let file = files.iter().position(|f| f.doc_path == path)?;
+            let same = |c: &crate::model::Change| {
+                c.operation == change.operation
+                    && c.range == change.range
+                    && c.expected == change.expected
+                    && c.new_lines == change.new_lines
+            };
+            let index = files[file].changes.iter().position(same)?;
+            Some(self.pos_of(At {
+                file,
+                change: index,
+            }))
+        });
+        if moved || !none_held {
+            match at {
+                Some(pos) => self.pos = pos,
+                None => self.go(0),
             }
         }
-        quiet
+        Taken {
+            quiet,
+            found: at.is_some(),
+        }
     }
+}
+
+/// What putting the whole batch in place found.
+struct Taken {
+    /// Resuming the session has nothing to say the person must read first (a session not
+    /// used, one set aside by `--fresh`).
+    quiet: bool,
+    /// The change the cursor was on is in the whole batch, as it was.
+    found: bool,
 }

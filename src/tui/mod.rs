@@ -78,10 +78,11 @@ fn event_loop(
             match wait_while_loading(app)? {
                 Some(Arrived::Failed(error)) => return Ok(Some(error)),
                 Some(Arrived::Loaded(held)) => {
-                    let effect = app.replay(held);
+                    let (effect, dropped) = app.replay(held);
                     if do_effect(terminal, app, effect)? {
                         return Ok(None);
                     }
+                    app.say_dropped(dropped);
                     continue;
                 }
                 // The header has a new stage to say.
