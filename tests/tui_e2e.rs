@@ -336,8 +336,11 @@ fn demo_dir_reopens_the_demo_as_it_was_left() {
     term.keys(&["q"]);
     assert_eq!(term.wait_exit().0, 0);
     let mut term = Terminal::start(home.path(), &args, &[("NO_COLOR", "1")]);
-    let screen = term.wait_for("1/9 decided");
-    assert!(screen.contains("resumed 1 decision(s)"), "{screen}");
+    // The status line is the frame's last row: waiting for the header alone could read a
+    // frame still arriving.
+    term.wait_until("the resumed demo with its status line", |screen| {
+        screen.contains("1/9 decided") && screen.contains("resumed 1 decision(s)")
+    });
     term.keys(&["q"]);
     let (status, screen) = term.wait_exit();
     assert_eq!(status, 0, "{screen}");
