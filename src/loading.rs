@@ -2,10 +2,11 @@
 //!
 //! Loading and verifying a 2,000-file diff takes a few hundred milliseconds, and most of it is
 //! reading files the first screen does not show. So the reviewer opens on the batch's first
-//! file patches, loaded and verified alone ([`first_files`]: a git diff cut at a section, a
-//! TUL-002 batch after a file patch; see [`formats::first_files`]), while [`Loading`] loads
-//! the whole batch on a thread of its own, through the same [`pipeline::load_telling`] every
-//! command uses. Once the whole batch is there it takes the first files' place.
+//! file patches, cut out ([`cut_first`]: a git diff at a section, a TUL-002 batch after a
+//! file patch; see [`formats::first_files`]) and loaded and verified alone, while
+//! [`Loading`] loads the whole batch on a thread of its own, through the same
+//! [`pipeline::load_telling`] every command uses. Once the whole batch is there it takes the
+//! first files' place.
 //!
 //! The first files are only shown. Their batch is not the batch: nothing after the cut is
 //! checked yet (a later section may join one of their file patches, or fail to parse, and
@@ -68,15 +69,6 @@ impl FirstCut {
             of: self.of,
         })
     }
-}
-
-/// [`cut_first`], loaded.
-pub fn first_files(
-    workspace: &Workspace,
-    input: &Input,
-    options: &LoadOptions,
-) -> Option<FirstFiles> {
-    cut_first(input, options)?.load(workspace, options)
 }
 
 /// The whole batch, loaded on another thread over a workspace of its own.

@@ -76,7 +76,7 @@ fn behind(
 ) {
     let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
     let input = Input::from_bytes("big.diff", diff);
-    let first = loading::first_files(&opened.workspace, &input, &LoadOptions::default())
+    let first = first_files(&opened.workspace, &input, &LoadOptions::default())
         .expect("a diff of more files than the first screen is cut");
     assert_eq!(first.checked.batch.files.len(), FIRST_FILES);
     assert!(first.of >= FILES, "{} sections", first.of);
@@ -100,11 +100,31 @@ fn behind(
     (App::behind(setup, first.of, loading), sender)
 }
 
+/// The first files of `input`, cut out and loaded as the reviewer loads them.
+fn first_files(
+    workspace: &patchdeck::workspace::Workspace,
+    input: &Input,
+    options: &LoadOptions,
+) -> Option<loading::FirstFiles> {
+    loading::cut_first(input, options)?.load(workspace, options)
+}
+
 /// The whole batch, loaded as the loading thread loads it.
 fn whole(root: &Path, batch: &str) -> Loaded {
     let workspace = patchdeck::workspace::Workspace::open(root).unwrap();
     let checked = pipeline::load(&workspace, &Input::from_bytes("big.diff", batch), None).unwrap();
     Loaded { workspace, checked }
+}
+
+/// The session of the whole batch.
+fn session_of(loaded: &Loaded) -> patchdeck::session::Session {
+    patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch)
+}
+
+/// Saves, as an earlier review would have, a session of the whole batch accepting `ids`.
+fn save_accepting(loaded: &Loaded, ids: impl IntoIterator<Item = patchdeck::model::ChangeId>) {
+    let decisions = patchdeck::review::Decisions::accepting(&loaded.checked.batch, ids);
+    session_of(loaded).save(&decisions).unwrap();
 }
 
 /// Hands over the whole batch and replays the keys held for it.
@@ -198,7 +218,7 @@ fn the_first_files_load_as_in_the_whole_batch_in_each_format_that_is_cut() {
     let workspace = patchdeck::workspace::Workspace::open(dir.path()).unwrap();
     for (batch, format) in [(&diff, "unified"), (&tul002, "tul002")] {
         let input = Input::from_bytes("batch", batch.as_str());
-        let first = loading::first_files(&workspace, &input, &LoadOptions::default())
+        let first = first_files(&workspace, &input, &LoadOptions::default())
             .unwrap_or_else(|| panic!("a {format} batch of {FILES} files is cut"));
         let whole = whole(dir.path(), batch).checked;
         assert_eq!(whole.batch.format, format);
@@ -231,7 +251,7 @@ fn the_first_files_load_as_in_the_whole_batch_in_each_format_that_is_cut() {
     // Forced, a format that is not cut is loaded whole.
     let input = Input::from_bytes("batch", diff.as_str());
     let forced = LoadOptions::format(Some("tul002"));
-    assert!(loading::first_files(&workspace, &input, &forced).is_none());
+    assert!(first_files(&workspace, &input, &forced).is_none());
 }
 
 #[test]
@@ -294,13 +314,7 @@ fn the_cursor_stays_on_its_change_and_a_saved_session_is_resumed() {
         .iter()
         .map(|f| f.changes[0].id.clone())
         .collect();
-    let session = patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch);
-    session
-        .save(&patchdeck::review::Decisions::accepting(
-            &loaded.checked.batch,
-            ids,
-        ))
-        .unwrap();
+    save_accepting(&loaded, ids);
 
     let (mut app, sender) = behind(dir.path(), &diff, false);
     assert_eq!(
@@ -546,7 +560,7 @@ fn what_the_session_says_is_read_before_held_keys_are_done() {
     let dir = tempfile::tempdir().unwrap();
     let diff = workspace_and_diff(dir.path(), 1_000);
     let loaded = whole(dir.path(), &diff);
-    let session = patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch);
+    let session = session_of(&loaded);
     std::fs::create_dir_all(session.path().parent().unwrap()).unwrap();
     std::fs::write(session.path(), "{ not a session").unwrap();
     let (mut app, sender) = behind(dir.path(), &diff, false);
@@ -573,13 +587,7 @@ fn held_keys_are_done_on_the_change_they_were_typed_on_even_when_a_session_resum
     let loaded = whole(dir.path(), &diff);
     // The session decided the first change; the person, on it, rejects it while loading.
     let first = loaded.checked.batch.files[0].changes[0].id.clone();
-    let session = patchdeck::session::Session::for_batch(&loaded.workspace, &loaded.checked.batch);
-    session
-        .save(&patchdeck::review::Decisions::accepting(
-            &loaded.checked.batch,
-            [first.clone()],
-        ))
-        .unwrap();
+    save_accepting(&loaded, [first.clone()]);
     let (mut app, sender) = behind(dir.path(), &diff, false);
     app.key(Key::Char('r'));
     arrive(&mut app, &sender, loaded);

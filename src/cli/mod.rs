@@ -206,10 +206,16 @@ fn load_with(
     options: patchdeck::formats::LoadOptions,
 ) -> Result<pipeline::Checked, Error> {
     let input = Input::read(&args.input)?;
+    loading_batch(ctx, || pipeline::load_with(workspace, &input, &options))
+}
+
+/// Runs `load` with a progress line on standard error ("loading and verifying the batch")
+/// while it takes long.
+fn loading_batch<T>(ctx: &Ctx, load: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
     let progress = progress::Progress::start(ctx.progress, "loading and verifying the batch");
-    let checked = pipeline::load_with(workspace, &input, &options);
+    let loaded = load();
     drop(progress);
-    checked
+    loaded
 }
 
 /// How long a command waits for another patchdeck's lock on the same workspace.

@@ -1,6 +1,6 @@
 //! `patchdeck review` (and plain `patchdeck INPUT`): open the reviewer on a batch.
 
-use super::{open, BatchArgs, Ctx};
+use super::{loading_batch, open, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
@@ -84,47 +84,39 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         session,
         fresh: args.fresh,
     };
-    let session_of = |loaded: &loading::Loaded| {
-        (!args.read_only).then(|| Session::for_batch(&loaded.workspace, &loaded.checked.batch))
-    };
-    let mut app = match loading::cut_first(&input, &options) {
+    let loaded = match loading::cut_first(&input, &options) {
         Some(cut) => {
             // The whole batch starts loading first: the two share the cores.
             let root = opened.workspace.root().to_path_buf();
             let whole = Loading::start(root, input, options.clone());
             match cut.load(&opened.workspace, &options) {
-                Some(first) => App::behind(
-                    setup(opened.workspace, first.checked, None),
-                    first.of,
-                    whole,
-                ),
-                // The first files do not load alone: the whole batch says why, or is shown.
-                None => {
-                    let progress = super::progress::Progress::start(
-                        ctx.progress,
-                        "loading and verifying the batch",
-                    );
-                    let loaded = whole.wait();
-                    drop(progress);
-                    let loaded = loaded?;
-                    let session = session_of(&loaded);
-                    App::new(setup(loaded.workspace, loaded.checked, session))
+                Some(first) => {
+                    let setup = setup(opened.workspace, first.checked, None);
+                    return review(App::behind(setup, first.of, whole), interrupted);
                 }
+                // The first files do not load alone: the whole batch says why, or is shown.
+                None => loading_batch(ctx, || whole.wait())?,
             }
         }
-        None => {
-            let progress =
-                super::progress::Progress::start(ctx.progress, "loading and verifying the batch");
-            let checked = pipeline::load_with(&opened.workspace, &input, &options)?;
-            drop(progress);
-            let loaded = loading::Loaded {
-                workspace: opened.workspace,
-                checked,
-            };
-            let session = session_of(&loaded);
-            App::new(setup(loaded.workspace, loaded.checked, session))
-        }
+        None => loading_batch(ctx, || {
+            pipeline::load_with(&opened.workspace, &input, &options)
+        })
+        .map(|checked| loading::Loaded {
+            workspace: opened.workspace,
+            checked,
+        })?,
     };
+    let session =
+        (!args.read_only).then(|| Session::for_batch(&loaded.workspace, &loaded.checked.batch));
+    review(
+        App::new(setup(loaded.workspace, loaded.checked, session)),
+        interrupted,
+    )
+}
+
+/// Runs the reviewer, saying first that an interrupted commit is waiting when one is, and
+/// what happened once it is gone.
+fn review(mut app: App, interrupted: Option<std::path::PathBuf>) -> Result<i32, Error> {
     if let Some(journal) = &interrupted {
         app.say(Tone::Warning, pipeline::describe_interrupted(journal));
     }

@@ -44,7 +44,7 @@ struct Point {
     seen: AtomicUsize,
 }
 
-/// The steps a commit passes through, in order.
+/// The steps a commit passes through, in order, then recovery's and the reviewer's load.
 pub const STEPS: &[&str] = &[
     "journal", "mkdir", "stage", "sync", "prepare", "rename", "check", "mark", "cleanup", "forget",
     "recover", "load",

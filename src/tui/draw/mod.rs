@@ -133,17 +133,30 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         format!("{lead}{}", text::keep_end(&batch.source, room)),
         p.dim,
     ));
-    if let Some(status) = app.loading_status() {
-        let mut second = vec![Span::styled(loading_line(status), p.text)];
-        if app.config.read_only {
-            second.push(Span::styled("  READ-ONLY", p.warning));
-        }
-        frame.render_widget(
-            Paragraph::new(vec![Line::from(first), Line::from(second)]),
-            area,
-        );
-        return;
+    // While the whole batch loads behind its first files, how far it got; then its counts.
+    let mut second = match app.loading_status() {
+        Some(status) => vec![Span::styled(loading_line(status), p.text)],
+        None => counts_line(app),
+    };
+    if app.config.read_only {
+        second.push(Span::styled("  READ-ONLY", p.warning));
     }
+    if app.session_error.is_some() {
+        second.push(Span::styled(
+            format!("  {} SESSION NOT SAVED", Glyph::Invalid.symbol()),
+            p.conflict,
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(first), Line::from(second)]),
+        area,
+    );
+}
+
+/// The header's second line once the whole batch is there: its counts, the filter, and its
+/// input warnings.
+fn counts_line(app: &App) -> Vec<Span<'static>> {
+    let (p, batch) = (&app.palette, app.review().batch());
     let counts = Counts::of(app);
     let mut second = vec![
         Span::styled(
@@ -196,19 +209,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             p.warning,
         ));
     }
-    if app.config.read_only {
-        second.push(Span::styled("  READ-ONLY", p.warning));
-    }
-    if app.session_error.is_some() {
-        second.push(Span::styled(
-            format!("  {} SESSION NOT SAVED", Glyph::Invalid.symbol()),
-            p.conflict,
-        ));
-    }
-    frame.render_widget(
-        Paragraph::new(vec![Line::from(first), Line::from(second)]),
-        area,
-    );
+    second
 }
 
 /// The header's second line while the whole batch loads behind the first files: how far it
