@@ -363,6 +363,7 @@ fn many_files(root: &Path) {
     // The commit summary over every file: opening it, and a scroll in it, each with its frame;
     // then, after the last run commits (untimed), a scroll in what the commit wrote.
     let (mut open, mut scroll, mut committed) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut steps, mut counted) = (Vec::new(), Vec::new());
     let summary_runs = runs().min(5);
     for run in 0..summary_runs {
         let mut app = app(&many, &batch);
@@ -374,6 +375,16 @@ fn many_files(root: &Path) {
         app.key(Key::Char('c'));
         frame(&mut terminal, &app);
         open.push(start.elapsed());
+        // The rest of the counts, a step and its frame at a time, as the loop makes them
+        // between keys.
+        let start = Instant::now();
+        while app.summary_counting() {
+            let step = Instant::now();
+            app.count_summary(patchdeck::tui::summary::STEP);
+            frame(&mut terminal, &app);
+            steps.push(step.elapsed());
+        }
+        counted.push(start.elapsed());
         for _ in 0..10 {
             let start = Instant::now();
             app.key(Key::Char('j'));
@@ -407,6 +418,15 @@ fn many_files(root: &Path) {
         ms(median(scroll.clone())),
         ms(*scroll.iter().max().expect("measured"))
     );
+    match steps.iter().max() {
+        Some(&worst) => println!(
+            "  its line counts, made between keys after it opens: all {}, a step + frame median {}, worst {}",
+            ms(median(counted)),
+            ms(median(steps.clone())),
+            ms(worst)
+        ),
+        None => println!("  its line counts: all made as it opened"),
+    }
     println!(
         "  what the commit of 2,000 files wrote: scroll + frame median {}, worst {}",
         ms(median(committed.clone())),

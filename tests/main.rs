@@ -50,6 +50,7 @@ mod tui_e2e;
 mod tui_loading;
 mod tui_render;
 mod tui_state;
+mod tui_summary;
 mod tul002_rules;
 mod undo;
 mod ux;

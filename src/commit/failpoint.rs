@@ -10,9 +10,10 @@
 //! staged contents' checksums), `rename`, `check` (each file exchanged, before
 //! what came out is checked, on a checking thread), `mark`, `cleanup`, `forget` (an
 //! undo's, between restoring the files and forgetting their record), `recover` (each file
-//! recovery rolls back; armed from the environment by [`from_env`]), and `load` (the
+//! recovery rolls back; armed from the environment by [`from_env`]), `load` (the
 //! reviewer's load of a large batch behind its first screen, before it starts; armed from the
-//! environment too, see `crate::loading`). The CLI
+//! environment too, see `crate::loading`) and `count` (each step of the reviewer's commit
+//! summary counting its lines; from the environment, see `crate::tui::summary`). The CLI
 //! honours `PATCHDECK_FAILPOINT` only in debug builds or with the `failpoints` feature.
 
 use std::io;
@@ -44,10 +45,11 @@ struct Point {
     seen: AtomicUsize,
 }
 
-/// The steps a commit passes through, in order, then recovery's and the reviewer's load.
+/// The steps a commit passes through, in order, then recovery's, the reviewer's load and its
+/// commit summary's counting.
 pub const STEPS: &[&str] = &[
     "journal", "mkdir", "stage", "sync", "prepare", "rename", "check", "mark", "cleanup", "forget",
-    "recover", "load",
+    "recover", "load", "count",
 ];
 
 /// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`

@@ -225,6 +225,12 @@ impl Review {
         self.checked.plan(&self.decisions)
     }
 
+    /// What the decisions would write and what blocks it, without the new contents (see
+    /// [`Checked::plan_blockers`]): the commit makes each as it stages its file.
+    pub fn plan_without_contents(&self) -> Plan {
+        self.checked.plan_blockers(&self.decisions)
+    }
+
     /// Whether change `at` can be written if selected: it verifies, or the person resolved it
     /// (moved it, edited it over the lines on disk).
     pub fn resolved(&self, at: At) -> bool {

@@ -17,7 +17,6 @@ use crate::commit::Committed;
 use crate::lines::LineIndex;
 use crate::model::FilePatch;
 use crate::pipeline::Checked;
-use crate::plan::Plan;
 use crate::review::{At, ChangeView, Decision, Decisions, Review};
 use crate::session::{Resumed, Session};
 use crate::verify::FileCheck;
@@ -144,13 +143,9 @@ pub enum Overlay {
     },
     /// A search being typed (in the status line).
     Search,
-    /// What a commit would write, before it does, and its lines (made once, as it opens: on a
-    /// 2,000-file batch they take a line count of every file written).
-    CommitSummary {
-        plan: Plan,
-        lines: Vec<super::summary::SummaryLine>,
-        scroll: usize,
-    },
+    /// What a commit would write, before it does (its line counts filled in as they are
+    /// made: see [`super::summary::Summary`]).
+    CommitSummary(super::summary::Summary),
     /// What the last commit did ([`App::outcome`]).
     Committed {
         scroll: usize,
@@ -174,7 +169,7 @@ impl Overlay {
     pub fn scroll_mut(&mut self) -> Option<&mut usize> {
         match self {
             Overlay::Help { scroll }
-            | Overlay::CommitSummary { scroll, .. }
+            | Overlay::CommitSummary(super::summary::Summary { scroll, .. })
             | Overlay::Committed { scroll } => Some(scroll),
             _ => None,
         }
@@ -184,7 +179,7 @@ impl Overlay {
     pub fn scroll(&self) -> usize {
         match self {
             Overlay::Help { scroll }
-            | Overlay::CommitSummary { scroll, .. }
+            | Overlay::CommitSummary(super::summary::Summary { scroll, .. })
             | Overlay::Committed { scroll } => *scroll,
             _ => 0,
         }
@@ -530,11 +525,7 @@ impl App {
             None => self.browse(action),
             Some(Overlay::Help { .. }) => Effect::None,
             Some(Overlay::Search) => self.search_action(action),
-            Some(Overlay::CommitSummary {
-                plan,
-                lines,
-                scroll,
-            }) => self.summary_action(action, plan, lines, scroll),
+            Some(Overlay::CommitSummary(summary)) => self.summary_action(action, summary),
             Some(Overlay::Committed { .. }) => match action {
                 Action::Quit => Effect::Quit,
                 _ => Effect::None,

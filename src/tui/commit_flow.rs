@@ -9,12 +9,13 @@
 
 use super::app::{App, Effect, Outcome, Overlay, Tone};
 use super::keys::Action;
-use super::summary::SummaryLine;
-use crate::commit::CommitOptions;
+use super::summary::{self, Summary, SummaryLine};
+use crate::commit::{CommitOptions, NewContents};
 use crate::error::Error;
 use crate::pipeline;
-use crate::plan::Plan;
+use crate::plan::FileWrite;
 use crate::report::Decided;
+use crate::workspace::Snapshot;
 
 /// Why nothing can be committed in read-only mode, in patchdeck's words.
 pub const READ_ONLY_REFUSAL: &str = "read-only review (--read-only): nothing can be written; open the batch again without --read-only to commit";
@@ -32,60 +33,73 @@ impl App {
             );
             return;
         }
-        let plan = self.review().plan();
-        let lines = super::summary::summary_lines(self.review(), &plan, &self.words());
-        self.overlay = Some(Overlay::CommitSummary {
-            plan,
-            lines,
-            scroll: 0,
-        });
+        let summary = Summary::open(self.review(), &self.words(), summary::OPENING);
+        self.overlay = Some(Overlay::CommitSummary(summary));
     }
 
     /// The summary being shown, as lines.
     pub fn summary_lines(&self) -> &[SummaryLine] {
         match &self.overlay {
-            Some(Overlay::CommitSummary { lines, .. }) => lines,
+            Some(Overlay::CommitSummary(summary)) => &summary.lines,
             _ => &[],
         }
     }
 
-    pub(super) fn summary_action(
-        &mut self,
-        action: Action,
-        plan: Plan,
-        lines: Vec<SummaryLine>,
-        scroll: usize,
-    ) -> Effect {
+    /// Whether the summary shown has lines still to count ([`App::count_summary`]).
+    pub fn summary_counting(&self) -> bool {
+        matches!(&self.overlay, Some(Overlay::CommitSummary(s)) if s.counting())
+    }
+
+    /// Counts more of the summary's lines, for up to `budget`: the loop calls it while no key
+    /// waits, until [`App::summary_counting`] is false.
+    pub fn count_summary(&mut self, budget: std::time::Duration) {
+        if let Some(Overlay::CommitSummary(summary)) = &mut self.overlay {
+            summary.count_more(&self.review, budget);
+        }
+    }
+
+    pub(super) fn summary_action(&mut self, action: Action, summary: Summary) -> Effect {
         if action == Action::Confirm {
-            self.commit(plan, lines, scroll);
+            self.commit(summary);
         }
         Effect::None
     }
 
-    fn commit(&mut self, plan: Plan, lines: Vec<SummaryLine>, scroll: usize) {
-        if self.config.read_only || plan.is_blocked() {
+    fn commit(&mut self, summary: Summary) {
+        if self.config.read_only || summary.plan.is_blocked() {
             let text = if self.config.read_only {
                 READ_ONLY_REFUSAL.to_owned()
             } else {
                 format!(
                     "cannot commit: {} blocker(s) listed in the summary; nothing was written",
-                    plan.blockers.len()
+                    summary.plan.blockers.len()
                 )
             };
-            self.overlay = Some(Overlay::CommitSummary {
-                plan,
-                lines,
-                scroll,
-            });
+            self.overlay = Some(Overlay::CommitSummary(summary));
             self.say(Tone::Error, text);
             return;
         }
+        let plan = summary.plan;
         self.flush_session();
         let options = CommitOptions {
             label: pipeline::batch_name(self.review().batch()),
             ..CommitOptions::default()
         };
-        match pipeline::apply(&self.workspace, &plan, &options, self.config.stage) {
+        // Each new content is made as its file is staged, from the file as the commit reads
+        // it under its lock, as `patchdeck apply` makes it.
+        let checked = self.review.checked();
+        let decisions = self.review.decisions();
+        let make = |write: &FileWrite, target: Option<&Snapshot>| {
+            checked.content_of(decisions, write, target)
+        };
+        let applied = pipeline::apply_with(
+            &self.workspace,
+            &plan,
+            NewContents::Made(&make),
+            &options,
+            self.config.stage,
+        );
+        match applied {
             Ok(applied) => {
                 let report = self.config.report.clone().map(|path| {
                     let decided = Decided {

@@ -90,6 +90,7 @@ fn event_loop(
                 None => {}
             }
         }
+        count_summary_while_idle(terminal, app)?;
         let effect = match next_event(terminal, app)? {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
                 Key::of(&key).map_or(Effect::None, |key| app.key(key))
@@ -146,6 +147,16 @@ fn wait_while_loading(app: &mut App) -> io::Result<Option<Arrived>> {
             return Ok(None);
         }
     }
+}
+
+/// Counts the lines of the commit summary shown, a step at a time while no terminal event
+/// waits, redrawing after each step (see `summary::Summary`).
+fn count_summary_while_idle(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
+    while app.summary_counting() && !event::poll(Duration::ZERO)? {
+        app.count_summary(summary::STEP);
+        terminal.draw(|frame| draw::draw(frame, app))?;
+    }
+    Ok(())
 }
 
 /// How often the loop looks whether the background parser has reached a provisionally

@@ -5,9 +5,11 @@
 
 use super::keys::Action;
 use super::words::{change_name, Words};
+use crate::commit::failpoint::Failpoint;
 use crate::content::Content;
-use crate::plan::{Blocker, Override, Plan, Remedy, WriteKind};
+use crate::plan::{Blocker, FileWrite, Override, Plan, Remedy, WriteKind};
 use crate::review::{At, Decision, Review};
+use std::time::{Duration, Instant};
 
 /// One line of the commit summary, with whether it warns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,61 +18,108 @@ pub struct SummaryLine {
     pub text: String,
 }
 
-/// The summary of `plan` for `review`, with the keys of `words`.
-pub fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine> {
+/// The commit summary being shown: the plan it summarises, its lines, and how far the lines
+/// each write adds and removes have been counted.
+///
+/// The counts take a line diff of every file written, its new content made first: on 2,000
+/// files, longer than a key may take. So the summary opens with what the plan says and the
+/// counts that fit in [`OPENING`], and counts the rest in steps ([`Summary::count_more`])
+/// between keys, filling in each write's line as its counts arrive and the totals when the
+/// last does. The new contents are not kept: the commit makes each again as it stages its
+/// file, as `patchdeck apply` does.
+#[derive(Debug)]
+pub struct Summary {
+    pub plan: Plan,
+    pub lines: Vec<SummaryLine>,
+    pub scroll: usize,
+    /// Lines added and removed by each of the plan's first writes, in its order.
+    counts: Vec<(usize, usize)>,
+    /// The `count` failpoint, for a test of the real binary: after each step of
+    /// [`AT_ONCE`] writes.
+    failpoint: Option<Failpoint>,
+}
+
+/// How long opening the summary may spend counting before it shows what it has: with the
+/// plan and the frame, the key stays within a frame of 60 Hz on 2,000 files.
+pub const OPENING: Duration = Duration::from_millis(4);
+
+/// How long one step of counting between keys may take.
+pub const STEP: Duration = Duration::from_millis(8);
+
+/// Writes counted at once, on every core, between two looks at the clock. A summary of this
+/// many writes or fewer is whole as it opens.
+const AT_ONCE: usize = 64;
+
+impl Summary {
+    /// The summary of what the decisions of `review` would write, with the keys of `words`,
+    /// with the counts of as many writes as `budget` allows (at least the first
+    /// [`AT_ONCE`]).
+    pub fn open(review: &Review, words: &Words, budget: Duration) -> Summary {
+        let plan = review.plan_without_contents();
+        let lines = summary_lines(review, &plan, words);
+        let mut summary = Summary {
+            plan,
+            lines,
+            scroll: 0,
+            counts: Vec::new(),
+            failpoint: crate::commit::failpoint::from_env(),
+        };
+        summary.count_more(review, budget);
+        summary
+    }
+
+    /// Whether some writes are still to be counted.
+    pub fn counting(&self) -> bool {
+        self.counts.len() < self.plan.writes.len()
+    }
+
+    /// Counts the lines of more writes, [`AT_ONCE`] at a time, until `budget` is spent or
+    /// every write is counted; fills in their lines, and the totals.
+    pub fn count_more(&mut self, review: &Review, budget: Duration) {
+        let start = Instant::now();
+        let checked = review.checked();
+        let decisions = review.decisions();
+        while self.counting() {
+            let from = self.counts.len();
+            let step = &self.plan.writes[from..(from + AT_ONCE).min(self.plan.writes.len())];
+            let counts = crate::parallel::map(step, |write| {
+                let after = checked.content_of(decisions, write, write.before.as_ref());
+                write_counts(write.before.as_ref().map_or(&[][..], |b| b.bytes()), &after)
+            });
+            for (i, (write, &counted)) in step.iter().zip(&counts).enumerate() {
+                self.lines[1 + from + i].text = write_line(review, write, Some(counted));
+            }
+            self.counts.extend(counts);
+            if let Some(failpoint) = &self.failpoint {
+                // Only `sleep` means anything here: a step that takes long.
+                let _ = failpoint.hit("count");
+            }
+            if start.elapsed() >= budget {
+                break;
+            }
+        }
+        if let Some(totals) = self
+            .lines
+            .first_mut()
+            .filter(|_| !self.plan.writes.is_empty())
+        {
+            totals.text = totals_line(&self.plan, &self.counts);
+        }
+    }
+}
+
+/// The lines of the summary of `plan` for `review`, with the keys of `words`. The totals come
+/// first and each write after them (at `1 +` its index in the plan), none counted yet.
+fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine> {
     let line = |warn, text: String| SummaryLine { warn, text };
     let batch = review.batch();
     let decisions = review.decisions();
     let mut out = Vec::new();
-    let (mut changes, mut all_added, mut all_removed) = (0, 0, 0);
-    // Each write's lines added and removed, on every core: a line diff of every file written.
-    let counts = crate::parallel::map(&plan.writes, |write| {
-        write_counts(
-            write.before.as_ref().map_or(&[][..], |b| b.bytes()),
-            &write.after,
-        )
-    });
-    for (write, &(added, removed)) in plan.writes.iter().zip(&counts) {
-        let file = &batch.files[write.file];
-        let edited = write
-            .changes
-            .iter()
-            .filter(|&&c| matches!(decisions.get(&file.changes[c].id), Decision::Edit(_)))
-            .count();
-        changes += write.changes.len();
-        all_added += added;
-        all_removed += removed;
-        let verb = match write.kind {
-            WriteKind::Modify => "write ",
-            WriteKind::Create => "create",
-            WriteKind::Delete => "delete",
-        };
-        out.push(line(
-            false,
-            format!(
-                "{verb} {}  {} of {} change(s){}  +{added} -{removed}",
-                write.rel.display(),
-                write.changes.len(),
-                file.changes.len(),
-                if edited > 0 {
-                    format!(" ({edited} edited)")
-                } else {
-                    String::new()
-                }
-            ),
-        ));
-    }
     if !plan.writes.is_empty() {
-        out.insert(
-            0,
-            line(
-                false,
-                format!(
-                    "{}  {changes} change(s)  +{all_added} -{all_removed}",
-                    totals(plan)
-                ),
-            ),
-        );
+        out.push(line(false, totals_line(plan, &[])));
+    }
+    for write in &plan.writes {
+        out.push(line(false, write_line(review, write, None)));
     }
     let mut any_accepted = false;
     let mut written = vec![false; batch.files.len()];
@@ -318,12 +367,57 @@ fn common<'a, 'c>(
     whole + a.zip(b).skip(whole).take_while(|(x, y)| x == y).count()
 }
 
-/// The files a plan writes, counted: `3 file(s) to write: 2 modified, 1 created`.
-fn totals(plan: &Plan) -> String {
+/// The summary's first line: the files the plan writes, counted, with their changes and, once
+/// every write is counted, the lines they add and remove:
+/// `3 file(s) to write: 2 modified, 1 created  5 change(s)  +12 -4`.
+fn totals_line(plan: &Plan, counts: &[(usize, usize)]) -> String {
+    let changes: usize = plan.writes.iter().map(|w| w.changes.len()).sum();
+    let lines = if counts.len() == plan.writes.len() {
+        let (added, removed) = counts
+            .iter()
+            .fold((0, 0), |(a, r), &(added, removed)| (a + added, r + removed));
+        format!("+{added} -{removed}")
+    } else {
+        format!(
+            "counting lines: {} of {} file(s)",
+            counts.len(),
+            plan.writes.len()
+        )
+    };
     format!(
-        "{} file(s) to write: {}",
+        "{} file(s) to write: {}  {changes} change(s)  {lines}",
         plan.writes.len(),
         crate::plan::describe_kinds(plan.writes.iter().map(|w| w.kind))
+    )
+}
+
+/// A write's line: what it does to which file, with how many of the file's changes, and the
+/// lines it adds and removes once they are counted.
+fn write_line(review: &Review, write: &FileWrite, counts: Option<(usize, usize)>) -> String {
+    let file = &review.batch().files[write.file];
+    let decisions = review.decisions();
+    let edited = write
+        .changes
+        .iter()
+        .filter(|&&c| matches!(decisions.get(&file.changes[c].id), Decision::Edit(_)))
+        .count();
+    let verb = match write.kind {
+        WriteKind::Modify => "write ",
+        WriteKind::Create => "create",
+        WriteKind::Delete => "delete",
+    };
+    let edited = match edited {
+        0 => String::new(),
+        n => format!(" ({n} edited)"),
+    };
+    let counts = counts.map_or(String::new(), |(added, removed)| {
+        format!("  +{added} -{removed}")
+    });
+    format!(
+        "{verb} {}  {} of {} change(s){edited}{counts}",
+        write.rel.display(),
+        write.changes.len(),
+        file.changes.len(),
     )
 }
 

@@ -332,12 +332,10 @@ impl<'a> Availability<'a> {
         let at = app.selected();
         let can = |test: &dyn Fn(crate::review::At) -> bool| at.is_some_and(test);
         match &app.overlay {
-            Some(Overlay::CommitSummary { plan, .. }) if action == Action::Confirm => {
-                !app.config.read_only && !plan.is_blocked()
+            Some(Overlay::CommitSummary(summary)) if action == Action::Confirm => {
+                !app.config.read_only && !summary.plan.is_blocked()
             }
-            Some(
-                Overlay::Help { .. } | Overlay::CommitSummary { .. } | Overlay::Committed { .. },
-            ) => {
+            Some(Overlay::Help { .. } | Overlay::CommitSummary(_) | Overlay::Committed { .. }) => {
                 // Scrolling keys are offered only where there is more to see that way.
                 let scroll = self
                     .overlay

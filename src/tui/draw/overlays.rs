@@ -16,8 +16,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help_overlay(app).draw(frame, app, area, *scroll),
-        Some(Overlay::CommitSummary { scroll, .. }) => {
-            summary_overlay(app).draw(frame, app, area, *scroll)
+        Some(Overlay::CommitSummary(summary)) => {
+            summary_overlay(app).draw(frame, app, area, summary.scroll)
         }
         Some(Overlay::Committed { scroll }) => {
             committed_overlay(app).draw(frame, app, area, *scroll)
@@ -280,7 +280,7 @@ impl Scroll {
 pub fn overlay_scroll(app: &App) -> Option<Scroll> {
     let panel = match &app.overlay {
         Some(Overlay::Help { .. }) => help_overlay(app),
-        Some(Overlay::CommitSummary { .. }) => summary_overlay(app),
+        Some(Overlay::CommitSummary(_)) => summary_overlay(app),
         Some(Overlay::Committed { .. }) => committed_overlay(app),
         _ => return None,
     };
