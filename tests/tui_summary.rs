@@ -77,11 +77,11 @@ fn texts(summary: &Summary) -> Vec<String> {
 }
 
 #[test]
-fn a_large_summary_opens_on_what_fits_and_counts_the_rest_in_steps() {
+fn a_large_summary_opens_on_its_first_counts_and_counts_the_rest_in_steps() {
     let dir = tempfile::tempdir().unwrap();
     let app = accepted(dir.path());
-    // With no time to spare, opening counts one step: the first 64 writes.
-    let mut summary = Summary::open(app.review(), &app.words(), Duration::ZERO);
+    // Opening counts one step: the first 64 writes.
+    let mut summary = Summary::open(app.review(), &app.words());
     let lines = texts(&summary);
     assert_eq!(
         lines[0],
@@ -104,8 +104,9 @@ fn a_large_summary_opens_on_what_fits_and_counts_the_rest_in_steps() {
     }
     assert_eq!(steps, FILES.div_ceil(64), "one step of 64 writes at a time");
     // Counted in steps, it says what a summary counted at once says.
-    let whole = Summary::open(app.review(), &app.words(), Duration::MAX);
-    assert!(!whole.counting());
+    let mut whole = Summary::open(app.review(), &app.words());
+    whole.count_more(app.review(), Duration::MAX);
+    assert!(!whole.counting(), "counted at once, given the time");
     assert_eq!(texts(&summary), texts(&whole));
     let added: usize = (0..FILES).map(|i| new_lines(i).len()).sum();
     assert_eq!(
@@ -121,7 +122,7 @@ fn a_large_summary_opens_on_what_fits_and_counts_the_rest_in_steps() {
 fn keys_act_on_a_summary_still_counting_and_the_loop_finishes_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = accepted(dir.path());
-    let summary = Summary::open(app.review(), &app.words(), Duration::ZERO);
+    let summary = Summary::open(app.review(), &app.words());
     app.overlay = Some(Overlay::CommitSummary(summary));
     assert!(app.summary_counting());
     press(&mut app, "jj");
@@ -153,7 +154,7 @@ fn keys_act_on_a_summary_still_counting_and_the_loop_finishes_it() {
 fn a_commit_confirmed_while_the_summary_counts_writes_every_accepted_change() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = accepted(dir.path());
-    let summary = Summary::open(app.review(), &app.words(), Duration::ZERO);
+    let summary = Summary::open(app.review(), &app.words());
     assert!(summary.counting());
     app.overlay = Some(Overlay::CommitSummary(summary));
     press(&mut app, "y");
@@ -192,8 +193,9 @@ fn real_reviewer(home: &Path, root: &Path, failpoint: &str) -> Terminal {
 fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // The first step of counting takes a second and a half: longer than opening may take.
-    let mut term = real_reviewer(home.path(), dir.path(), "count:1=sleep");
+    // The summary opens on one step of counting; the next, the first between keys, takes a
+    // second and a half, so the screen shows the first counts that long.
+    let mut term = real_reviewer(home.path(), dir.path(), "count:2=sleep");
     term.wait_for(&format!("0/{FILES} decided"));
     term.keys(&["V"]);
     term.wait_for("undecided change(s) verify");
@@ -217,9 +219,9 @@ fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
 fn the_real_reviewer_commits_when_told_to_before_the_counts_are_made() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // Opening and the first step between keys each take a second and a half: `y` comes while
-    // the summary counts, and is done after that step, before the rest are counted.
-    let mut term = real_reviewer(home.path(), dir.path(), "count:1=sleep,count:2=sleep");
+    // The first step between keys takes a second and a half: `y` comes while the summary
+    // counts, and is done after that step, before the rest are counted.
+    let mut term = real_reviewer(home.path(), dir.path(), "count:2=sleep");
     term.wait_for(&format!("0/{FILES} decided"));
     term.keys(&["V"]);
     term.wait_for("undecided change(s) verify");

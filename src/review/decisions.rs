@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::{Batch, ChangeId, FilePatchId};
 use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What was decided for one change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -42,8 +42,10 @@ pub struct Decisions {
     /// SHA-256 of the batch input these decisions were made on.
     #[serde(default)]
     pub(super) batch: String,
-    #[serde(default)]
-    pub(super) decisions: BTreeMap<ChangeId, Decision>,
+    /// Looked up for every change by every plan and summary: hashed (a lookup in a sorted map
+    /// of 4,000 IDs compares a dozen of them), and saved in the IDs' order.
+    #[serde(default, serialize_with = "in_order")]
+    pub(super) decisions: HashMap<ChangeId, Decision>,
     /// Files whose SHA-256 mismatch the person chose to override.
     #[serde(default)]
     pub(super) sha_overrides: BTreeSet<FilePatchId>,
@@ -73,6 +75,14 @@ pub struct Decisions {
     /// a decisions file name each change they decide.
     #[serde(skip)]
     otherwise: Decision,
+}
+
+/// A map saved with its keys in order, as a sorted map would be.
+fn in_order<S: serde::Serializer, K: Ord + Serialize, V: Serialize>(
+    map: &HashMap<K, V>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_map(map.iter().collect::<BTreeMap<_, _>>())
 }
 
 fn current_version() -> u32 {
@@ -128,7 +138,7 @@ impl Decisions {
     }
 
     /// The changes decided one by one (a whole-batch decision lists none).
-    pub fn decided(&self) -> &BTreeMap<ChangeId, Decision> {
+    pub fn decided(&self) -> &HashMap<ChangeId, Decision> {
         &self.decisions
     }
 
@@ -252,10 +262,12 @@ impl Decisions {
             ),
             hint: hint(),
         })?;
-        let broken: Vec<String> = decisions
-            .decisions
+        // In the IDs' order, as the file is saved, so each error reads the same every time.
+        let mut decided: Vec<(&ChangeId, &Decision)> = decisions.decisions.iter().collect();
+        decided.sort_unstable_by_key(|&(id, _)| id);
+        let broken: Vec<String> = decided
             .iter()
-            .filter_map(|(id, d)| match d {
+            .filter_map(|&(id, d)| match d {
                 Decision::Edit(lines) => Some((id, lines)),
                 _ => None,
             })
@@ -285,9 +297,9 @@ impl Decisions {
                 "{path} was saved for a different version of this batch; its change IDs still match"
             ));
         }
-        let unknown: Vec<&str> = decisions
-            .decisions
-            .keys()
+        let unknown: Vec<&str> = decided
+            .iter()
+            .map(|&(id, _)| id)
             .chain(decisions.relocate.iter())
             .chain(decisions.placements.keys())
             .chain(decisions.replaces.keys())
@@ -315,5 +327,32 @@ impl Decisions {
             )));
         }
         Ok((decisions, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_are_saved_in_the_order_of_their_ids() {
+        let mut decisions = Decisions::default();
+        let ids: Vec<String> = (0..200)
+            .map(|i| format!("chg-{:04x}", (i * 7919) % 200))
+            .collect();
+        for id in &ids {
+            decisions.set(ChangeId(id.clone()), Decision::Accept);
+        }
+        let saved = serde_json::to_string(&decisions).unwrap();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        let at: Vec<usize> = sorted
+            .iter()
+            .map(|id| saved.find(id.as_str()).unwrap())
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{saved}");
+        // Read back, it is the same decisions.
+        let read: Decisions = serde_json::from_str(&saved).unwrap();
+        assert_eq!(read, decisions);
     }
 }

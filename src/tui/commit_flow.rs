@@ -9,7 +9,7 @@
 
 use super::app::{App, Effect, Outcome, Overlay, Tone};
 use super::keys::Action;
-use super::summary::{self, Summary, SummaryLine};
+use super::summary::{Summary, SummaryLine};
 use crate::commit::{CommitOptions, NewContents};
 use crate::error::Error;
 use crate::pipeline;
@@ -33,7 +33,7 @@ impl App {
             );
             return;
         }
-        let summary = Summary::open(self.review(), &self.words(), summary::OPENING);
+        let summary = Summary::open(self.review(), &self.words());
         self.overlay = Some(Overlay::CommitSummary(summary));
     }
 

@@ -7,6 +7,7 @@ use super::keys::Action;
 use super::words::{change_name, Words};
 use crate::commit::failpoint::Failpoint;
 use crate::content::Content;
+use crate::model::Batch;
 use crate::plan::{Blocker, FileWrite, Override, Plan, Remedy, WriteKind};
 use crate::review::{At, Decision, Review};
 use std::time::{Duration, Instant};
@@ -23,7 +24,7 @@ pub struct SummaryLine {
 ///
 /// The counts take a line diff of every file written, its new content made first: on 2,000
 /// files, longer than a key may take. So the summary opens with what the plan says and the
-/// counts that fit in [`OPENING`], and counts the rest in steps ([`Summary::count_more`])
+/// counts of its first writes, and counts the rest in steps ([`Summary::count_more`])
 /// between keys, filling in each write's line as its counts arrive and the totals when the
 /// last does. The new contents are not kept: the commit makes each again as it stages its
 /// file, as `patchdeck apply` does.
@@ -39,22 +40,18 @@ pub struct Summary {
     failpoint: Option<Failpoint>,
 }
 
-/// How long opening the summary may spend counting before it shows what it has: with the
-/// plan and the frame, the key stays within a frame of 60 Hz on 2,000 files.
-pub const OPENING: Duration = Duration::from_millis(4);
+/// How long one step of counting between keys may take: with its frame, a key pressed
+/// during it waits no longer than a frame of 60 Hz on 2,000 files.
+pub const STEP: Duration = Duration::from_millis(5);
 
-/// How long one step of counting between keys may take.
-pub const STEP: Duration = Duration::from_millis(8);
-
-/// Writes counted at once, on every core, between two looks at the clock. A summary of this
-/// many writes or fewer is whole as it opens.
+/// Writes counted at once, on every core, between two looks at the clock, and as the summary
+/// opens: a summary of this many writes or fewer is whole as it opens.
 const AT_ONCE: usize = 64;
 
 impl Summary {
     /// The summary of what the decisions of `review` would write, with the keys of `words`,
-    /// with the counts of as many writes as `budget` allows (at least the first
-    /// [`AT_ONCE`]).
-    pub fn open(review: &Review, words: &Words, budget: Duration) -> Summary {
+    /// and the counts of its first [`AT_ONCE`] writes.
+    pub fn open(review: &Review, words: &Words) -> Summary {
         let plan = review.plan_without_contents();
         let lines = summary_lines(review, &plan, words);
         let mut summary = Summary {
@@ -64,7 +61,7 @@ impl Summary {
             counts: Vec::new(),
             failpoint: crate::commit::failpoint::from_env(),
         };
-        summary.count_more(review, budget);
+        summary.count_more(review, Duration::ZERO);
         summary
     }
 
@@ -86,8 +83,9 @@ impl Summary {
                 let after = checked.content_of(decisions, write, write.before.as_ref());
                 write_counts(write.before.as_ref().map_or(&[][..], |b| b.bytes()), &after)
             });
-            for (i, (write, &counted)) in step.iter().zip(&counts).enumerate() {
-                self.lines[1 + from + i].text = write_line(review, write, Some(counted));
+            for (i, (added, removed)) in counts.iter().enumerate() {
+                let text = &mut self.lines[1 + from + i].text;
+                text.push_str(&format!("  +{added} -{removed}"));
             }
             self.counts.extend(counts);
             if let Some(failpoint) = &self.failpoint {
@@ -113,39 +111,49 @@ impl Summary {
 fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine> {
     let line = |warn, text: String| SummaryLine { warn, text };
     let batch = review.batch();
-    let decisions = review.decisions();
+    // Each change's decision looked up once (on 2,000 files, a lookup per change is a
+    // millisecond).
+    let decided: Vec<Vec<&Decision>> = batch
+        .files
+        .iter()
+        .map(|file| {
+            let decisions = review.decisions();
+            file.changes.iter().map(|c| decisions.get(&c.id)).collect()
+        })
+        .collect();
+    let accepted: Vec<usize> = decided
+        .iter()
+        .map(|file| file.iter().filter(|d| d.is_selected()).count())
+        .collect();
     let mut out = Vec::new();
     if !plan.writes.is_empty() {
         out.push(line(false, totals_line(plan, &[])));
     }
-    for write in &plan.writes {
-        out.push(line(false, write_line(review, write, None)));
-    }
-    let mut any_accepted = false;
     let mut written = vec![false; batch.files.len()];
     for write in &plan.writes {
         written[write.file] = true;
-    }
-    for (index, file) in batch.files.iter().enumerate() {
-        let accepted = file
+        let edited = write
             .changes
             .iter()
-            .filter(|c| decisions.get(&c.id).is_selected())
+            .filter(|&&c| matches!(decided[write.file][c], Decision::Edit(_)))
             .count();
-        any_accepted |= accepted > 0;
-        if accepted > 0 && !written[index] {
+        out.push(line(false, write_line(batch, write, edited)));
+    }
+    for (index, file) in batch.files.iter().enumerate() {
+        if accepted[index] > 0 && !written[index] {
             out.push(line(
                 true,
                 format!(
-                    "blocked {}  {accepted} of {} change(s) accepted, not written (see below)",
+                    "blocked {}  {} of {} change(s) accepted, not written (see below)",
                     file_path(review, index),
+                    accepted[index],
                     file.changes.len()
                 ),
             ));
         }
     }
     if plan.writes.is_empty() {
-        out.push(if any_accepted {
+        out.push(if accepted.iter().any(|&n| n > 0) {
             line(
                 true,
                 "nothing can be written until every blocker below is lifted".into(),
@@ -160,9 +168,10 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
             format!("override: {}", describe_override(review, words, o)),
         ));
     }
-    let undecided = review
-        .places()
-        .filter(|&at| *decisions.get(&review.change(at).change.id) == Decision::Undecided)
+    let undecided = decided
+        .iter()
+        .flatten()
+        .filter(|&&d| *d == Decision::Undecided)
         .count();
     if undecided > 0 {
         out.push(line(
@@ -391,16 +400,9 @@ fn totals_line(plan: &Plan, counts: &[(usize, usize)]) -> String {
     )
 }
 
-/// A write's line: what it does to which file, with how many of the file's changes, and the
-/// lines it adds and removes once they are counted.
-fn write_line(review: &Review, write: &FileWrite, counts: Option<(usize, usize)>) -> String {
-    let file = &review.batch().files[write.file];
-    let decisions = review.decisions();
-    let edited = write
-        .changes
-        .iter()
-        .filter(|&&c| matches!(decisions.get(&file.changes[c].id), Decision::Edit(_)))
-        .count();
+/// A write's line, before its lines are counted: what it does to which file, with how many
+/// of the file's changes (`edited` of them edited).
+fn write_line(batch: &Batch, write: &FileWrite, edited: usize) -> String {
     let verb = match write.kind {
         WriteKind::Modify => "write ",
         WriteKind::Create => "create",
@@ -410,14 +412,11 @@ fn write_line(review: &Review, write: &FileWrite, counts: Option<(usize, usize)>
         0 => String::new(),
         n => format!(" ({n} edited)"),
     };
-    let counts = counts.map_or(String::new(), |(added, removed)| {
-        format!("  +{added} -{removed}")
-    });
     format!(
-        "{verb} {}  {} of {} change(s){edited}{counts}",
+        "{verb} {}  {} of {} change(s){edited}",
         write.rel.display(),
         write.changes.len(),
-        file.changes.len(),
+        batch.files[write.file].changes.len(),
     )
 }
 
