@@ -46,7 +46,7 @@ pub const STEP: Duration = Duration::from_millis(5);
 
 /// Writes counted at once, on every core, between two looks at the clock, and as the summary
 /// opens: a summary of this many writes or fewer is whole as it opens.
-const AT_ONCE: usize = 64;
+pub const AT_ONCE: usize = 64;
 
 impl Summary {
     /// The summary of what the decisions of `review` would write, with the keys of `words`,
