@@ -554,13 +554,19 @@ pub fn plan_with(
             FileAction::Modify => WriteKind::Modify,
         };
         plan.overrides.extend(overrides);
+        // Each change writes the lines it replaces: its expected lines, or, for a change
+        // edited over the lines on disk, those lines.
         let may_be_unchanged = check.action != FileAction::Create
-            && splices
-                .iter()
-                .all(|(_, ci, new_lines)| match &file.changes[*ci].expected {
-                    Some(expected) => expected == *new_lines,
-                    None => new_lines.is_empty(),
-                });
+            && splices.iter().all(|(_, ci, new_lines)| {
+                let change = &file.changes[*ci];
+                match (decisions.edited_over(&change.id), &change.expected) {
+                    (Some(seen), _) => {
+                        seen.len() == new_lines.len() && new_lines.iter().eq(seen.iter())
+                    }
+                    (None, Some(expected)) => expected == *new_lines,
+                    (None, None) => new_lines.is_empty(),
+                }
+            });
         let mut write = FileWrite {
             file: index,
             rel,

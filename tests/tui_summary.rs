@@ -6,7 +6,7 @@
 use crate::common::reviewer::{open_input, press};
 use crate::common::sha;
 use crate::common::terminal::Terminal;
-use patchdeck::tui::app::{App, Overlay};
+use patchdeck::tui::app::{App, Outcome, Overlay};
 use patchdeck::tui::keys::Mode;
 use patchdeck::tui::summary::Summary;
 use std::path::Path;
@@ -193,17 +193,15 @@ fn real_reviewer(home: &Path, root: &Path, failpoint: &str) -> Terminal {
 fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // The summary opens on one step of counting; the next, the first between keys, takes a
-    // second and a half, so the screen shows the first counts that long.
-    let mut term = real_reviewer(home.path(), dir.path(), "count:2=sleep");
-    term.wait_for(&format!("0/{FILES} decided"));
-    term.keys(&["V"]);
-    term.wait_for("undecided change(s) verify");
-    term.keys(&["y"]);
-    term.wait_for(&format!("{FILES}/{FILES} decided"));
+    // The summary opens on one step of counting; the next, the first between keys, stops the
+    // process until the test has read the screen.
+    let mut term = real_reviewer(home.path(), dir.path(), "count:2=stop");
+    accept_every_change(&mut term);
     term.keys(&["c"]);
-    let opened = term.wait_for(&format!("counting lines: 64 of {FILES} file(s)"));
-    assert!(opened.contains(&counted_line(0)), "{opened}");
+    term.while_stopped(|term| {
+        let opened = term.wait_for(&format!("counting lines: 64 of {FILES} file(s)"));
+        assert!(opened.contains(&counted_line(0)), "{opened}");
+    });
     let added: usize = (0..FILES).map(|i| new_lines(i).len()).sum();
     let whole = term.wait_for(&format!("change(s)  +{added} -{FILES}"));
     assert!(!whole.contains("counting lines"), "{whole}");
@@ -219,17 +217,15 @@ fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
 fn the_real_reviewer_commits_when_told_to_before_the_counts_are_made() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // The first step between keys takes a second and a half: `y` comes while the summary
-    // counts, and is done after that step, before the rest are counted.
-    let mut term = real_reviewer(home.path(), dir.path(), "count:2=sleep");
-    term.wait_for(&format!("0/{FILES} decided"));
-    term.keys(&["V"]);
-    term.wait_for("undecided change(s) verify");
-    term.keys(&["y"]);
-    term.wait_for(&format!("{FILES}/{FILES} decided"));
+    // The first step between keys stops the process, and a third would kill it: `y`, typed
+    // while it is stopped, is read as soon as that step is done, before another is counted.
+    let mut term = real_reviewer(home.path(), dir.path(), "count:2=stop,count:3=kill");
+    accept_every_change(&mut term);
     term.keys(&["c"]);
-    term.wait_for(&format!("counting lines: 64 of {FILES} file(s)"));
-    term.keys(&["y"]);
+    term.while_stopped(|term| {
+        term.wait_for(&format!("counting lines: 64 of {FILES} file(s)"));
+        term.keys(&["y"]);
+    });
     let done = term.wait_for("Committed");
     assert!(
         done.contains(&format!("wrote {FILES} file(s): {FILES} modified")),
@@ -245,4 +241,98 @@ fn the_real_reviewer_commits_when_told_to_before_the_counts_are_made() {
     }
     expected.push_str(&format!("tail {}\n", FILES - 1));
     assert_eq!(last, expected);
+}
+
+/// Accepts every change in the real reviewer, once it shows the batch.
+fn accept_every_change(term: &mut Terminal) {
+    term.wait_for(&format!("0/{FILES} decided"));
+    term.keys(&["V"]);
+    term.wait_for("undecided change(s) verify");
+    term.keys(&["y"]);
+    term.wait_for(&format!("{FILES}/{FILES} decided"));
+}
+
+/// A TUL-002 batch of one replacement per file, over files written under `root`: each
+/// `(name, text, line, expected, new)`.
+fn small_batch(root: &Path, files: &[(&str, &str, usize, &str, &str)]) -> Vec<u8> {
+    let files: Vec<serde_json::Value> = files
+        .iter()
+        .map(|&(name, text, line, expected, new)| {
+            std::fs::write(root.join(name), text).unwrap();
+            serde_json::json!({
+                "docPath": name,
+                "originalSha256": sha(text.as_bytes()),
+                "changes": [{"operation": "replace", "startLine": line, "endLine": line,
+                             "expectedOriginalLines": [expected], "newLines": [new]}],
+            })
+        })
+        .collect();
+    serde_json::json!({ "files": files })
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn a_write_that_changes_nothing_is_left_out_though_its_file_changed_since_the_review_began() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // `a.txt`'s change puts back the very line it replaces; `b.txt`'s changes it.
+    let batch = small_batch(
+        root,
+        &[
+            ("a.txt", "a1\na2\n", 2, "a2", "a2"),
+            ("b.txt", "b1\nb2\n", 2, "b2", "B2"),
+        ],
+    );
+    let mut app = open_input(root, "batch.json", &batch);
+    press(&mut app, "Vy");
+    press(&mut app, "c");
+    assert_eq!(app.mode(), Mode::CommitSummary);
+    // Another program edits `a.txt`: the commit has nothing to write there, so it writes
+    // `b.txt` and leaves `a.txt` as that program left it.
+    std::fs::write(root.join("a.txt"), "a1\na2 edited elsewhere\n").unwrap();
+    press(&mut app, "y");
+    assert_eq!(app.mode(), Mode::Committed, "{:?}", app.message);
+    assert_eq!(
+        std::fs::read_to_string(root.join("b.txt")).unwrap(),
+        "b1\nB2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "a1\na2 edited elsewhere\n"
+    );
+}
+
+#[test]
+fn an_edit_over_the_lines_on_disk_that_keeps_them_writes_nothing_and_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // The change expects `cX` where the file has `c2`: a conflict, edited over the lines on
+    // disk into those same lines.
+    let batch = small_batch(root, &[("c.txt", "c1\nc2\n", 2, "cX", "cN")]);
+    let mut app = open_input(root, "batch.json", &batch);
+    app.finish_edit(0, Ok("-c2\n+c2\n".to_owned()));
+    assert!(app
+        .review()
+        .decisions()
+        .edited_over(&app.change(0).change.id)
+        .is_some());
+    press(&mut app, "c");
+    press(&mut app, "y");
+    assert_eq!(app.mode(), Mode::Committed);
+    match &app.outcome {
+        Some(Outcome::Written { committed, .. }) => {
+            assert!(committed.written.is_empty(), "{:?}", committed.written)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("c.txt")).unwrap(),
+        "c1\nc2\n"
+    );
+    let entries: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(entries, ["c.txt"], "not even patchdeck's folder is made");
 }

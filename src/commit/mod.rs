@@ -232,6 +232,14 @@ fn made_unchanged(root: &Root, write: &FileWrite, make: &Make<'_>) -> bool {
     let Some(before) = &write.before else {
         return false;
     };
+    if !before.is_released() {
+        // The file as verified is still held (the reviewer's): judged against it, as a plan
+        // made with its contents judges every write, whatever the disk holds now. A write
+        // that is left out writes nothing over a file changed since; one that is written is
+        // checked against the disk as it is staged.
+        return make(write, Some(before)) == **before.bytes()
+            && keeps_permissions(write, &before.stamp);
+    }
     let Ok(Some(now)) = read_beneath(root, &write.rel) else {
         return false;
     };

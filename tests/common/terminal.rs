@@ -141,6 +141,33 @@ impl Terminal {
         }
     }
 
+    /// Waits until patchdeck has stopped itself at a `stop` failpoint (SIGSTOP), then runs
+    /// `meanwhile` and lets it go on (SIGCONT).
+    #[allow(dead_code)] // Not every test binary that shares this module stops patchdeck.
+    pub fn while_stopped(&mut self, meanwhile: impl FnOnce(&mut Terminal)) {
+        let pid = self.child.process_id().expect("patchdeck runs");
+        let start = Instant::now();
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // The state follows the command name in parentheses.
+            if stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('T'))
+            {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "patchdeck never reached its failpoint: {stat}\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        meanwhile(self);
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGCONT) };
+    }
+
     /// The screen's text, row by row.
     pub fn screen(&self) -> String {
         self.screen.lock().unwrap().screen().contents()
