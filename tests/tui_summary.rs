@@ -8,7 +8,7 @@ use crate::common::sha;
 use crate::common::terminal::Terminal;
 use patchdeck::tui::app::{App, Outcome, Overlay};
 use patchdeck::tui::keys::Mode;
-use patchdeck::tui::summary::Summary;
+use patchdeck::tui::summary::{Summary, STEP};
 use std::path::Path;
 use std::time::Duration;
 
@@ -193,8 +193,8 @@ fn real_reviewer(home: &Path, root: &Path, failpoint: &str) -> Terminal {
 fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // The summary opens on one step of counting; the next, the first between keys, stops the
-    // process until the test has read the screen.
+    // The summary opens on one group of writes counted; the next, the first between keys,
+    // stops the process until the test has read the screen.
     let mut term = real_reviewer(home.path(), dir.path(), "count:2=stop");
     accept_every_change(&mut term);
     term.keys(&["c"]);
@@ -217,14 +217,18 @@ fn the_real_reviewer_shows_the_summary_at_once_and_fills_in_its_counts() {
 fn the_real_reviewer_commits_when_told_to_before_the_counts_are_made() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    // The first step between keys stops the process, and a third would kill it: `y`, typed
-    // while it is stopped, is read as soon as that step is done, before another is counted.
+    // The first group of writes counted between keys stops the process, and the next would
+    // kill it: `y`, typed while it is stopped, is read as soon as that step is done, before
+    // another group is counted.
     let mut term = real_reviewer(home.path(), dir.path(), "count:2=stop,count:3=kill");
     accept_every_change(&mut term);
     term.keys(&["c"]);
     term.while_stopped(|term| {
         term.wait_for(&format!("counting lines: 64 of {FILES} file(s)"));
         term.keys(&["y"]);
+        term.wait_typed_arrived();
+        // Stopped for longer than a step may take, the step ends with that group.
+        std::thread::sleep(2 * STEP);
     });
     let done = term.wait_for("Committed");
     assert!(

@@ -35,8 +35,8 @@ pub struct Summary {
     pub scroll: usize,
     /// Lines added and removed by each of the plan's first writes, in its order.
     counts: Vec<(usize, usize)>,
-    /// The `count` failpoint, for a test of the real binary: after each step of
-    /// [`AT_ONCE`] writes.
+    /// The `count` failpoint, for a test of the real binary: after each group of
+    /// [`AT_ONCE`] writes counted (the first as the summary opens).
     failpoint: Option<Failpoint>,
 }
 
@@ -90,7 +90,8 @@ impl Summary {
             }
             self.counts.extend(counts);
             if let Some(failpoint) = &self.failpoint {
-                // Only `sleep` means anything here: a step that takes long.
+                // A group that takes long (`sleep`), or stops the process (`stop`) or ends it
+                // (`kill`), for a test; an injected error means nothing here.
                 let _ = failpoint.hit("count");
             }
             if start.elapsed() >= budget {

@@ -168,6 +168,42 @@ impl Terminal {
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGCONT) };
     }
 
+    /// Waits until what was typed has reached the terminal's input, where patchdeck reads it.
+    /// The kernel moves typed bytes there on a worker of its own, a moment later: a process
+    /// stopped while a key is typed may otherwise go on, look for input, and find none yet.
+    #[allow(dead_code)] // Not every test binary that shares this module types ahead.
+    pub fn wait_typed_arrived(&self) {
+        use std::os::unix::fs::OpenOptionsExt;
+        let pid = self.child.process_id().expect("patchdeck runs");
+        // patchdeck's own standard input is the terminal's other end.
+        let input = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(format!("/proc/{pid}/fd/0"))
+            .expect("patchdeck's terminal opens");
+        let start = Instant::now();
+        loop {
+            let mut waiting: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one int, into `waiting`.
+            let done = unsafe {
+                libc::ioctl(
+                    std::os::fd::AsRawFd::as_raw_fd(&input),
+                    libc::FIONREAD,
+                    &mut waiting,
+                )
+            };
+            assert_eq!(done, 0, "{}", std::io::Error::last_os_error());
+            if waiting > 0 {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "what was typed never reached the terminal's input"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
     /// The screen's text, row by row.
     pub fn screen(&self) -> String {
         self.screen.lock().unwrap().screen().contents()
