@@ -4,12 +4,12 @@
 //! program wrote must be what the file holds after, the commit must stop saying so, and nothing
 //! of it may remain. Hard-linked originals come back as the same file, links intact.
 
+use crate::common::terminal::wait_stopped;
 use crate::common::{patchdeck_env, stderr, tree, workspace_with};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// How the file system puts files in place: with `renameat2` (exchange and no-replace), or,
 /// as on a file system without them, with the commit's fallback (`PATCHDECK_NO_RENAME2`).
@@ -43,26 +43,6 @@ fn apply_armed(root: &Path, batch: &Path, spec: &str, no_rename2: Option<&str>) 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-/// Waits until the process has stopped itself.
-fn wait_stopped(child: &Child) {
-    let start = Instant::now();
-    loop {
-        let stat = fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap_or_default();
-        // The state follows the command name in parentheses.
-        if stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('T'))
-        {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "patchdeck never reached its failpoint: {stat}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 fn resume(child: Child) -> std::process::Output {
@@ -119,7 +99,7 @@ fn a_file_replaced_just_before_its_rename_is_kept_and_the_commit_stops() {
     {
         let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
         let child = apply_stopping_with(ws.path(), &batch, 2, no_rename2);
-        wait_stopped(&child);
+        wait_stopped(child.id());
         let target = ws.path().join("b.txt");
         if in_place {
             rewrite_in_place(&target, b"OLD B\n");
@@ -161,7 +141,7 @@ fn a_file_rewritten_before_it_is_staged_stops_the_commit_as_changed() {
     let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
     // Stopped once the first journal is written: the re-check is done, nothing is staged.
     let child = apply_armed(ws.path(), &batch, "journal:1=stop", None);
-    wait_stopped(&child);
+    wait_stopped(child.id());
     let target = ws.path().join("b.txt");
     rewrite_in_place(&target, b"OLD B\n");
     let out = resume(child);
@@ -229,7 +209,7 @@ fn targets_replaced_before_the_first_rename_stop_a_commit_of_many() {
     for no_rename2 in RENAMES {
         let (outside, batch, ws, names) = sixty_files();
         let child = apply_stopping_with(ws.path(), &batch, 1, no_rename2);
-        wait_stopped(&child);
+        wait_stopped(child.id());
         let root = ws.path();
         fs::write(outside.path().join("theirs"), "their f00\n").unwrap();
         fs::rename(outside.path().join("theirs"), root.join("f00.txt")).unwrap();
@@ -277,7 +257,7 @@ fn a_change_found_after_every_other_exchange_still_puts_every_file_back() {
     let (outside, batch, ws, names) = sixty_files();
     let root = ws.path();
     let child = apply_armed(root, &batch, "rename:1=stop,check:1=sleep", None);
-    wait_stopped(&child);
+    wait_stopped(child.id());
     fs::write(outside.path().join("theirs"), "their f00\n").unwrap();
     fs::rename(outside.path().join("theirs"), root.join("f00.txt")).unwrap();
     let out = resume(child);
@@ -344,7 +324,7 @@ fn a_file_created_just_before_its_rename_is_kept_and_the_commit_stops() {
     for no_rename2 in RENAMES {
         let ws = workspace_with(&[]);
         let child = apply_stopping_with(ws.path(), &batch, 1, no_rename2);
-        wait_stopped(&child);
+        wait_stopped(child.id());
         fs::write(ws.path().join("new.txt"), "theirs\n").unwrap();
         let out = resume(child);
         assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
@@ -369,7 +349,7 @@ fn a_file_replaced_just_before_its_deletion_is_kept_and_the_commit_stops() {
     .unwrap();
     let ws = workspace_with(&[("gone.txt", b"old\n")]);
     let child = apply_stopping_at(ws.path(), &batch, 1);
-    wait_stopped(&child);
+    wait_stopped(child.id());
     fs::write(outside.path().join("theirs"), "theirs\n").unwrap();
     fs::rename(outside.path().join("theirs"), ws.path().join("gone.txt")).unwrap();
     let out = resume(child);

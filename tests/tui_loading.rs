@@ -354,21 +354,6 @@ fn a_batch_that_fails_to_load_ends_the_review_with_its_error() {
     assert_eq!(app.decided(), 0);
 }
 
-/// The real binary on a workspace of `FILES` files, its whole-batch load held back (or
-/// failed) by the `load` failpoint.
-fn real_reviewer(home: &Path, root: &Path, diff: &Path, failpoint: &str) -> Terminal {
-    Terminal::start(
-        home,
-        &[
-            "review",
-            "--root",
-            root.to_str().unwrap(),
-            diff.to_str().unwrap(),
-        ],
-        &[("NO_COLOR", "1"), ("PATCHDECK_FAILPOINT", failpoint)],
-    )
-}
-
 #[test]
 fn the_real_reviewer_opens_on_the_first_files_and_decides_once_it_has_them_all() {
     let dir = tempfile::tempdir().unwrap();
@@ -377,7 +362,7 @@ fn the_real_reviewer_opens_on_the_first_files_and_decides_once_it_has_them_all()
     let path = home.path().join("big.diff");
     std::fs::write(&path, &diff).unwrap();
     // `load=sleep` holds the whole batch back for a second and a half.
-    let mut term = real_reviewer(home.path(), dir.path(), &path, "load=sleep");
+    let mut term = Terminal::review_armed(home.path(), dir.path(), &path, "load=sleep");
     term.wait_for("the first 64 of 100 file(s)");
     term.keys(&["a"]);
     term.wait_for("1 key(s) waiting for it");
@@ -409,7 +394,7 @@ fn the_real_reviewer_ends_with_the_error_of_a_batch_broken_after_its_first_files
     let path = home.path().join("broken.diff");
     std::fs::write(&path, &diff).unwrap();
     let before = std::fs::read_to_string(dir.path().join("src/m0/f000.txt")).unwrap();
-    let mut term = real_reviewer(home.path(), dir.path(), &path, "load=sleep");
+    let mut term = Terminal::review_armed(home.path(), dir.path(), &path, "load=sleep");
     term.wait_for("the first 64 of 100 file(s)");
     term.keys(&["a"]);
     let (code, screen) = term.wait_exit();
@@ -430,7 +415,7 @@ fn a_failed_load_ends_the_real_reviewer_with_its_error() {
     let diff = workspace_and_diff(dir.path(), 1_000);
     let path = home.path().join("big.diff");
     std::fs::write(&path, &diff).unwrap();
-    let mut term = real_reviewer(home.path(), dir.path(), &path, "load=error");
+    let mut term = Terminal::review_armed(home.path(), dir.path(), &path, "load=error");
     let (code, screen) = term.wait_exit();
     assert_ne!(code, 0, "{screen}");
     assert!(screen.contains("loading the batch"), "{screen}");

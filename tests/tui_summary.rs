@@ -26,6 +26,12 @@ fn new_lines(i: usize) -> Vec<String> {
     (0..=i % 3).map(|n| format!("new {i}.{n}")).collect()
 }
 
+/// What the batch makes of file `i`.
+fn written(i: usize) -> String {
+    let new: String = new_lines(i).iter().map(|l| format!("{l}\n")).collect();
+    format!("head {i}\n{new}tail {i}\n")
+}
+
 fn name(i: usize) -> String {
     format!("src/f{i:03}.txt")
 }
@@ -161,32 +167,16 @@ fn a_commit_confirmed_while_the_summary_counts_writes_every_accepted_change() {
     assert_eq!(app.mode(), Mode::Committed);
     assert!(app.committed());
     for i in 0..FILES {
-        let mut expected = format!("head {i}\n");
-        for line in new_lines(i) {
-            expected.push_str(&line);
-            expected.push('\n');
-        }
-        expected.push_str(&format!("tail {i}\n"));
-        let written = std::fs::read_to_string(dir.path().join(name(i))).unwrap();
-        assert_eq!(written, expected, "file {i}");
+        let on_disk = std::fs::read_to_string(dir.path().join(name(i))).unwrap();
+        assert_eq!(on_disk, written(i), "file {i}");
     }
 }
 
 /// The real binary on the batch, with `failpoint` armed.
 fn real_reviewer(home: &Path, root: &Path, failpoint: &str) -> Terminal {
-    let batch = workspace_and_batch(root);
     let path = home.join("many.json");
-    std::fs::write(&path, batch).unwrap();
-    Terminal::start(
-        home,
-        &[
-            "review",
-            "--root",
-            root.to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-        &[("NO_COLOR", "1"), ("PATCHDECK_FAILPOINT", failpoint)],
-    )
+    std::fs::write(&path, workspace_and_batch(root)).unwrap();
+    Terminal::review_armed(home, root, &path, failpoint)
 }
 
 #[test]
@@ -238,13 +228,7 @@ fn the_real_reviewer_commits_when_told_to_before_the_counts_are_made() {
     term.keys(&["q"]);
     assert_eq!(term.wait_exit().0, 0);
     let last = std::fs::read_to_string(dir.path().join(name(FILES - 1))).unwrap();
-    let mut expected = format!("head {}\n", FILES - 1);
-    for line in new_lines(FILES - 1) {
-        expected.push_str(&line);
-        expected.push('\n');
-    }
-    expected.push_str(&format!("tail {}\n", FILES - 1));
-    assert_eq!(last, expected);
+    assert_eq!(last, written(FILES - 1));
 }
 
 /// Accepts every change in the real reviewer, once it shows the batch.

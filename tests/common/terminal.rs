@@ -141,28 +141,28 @@ impl Terminal {
         }
     }
 
+    /// `patchdeck review` of `batch` over the workspace at `root`, without colours and with
+    /// `failpoint` armed (`PATCHDECK_FAILPOINT`).
+    #[allow(dead_code)] // Not every test binary that shares this module arms a failpoint.
+    pub fn review_armed(home: &Path, root: &Path, batch: &Path, failpoint: &str) -> Terminal {
+        Terminal::start(
+            home,
+            &[
+                "review",
+                "--root",
+                root.to_str().unwrap(),
+                batch.to_str().unwrap(),
+            ],
+            &[("NO_COLOR", "1"), ("PATCHDECK_FAILPOINT", failpoint)],
+        )
+    }
+
     /// Waits until patchdeck has stopped itself at a `stop` failpoint (SIGSTOP), then runs
     /// `meanwhile` and lets it go on (SIGCONT).
     #[allow(dead_code)] // Not every test binary that shares this module stops patchdeck.
     pub fn while_stopped(&mut self, meanwhile: impl FnOnce(&mut Terminal)) {
         let pid = self.child.process_id().expect("patchdeck runs");
-        let start = Instant::now();
-        loop {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            // The state follows the command name in parentheses.
-            if stat
-                .rsplit_once(") ")
-                .is_some_and(|(_, rest)| rest.starts_with('T'))
-            {
-                break;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "patchdeck never reached its failpoint: {stat}\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_stopped(pid);
         meanwhile(self);
         // SAFETY: a signal to our own child.
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGCONT) };
@@ -340,5 +340,26 @@ impl Drop for Terminal {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Waits until process `pid` has stopped itself at a `stop` failpoint (SIGSTOP).
+#[allow(dead_code)] // Not every binary that shares this module stops a process.
+pub fn wait_stopped(pid: u32) {
+    let start = Instant::now();
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The state follows the command name in parentheses.
+        if stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('T'))
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "patchdeck never reached its failpoint: {stat}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
