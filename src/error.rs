@@ -101,6 +101,9 @@ pub enum Error {
     /// A journal or undo record that patchdeck did not write for this user on this machine
     /// (its seal does not check): nothing was done with it.
     Foreign { record: PathBuf, why: String },
+    /// patchdeck's state folder (or a folder in it) is not one it will use: a link, not this
+    /// user's, or open to others' writes. `why` ends with the fix. Nothing was written.
+    Untrusted { path: PathBuf, why: String },
     /// An I/O failure outside the workspace's files: `what` says what was being done.
     Io { what: String, cause: std::io::Error },
 }
@@ -124,7 +127,8 @@ impl Error {
             | Error::RecoveryFailed { .. }
             | Error::UndoFailed { .. }
             | Error::UndoUnreadable { .. }
-            | Error::Foreign { .. } => exit::COMMIT_FAILED,
+            | Error::Foreign { .. }
+            | Error::Untrusted { .. } => exit::COMMIT_FAILED,
             Error::Io { .. } => exit::IO,
         }
     }
@@ -258,6 +262,9 @@ impl fmt::Display for Error {
                 journal.display()
             ),
             Error::Foreign { why, .. } => f.write_str(why),
+            Error::Untrusted { path, why } => {
+                write!(f, "{}: {why}; nothing was written", path.display())
+            }
             Error::UndoFailed {
                 path,
                 cause,

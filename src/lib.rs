@@ -43,6 +43,7 @@ pub mod review;
 pub mod session;
 pub mod sha256;
 pub mod splice;
+pub mod state;
 pub mod text_lines;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -35,9 +35,13 @@ pub enum Access {
 /// A workspace, opened, with what recovery had to do first.
 pub struct Opened {
     pub workspace: Workspace,
+    /// What recovery did (its warnings are in `warnings`).
     pub recovered: Option<Recovery>,
     /// Opened to read: the journal of an interrupted commit that is waiting for `recover`.
     pub interrupted: Option<PathBuf>,
+    /// What a person should hear about patchdeck's state folder: what in it was ignored as
+    /// not this user's, made for this workspace.
+    pub warnings: Vec<String>,
 }
 
 /// Opens the workspace at `root`; to write, it first recovers an interrupted commit if there
@@ -58,17 +62,26 @@ pub fn open_counted(
         root: root.to_path_buf(),
         message: e.to_string(),
     })?;
-    let (recovered, interrupted) = match access {
-        Access::Write => (
-            commit::recover_counted(&workspace, lock_wait, progress)?,
-            None,
-        ),
-        Access::Read => (None, commit::pending(&workspace)),
+    let (recovered, interrupted, warnings) = match access {
+        Access::Write => {
+            let mut recovered = commit::recover_counted(&workspace, lock_wait, progress)?;
+            let warnings = recovered
+                .as_mut()
+                .map(|r| std::mem::take(&mut r.warnings))
+                .unwrap_or_default();
+            let recovered = recovered.filter(Recovery::said_anything);
+            (recovered, None, warnings)
+        }
+        Access::Read => {
+            let (interrupted, warnings) = commit::pending(&workspace);
+            (None, interrupted, warnings)
+        }
     };
     Ok(Opened {
         workspace,
         recovered,
         interrupted,
+        warnings,
     })
 }
 
@@ -263,6 +276,7 @@ pub fn apply_with(
             warnings.push(format!("git said: {error}"));
         }
     }
+    warnings.extend(committed.warnings.iter().cloned());
     for path in &committed.owner_not_kept {
         warnings.push(format!(
             "{} was written as yours: its owner and group could not be kept (only root may give a file to another user)",
@@ -298,6 +312,12 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
             "finished an interrupted undo of \"{label}\": its files had been restored; its record is now removed"
         ));
     }
+    if recovery.finished_later > 0 {
+        lines.push(format!(
+            "finished the cleanup of {} earlier commit(s) that had been set aside; `patchdeck undo` can take them back",
+            recovery.finished_later
+        ));
+    }
     if let Some(pid) = recovery.stale_lock {
         lines.push(format!(
             "removed the workspace lock left by process {pid}, which is no longer running"
@@ -309,6 +329,12 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     for path in &recovery.left_alone {
         lines.push(format!(
             "  left {} as it is: another program changed it while the commit was running",
+            path.display()
+        ));
+    }
+    for path in &recovery.kept {
+        lines.push(format!(
+            "  kept {}: another program's earlier content, which the commit had moved aside",
             path.display()
         ));
     }

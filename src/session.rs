@@ -3,15 +3,20 @@
 //!
 //! A session is a [`Decisions`] file under the workspace's `.patchdeck/sessions/`, named by the
 //! SHA-256 of the batch input, so reopening the same batch finds it and a changed batch starts
-//! over. The file is exactly what `patchdeck apply --decisions FILE` reads. Every save is atomic
-//! (a temporary file beside it, fsynced, renamed over it), so a session is always either the old
-//! or the new decisions, never half of each. This module does not decide anything itself.
+//! over. It is sealed for this user and this workspace ([`crate::state`]): a session that came
+//! with a cloned repository, an archive or a copy of another workspace is never resumed (the
+//! reviewer says why, and the first decision replaces it). Past its seal line, the file is
+//! exactly what `patchdeck apply --decisions FILE` reads. Every save is a new file renamed over
+//! the old one, fsynced, so a session is always either the old or the new decisions, never
+//! half of each, and never written through a link. This module does not decide anything itself.
 
+use crate::commit::beneath::{Dir, Root};
 use crate::model::Batch;
 use crate::review::Decisions;
+use crate::state::{self, seal::Purpose, State};
 use crate::workspace::Workspace;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Folder under the state folder that holds the sessions.
@@ -20,6 +25,9 @@ pub const SESSIONS_DIR: &str = "sessions";
 /// Where one batch's decisions are saved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
+    root: PathBuf,
+    name: String,
+    /// Where it is, for messages.
     path: PathBuf,
 }
 
@@ -39,26 +47,42 @@ pub struct Resumed {
 impl Session {
     /// The session of `batch` in `workspace`.
     pub fn for_batch(workspace: &Workspace, batch: &Batch) -> Session {
+        let name = format!("{}.json", batch.content_sha256);
         Session {
-            path: workspace
-                .state_dir()
-                .join(SESSIONS_DIR)
-                .join(format!("{}.json", batch.content_sha256)),
+            root: workspace.root().to_path_buf(),
+            path: workspace.state_dir().join(SESSIONS_DIR).join(&name),
+            name,
         }
-    }
-
-    /// A session at an explicit path (for tests and tools).
-    pub fn at(path: impl Into<PathBuf>) -> Session {
-        Session { path: path.into() }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Where `--fresh` keeps a copy of the session it starts over from.
+    pub fn backup_path(&self) -> PathBuf {
+        self.path.with_extension("json.bak")
+    }
+
+    /// The state folder and its sessions folder, made when `create` says so.
+    fn folder(&self, create: bool) -> io::Result<Option<(State, Dir)>> {
+        let root = Root::open(&self.root)?;
+        let state = match create {
+            true => State::ensure(&root)?,
+            false => match State::open(&root)? {
+                Some(state) => state,
+                None => return Ok(None),
+            },
+        };
+        Ok(state
+            .folder(SESSIONS_DIR, create)?
+            .map(|sessions| (state, sessions)))
+    }
+
     /// The saved decisions for `batch`, or none decided when there is no usable session or
-    /// `fresh` asks to start over. A session that names changes the batch does not have is
-    /// not used (it says why), rather than half applied.
+    /// `fresh` asks to start over. A session that is not this user's, made in this workspace,
+    /// or that names changes the batch does not have, is not used (it says why), rather than
+    /// half applied.
     pub fn resume(&self, batch: &Batch, fresh: bool) -> Resumed {
         let start = |warning| Resumed {
             decisions: Decisions::undecided(batch),
@@ -66,16 +90,32 @@ impl Session {
             warning,
             set_aside: None,
         };
-        if !self.path.exists() {
-            return start(None);
-        }
+        let not_used =
+            |e: &dyn std::fmt::Display| start(Some(format!("saved session not used: {e}")));
+        let (state, dir) = match self.folder(false) {
+            Ok(Some(found)) => found,
+            Ok(None) => return start(None),
+            Err(e) => return not_used(&e),
+        };
+        let bytes = match state::read(&dir, self.name.as_ref(), Decisions::MOST_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return start(None),
+            Err(e) => return not_used(&e),
+        };
         let path = self.path.display().to_string();
+        let decisions = state
+            .unseal(Purpose::Session, &path, &bytes)
+            .map_err(|e| match state::seal::as_foreign(&e) {
+                Some(foreign) => format!("{foreign}; your first decision replaces it"),
+                None => e.to_string(),
+            })
+            .and_then(|body| Decisions::parse(&path, body, batch).map_err(|e| e.to_string()));
         if fresh {
-            let held =
-                Decisions::load(&path, batch).map_or(0, |(d, _)| d.made_on(batch).decided().len());
+            let held = decisions.map_or(0, |(d, _)| d.made_on(batch).decided().len());
             let backup = self.backup_path();
-            return match fs::copy(&self.path, &backup) {
-                Ok(_) => Resumed {
+            let name = OsString::from(format!("{}.bak", self.name));
+            return match state::write_fresh(&dir, &name, &bytes, true) {
+                Ok(()) => Resumed {
                     set_aside: Some((held, backup)),
                     ..start(None)
                 },
@@ -85,7 +125,7 @@ impl Session {
                 ))),
             };
         }
-        match Decisions::load(&path, batch) {
+        match decisions {
             Ok((decisions, _)) => {
                 let decisions = decisions.made_on(batch);
                 let restored = decisions.decided().len();
@@ -96,47 +136,24 @@ impl Session {
                     set_aside: None,
                 }
             }
-            Err(e) => start(Some(format!("saved session not used: {e}"))),
+            Err(e) => not_used(&e),
         }
     }
 
-    /// Where `--fresh` keeps a copy of the session it starts over from.
-    pub fn backup_path(&self) -> PathBuf {
-        self.path.with_extension("json.bak")
-    }
-
-    /// Saves the decisions atomically, creating the state folder (which ignores itself in git)
-    /// and the sessions folder when needed.
+    /// Saves the decisions, sealed, atomically, creating the state folder (which ignores
+    /// itself in git) and the sessions folder when needed.
     pub fn save(&self, decisions: &Decisions) -> io::Result<()> {
-        let dir = self.path.parent().expect("a session path has a folder");
-        let state_dir = dir.parent().expect("sessions sit in the state folder");
-        crate::workspace::ensure_state_subdir(state_dir, SESSIONS_DIR)?;
-        let json = serde_json::to_vec_pretty(decisions).expect("decisions always serialise");
-        let name = self
-            .path
-            .file_name()
-            .expect("a session path names a file")
-            .to_string_lossy();
-        let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = (|| {
-            let mut file = File::create(&temp)?;
-            file.write_all(&json)?;
-            file.write_all(b"\n")?;
-            file.sync_all()?;
-            fs::rename(&temp, &self.path)?;
-            File::open(dir)?.sync_all()
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        let (state, dir) = self.folder(true)?.expect("made");
+        let mut json = serde_json::to_vec_pretty(decisions).expect("decisions always serialise");
+        json.push(b'\n');
+        state.write_sealed(&dir, self.name.as_ref(), Purpose::Session, &json, true)
     }
 
     /// Forgets the session (after its decisions were committed).
     pub fn remove(&self) -> io::Result<()> {
-        match fs::remove_file(&self.path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        match self.folder(false)? {
+            Some((_, dir)) => dir.remove_file_if_exists(self.name.as_ref()),
+            None => Ok(()),
         }
     }
 }

@@ -244,12 +244,6 @@ impl Workspace {
         self.root.join(STATE_DIR)
     }
 
-    /// The folder `sub` of the state folder, created when needed: the state folder ignores
-    /// itself in git, so nothing of patchdeck's shows in `git status`.
-    pub fn state_subdir(&self, sub: &str) -> std::io::Result<PathBuf> {
-        ensure_state_subdir(&self.state_dir(), sub)
-    }
-
     /// Resolves a docPath to a file, or to where it would be created.
     pub fn resolve(&self, doc_path: &str) -> Result<Resolved, PathProblem> {
         if let Some(known) = self.resolved.borrow().get(doc_path) {
@@ -889,21 +883,6 @@ pub fn check_lexically(doc_path: &str) -> Result<Vec<&str>, PathProblem> {
     }
     Ok(components)
 }
-
-/// Creates folder `sub` of the state folder `state_dir` when needed, and the state folder with
-/// the `.gitignore` that hides it from git.
-pub fn ensure_state_subdir(state_dir: &Path, sub: &str) -> std::io::Result<PathBuf> {
-    if !state_dir.exists() {
-        std::fs::create_dir_all(state_dir)?;
-        std::fs::write(state_dir.join(".gitignore"), STATE_GITIGNORE)?;
-    }
-    let dir = state_dir.join(sub);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
-
-/// What the state folder's `.gitignore` says: ignore everything here.
-pub const STATE_GITIGNORE: &[u8] = b"# patchdeck's own state\n*\n";
 
 #[cfg(test)]
 mod tests {

@@ -473,7 +473,7 @@ fn recovery_clears_a_lock_left_by_a_dead_process_and_says_so() {
         .unwrap()
         .dir(Path::new(".patchdeck"))
         .unwrap();
-    let held = patchdeck::commit::lock::Lock::acquire(&state, Duration::ZERO).unwrap();
+    let held = patchdeck::state::lock::Lock::acquire(&state, Duration::ZERO).unwrap();
     let out = patchdeck(&["recover", "--root", ws.path().to_str().unwrap()]);
     assert!(common::stdout(&out).contains("nothing to recover"));
     assert!(ws.path().join(".patchdeck/lock").exists());
@@ -490,7 +490,7 @@ fn a_live_lock_makes_a_second_commit_fail_clearly() {
         .unwrap()
         .dir(Path::new(".patchdeck"))
         .unwrap();
-    let held = patchdeck::commit::lock::Lock::acquire(&state, Duration::ZERO).unwrap();
+    let held = patchdeck::state::lock::Lock::acquire(&state, Duration::ZERO).unwrap();
     let options = CommitOptions {
         lock_wait: Duration::from_millis(100),
         ..CommitOptions::default()

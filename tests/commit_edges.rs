@@ -316,7 +316,7 @@ fn kills_and_full_disks_leave_no_empty_folder_journal_or_lock_behind() {
     let root = ws.path().to_str().unwrap();
     let state = ws.path().join(".patchdeck");
     fs::create_dir(&state).unwrap();
-    let _mount = Mount::tmpfs(&state, "16k");
+    let _mount = Mount::tmpfs(&state, "16k,mode=0700");
     fs::write(state.join(".gitignore"), "*\n").unwrap();
     let _ = fs::write(state.join("filler"), vec![b'x'; 16 << 10]);
     let out = patchdeck(&["apply", "--root", root, other.to_str().unwrap()]);

@@ -1,11 +1,13 @@
 //! Records that came with the workspace: a `.patchdeck/` folder in a cloned repository, an
 //! archive or another user's tree. Commands that only read never act on it; a journal or an
-//! undo record is acted on only when sealed with this user's key, and even a sealed one only
-//! when every path in it has the shape patchdeck writes.
+//! undo record is acted on only when sealed with this user's key for this workspace, and even
+//! a sealed one only when every path in it has the shape patchdeck writes. One that is not
+//! is ignored with a warning: never acted on, and never a reason to refuse a later command.
 
 use crate::common::terminal::Terminal;
-use crate::common::{patchdeck_env, sha, stderr, tree, workspace_with};
-use patchdeck::commit::seal::{Key, Purpose};
+use crate::common::{patchdeck_env, sha, stderr, tree, user_tree, workspace_with};
+use patchdeck::commit::beneath::Root;
+use patchdeck::state::seal::{Binding, Key, Purpose};
 use std::fs;
 use std::path::Path;
 use tempfile::TempDir;
@@ -63,10 +65,15 @@ fn plant_rollback(ws: &Path, seal: Option<&Key>) {
     });
     let bytes = serde_json::to_vec_pretty(&journal).unwrap();
     let bytes = match seal {
-        Some(key) => key.seal(Purpose::Journal, &bytes),
+        Some(key) => key.seal(Purpose::Journal, &binding(ws), &bytes),
         None => bytes,
     };
     fs::write(ws.join(".patchdeck/journal"), bytes).unwrap();
+}
+
+/// The workspace whose root is `ws`, as patchdeck's seals name it.
+pub fn binding(ws: &Path) -> Binding {
+    Binding::of(&Root::open(&fs::canonicalize(ws).unwrap()).unwrap()).unwrap()
 }
 
 fn batch(dir: &TempDir) -> String {
@@ -82,11 +89,15 @@ fn batch(dir: &TempDir) -> String {
 #[test]
 fn a_journal_that_came_with_a_clone_is_never_acted_on() {
     let user = User::new();
+    user.key();
     let stranger = User::new();
     let outside = tempfile::tempdir().unwrap();
     let batch = batch(&outside);
     // Unsealed (a hand-made journal), and sealed by someone else's patchdeck.
-    for seal in [None, Some(stranger.key())] {
+    for (seal, why) in [
+        (None, "it has no seal"),
+        (Some(stranger.key()), "does not open with this user's key"),
+    ] {
         let ws = workspace_with(&[("src/app.py", b"print('hi')\n")]);
         plant_rollback(ws.path(), seal.as_ref());
         let before = tree(ws.path());
@@ -99,27 +110,71 @@ fn a_journal_that_came_with_a_clone_is_never_acted_on() {
             vec!["apply", "--dry-run", &batch],
         ] {
             let out = user.run(ws.path(), &args);
+            let err = stderr(&out);
             assert!(
-                stderr(&out).contains("an interrupted commit is waiting")
-                    && stderr(&out).contains("patchdeck recover"),
-                "{args:?}: {}",
-                stderr(&out)
+                err.contains("was not written by patchdeck for this user in this workspace")
+                    && err.contains(why)
+                    && err.contains("it is ignored"),
+                "{args:?}: {err}"
+            );
+            assert!(
+                !err.contains("an interrupted commit is waiting"),
+                "{args:?}: {err}"
             );
             assert!(tree(ws.path()) == before, "{args:?} wrote something");
         }
-        for args in [vec!["recover"], vec!["apply", &batch], vec!["undo"]] {
-            let out = user.run(ws.path(), &args);
-            assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
-            assert!(
-                stderr(&out).contains("was not written by patchdeck for this user on this machine")
-                    && stderr(&out).contains("nothing was done with it"),
-                "{args:?}: {}",
-                stderr(&out)
-            );
-            assert!(tree(ws.path()) == before, "{args:?} wrote something");
-        }
+        // A command that writes says so once, sets the journal aside, and goes on.
+        let out = user.run(ws.path(), &["recover"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(
+                "nothing was done with it; it is set aside as .patchdeck/journal.ignored"
+            ),
+            "{}",
+            stderr(&out)
+        );
+        assert!(crate::common::stdout(&out).contains("nothing to recover"));
+        assert_eq!(
+            user_tree(ws.path()),
+            user_tree_of(&before),
+            "recover touched a file"
+        );
+        assert!(ws.path().join(".patchdeck/journal.ignored").exists());
+        let out = user.run(ws.path(), &["apply", &batch]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("journal"),
+            "said again: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            fs::read(ws.path().join("src/app.py")).unwrap(),
+            b"print('hello')\n",
+            "the batch, not the planted bytes"
+        );
+        let out = user.run(ws.path(), &["undo"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            fs::read(ws.path().join("src/app.py")).unwrap(),
+            b"print('hi')\n"
+        );
         assert!(!ws.path().join(".envrc").exists());
+        // The planted "originals" are the repository's files: left as they came.
+        let planted: Vec<_> = user_tree(ws.path())
+            .into_keys()
+            .filter(|p| p.to_string_lossy().contains(".pd-"))
+            .collect();
+        assert_eq!(planted.len(), 2, "{planted:?}");
     }
+}
+
+/// The tree without the state folder, of a tree taken with it.
+fn user_tree_of(
+    tree: &std::collections::BTreeMap<std::path::PathBuf, (Vec<u8>, u32)>,
+) -> std::collections::BTreeMap<std::path::PathBuf, (Vec<u8>, u32)> {
+    let mut tree = tree.clone();
+    tree.retain(|path, _| !path.starts_with(".patchdeck"));
+    tree
 }
 
 #[test]
@@ -144,7 +199,7 @@ fn the_reviewer_read_only_leaves_a_planted_journal_and_says_so() {
             ("XDG_STATE_HOME", user.state.path().to_str().unwrap()),
         ],
     );
-    term.wait_for("an interrupted commit is waiting");
+    term.wait_for("was not written by patchdeck");
     term.keys(&["q"]);
     assert_eq!(term.wait_exit().0, 0);
     assert!(tree(ws.path()) == before);
@@ -155,7 +210,11 @@ fn plant_sealed(root: &Path, key: &Key, journal: &serde_json::Value) {
     fs::create_dir_all(root.join(".patchdeck")).unwrap();
     fs::write(
         root.join(".patchdeck/journal"),
-        key.seal(Purpose::Journal, journal.to_string().as_bytes()),
+        key.seal(
+            Purpose::Journal,
+            &binding(root),
+            journal.to_string().as_bytes(),
+        ),
     )
     .unwrap();
 }
@@ -233,7 +292,8 @@ fn a_version_2_journal_from_before_an_upgrade_is_rolled_back() {
     assert!(!ws.path().join(".patchdeck/journal").exists());
 }
 
-/// An undo record that came with the workspace would make `undo` write its "originals".
+/// An undo record that came with the workspace would make `undo` write its "originals": it
+/// is not one of this workspace's records, so there is nothing to undo, and it is named.
 #[test]
 fn an_undo_record_that_came_with_a_clone_is_never_restored() {
     let user = User::new();
@@ -251,12 +311,15 @@ fn an_undo_record_that_came_with_a_clone_is_never_restored() {
             "preSha256": sha(planted), "postSha256": sha(b"print('hi')\n"), "createdDirs": []}]
     });
     fs::write(record.join("journal.json"), journal.to_string()).unwrap();
+    fs::write(record.join("mark"), &id).unwrap();
     let before = tree(ws.path());
     let out = user.run(ws.path(), &["undo"]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("the undo record")
-            && stderr(&out).contains("was not written by patchdeck for this user"),
+        stderr(&out).contains("nothing to undo")
+            && stderr(&out).contains(&format!(
+                ".patchdeck/history/{id}: no seal of this workspace's"
+            )),
         "{}",
         stderr(&out)
     );

@@ -347,6 +347,11 @@ fn open(
             pipeline::describe_recovery(recovery)
         ));
     }
+    if !ctx.quiet {
+        for warning in &opened.warnings {
+            output::eprintln(format!("patchdeck: warning: {warning}"));
+        }
+    }
     if let (Some(journal), false) = (&opened.interrupted, ctx.quiet) {
         output::eprintln(format!(
             "patchdeck: warning: {}",

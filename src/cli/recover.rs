@@ -1,6 +1,6 @@
 //! `patchdeck recover`: roll back or finish a commit that was interrupted.
 
-use super::output::{print, said};
+use super::output::{self, print, said};
 use super::Ctx;
 use clap::Args;
 use patchdeck::error::{exit, Error};
@@ -24,6 +24,11 @@ pub struct RecoverArgs {
 
 pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = super::open_quietly(ctx, &args.root, pipeline::Access::Write)?;
+    if !ctx.quiet {
+        for warning in &opened.warnings {
+            output::eprintln(format!("patchdeck: warning: {warning}"));
+        }
+    }
     if args.json {
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()
@@ -35,9 +40,12 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
                 "restored": paths(&r.restored),
                 "removed": paths(&r.removed),
                 "leftAlone": paths(&r.left_alone),
+                "kept": paths(&r.kept),
+                "warnings": opened.warnings,
             }),
             None => serde_json::json!({
-                "recovered": false, "finished": false, "restored": [], "removed": []
+                "recovered": false, "finished": false, "restored": [], "removed": [],
+                "warnings": opened.warnings,
             }),
         };
         said(DONE, print(format!("{:#}\n", body)));

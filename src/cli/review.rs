@@ -73,7 +73,18 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
     // behind them.
     let input = Input::read(&args.batch.input)?;
     let options = args.batch.load_options(ctx);
-    let interrupted = opened.interrupted;
+    // What the reviewer says first: state it ignored, and an interrupted commit waiting.
+    let notices: Vec<String> = opened
+        .warnings
+        .iter()
+        .cloned()
+        .chain(
+            opened
+                .interrupted
+                .as_deref()
+                .map(pipeline::describe_interrupted),
+        )
+        .collect();
     let setup = |workspace, checked, session| ReviewerSetup {
         workspace,
         checked,
@@ -92,7 +103,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
             match cut.load(&opened.workspace, &options) {
                 Some(first) => {
                     let setup = setup(opened.workspace, first.checked, None);
-                    return review(App::behind(setup, first.of, whole), interrupted);
+                    return review(App::behind(setup, first.of, whole), notices);
                 }
                 // The first files do not load alone: the whole batch says why, or is shown.
                 None => loading_batch(ctx, || whole.wait())?,
@@ -110,15 +121,16 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         (!args.read_only).then(|| Session::for_batch(&loaded.workspace, &loaded.checked.batch));
     review(
         App::new(setup(loaded.workspace, loaded.checked, session)),
-        interrupted,
+        notices,
     )
 }
 
-/// Runs the reviewer, saying first that an interrupted commit is waiting when one is, and
-/// what happened once it is gone.
-fn review(mut app: App, interrupted: Option<std::path::PathBuf>) -> Result<i32, Error> {
-    if let Some(journal) = &interrupted {
-        app.say(Tone::Warning, pipeline::describe_interrupted(journal));
+/// Runs the reviewer, saying first what `notices` say (state that was ignored, an interrupted
+/// commit waiting) before what it has to say itself, and what happened once it is gone.
+fn review(mut app: App, mut notices: Vec<String>) -> Result<i32, Error> {
+    if !notices.is_empty() {
+        notices.extend(app.status_text().map(|(_, text)| text.to_owned()));
+        app.say(Tone::Warning, notices.join("; "));
     }
     patchdeck::tui::run(&mut app)?;
     farewell(&app);

@@ -78,6 +78,9 @@ pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
         }
     }
     if !ctx.quiet {
+        for warning in undone.warnings.iter().chain(&undone.committed.warnings) {
+            output::eprintln(format!("patchdeck: warning: {warning}"));
+        }
         for path in &undone.committed.owner_not_kept {
             output::eprintln(format!(
                 "patchdeck: warning: {} was restored as yours: its owner and group could not be kept (only root may give a file to another user)",

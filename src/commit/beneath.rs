@@ -389,10 +389,14 @@ impl Dir {
         self.unlink(name, 0)
     }
 
-    /// Removes a file if it is there.
+    /// Removes a file if it is there. A name that is not there is no error, even where the
+    /// kernel refuses before it looks (a read-only file system answers `EROFS` for a name it
+    /// does not hold): what was never made needs no removing.
     pub fn remove_file_if_exists(&self, name: &OsStr) -> io::Result<()> {
         match self.remove_file(name) {
-            Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
+            Err(e) if e.kind() != ErrorKind::NotFound && !matches!(self.stat(name), Ok(None)) => {
+                Err(e)
+            }
             _ => Ok(()),
         }
     }
@@ -411,10 +415,25 @@ impl Dir {
 
     /// Creates a folder.
     pub fn mkdir(&self, name: &OsStr) -> io::Result<()> {
+        self.mkdir_mode(name, 0o777)
+    }
+
+    /// Creates a folder with `mode` (less what the umask takes away).
+    pub fn mkdir_mode(&self, name: &OsStr, mode: u32) -> io::Result<()> {
         let c = self.at(name)?;
         // SAFETY: a valid folder descriptor and NUL-terminated name; the result is checked.
-        let rc = unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o777) };
+        let rc = unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), mode as libc::mode_t) };
         check(rc).map_err(|e| self.context(name, e))
+    }
+
+    /// `fstat` of this folder itself: its owner, permissions and identity.
+    pub fn stat_self(&self) -> io::Result<Stat> {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: `st` is written by fstat when it returns 0, and only read then.
+        check(unsafe { libc::fstat(self.fd.as_raw_fd(), st.as_mut_ptr()) })
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.rel.display())))?;
+        // SAFETY: fstat succeeded.
+        Ok(Stat::of(unsafe { &st.assume_init() }))
     }
 
     /// Removes a folder and everything in it, without following links.

@@ -63,8 +63,9 @@ pub(super) fn put_all_in_place(
                         let Ok((dir, name, staged, entry, write, stamp)) = next else {
                             return first;
                         };
-                        let checked = hit(failpoint, "check")
-                            .and_then(|()| check_exchanged(&dir, name, &staged, write, stamp));
+                        let checked = hit(failpoint, "check").and_then(|()| {
+                            check_exchanged(&dir, name, &staged, entry, write, stamp)
+                        });
                         if let Err(e) = checked {
                             failed.store(true, Ordering::Relaxed);
                             first.get_or_insert((entry.path.clone(), e));
@@ -191,20 +192,41 @@ pub(super) fn put_in_place(
 
 /// The check of a file exchanged with its new content: what came out, now at `staged`, is
 /// exactly the verified original (same file, same bytes). If not, another program changed
-/// the target since the re-check: the two are exchanged back, that program's file in place,
-/// and the error says so.
+/// the target since the re-check: its file goes back in place, and the error says so. Nothing
+/// another program wrote is lost, even when it writes the target again meanwhile: the two are
+/// exchanged back only while the target still holds the commit's new content, and what that
+/// puts at the staged name is looked at again. A program that wrote the target twice has its
+/// latest version in place and the one before kept at the staged name, which the error names
+/// (and the rollback keeps).
 fn check_exchanged(
     dir: &Dir,
     name: &OsStr,
     staged: &OsStr,
+    entry: &Entry,
     write: &FileWrite,
     stamp: Option<&Stamp>,
 ) -> io::Result<()> {
     if is_verified_original(dir, staged, stamp, write)? {
         return Ok(());
     }
-    dir.exchange(staged, name)?;
-    Err(changed(dir, name))
+    let new_content = |at: &OsStr| -> io::Result<bool> {
+        let found = journal::identity_in(dir, at, journal::Hashing::Checksum)?;
+        Ok(found.is_some_and(|found| found.is(&entry.post_hash, entry.post_mode)))
+    };
+    if new_content(name)? {
+        dir.exchange(staged, name)?;
+        if new_content(staged)? {
+            return Err(changed(dir, name));
+        }
+        // Written once more between the look and the exchange: that latest version goes back
+        // in place, and the earlier one aside again.
+        dir.exchange(staged, name)?;
+    }
+    Err(io::Error::other(format!(
+        "{} was replaced by another program twice while patchdeck put it in place: its latest version is left in place, and the one before it is kept as {}",
+        dir.rel().join(name).display(),
+        dir.rel().join(staged).display()
+    )))
 }
 
 /// The error for a target another program changed just before the commit replaced it.

@@ -3,16 +3,21 @@
 //!
 //! Finishing a commit moves each original here instead of deleting it (a rename, or a durable
 //! copy for an original with other names or on another file system) and prunes the history to
-//! the newest [`KEEP`] commits. Archiving is idempotent, so a crash in the middle of it is finished
-//! by the next recovery. A recorded journal is sealed and validated like the live one before
-//! `undo` trusts it.
+//! the newest [`KEEP`] records. Archiving is idempotent, so a crash in the middle of it is
+//! finished by the next recovery.
+//!
+//! A folder of the history is a record only when it is one of patchdeck's, made for this
+//! workspace: named as a commit ID, a real folder of this user's, holding a `mark` sealed for
+//! this workspace that names it, and its `journal.json` (sealed and validated like the live
+//! journal before `undo` trusts it). Anything else there (empty folders, files, links, a copy
+//! of another workspace's record) is ignored and named in a warning: never counted against the
+//! records kept, never removed, never a reason to refuse a command.
 
 use super::beneath::{Dir, Folders, Kind, Root};
-use super::journal::{
-    beside_of, identity_beneath, read_all, write_durably, EntryKind, Journal, Originals,
-};
-use super::seal::{Key, Purpose};
+use super::journal::{beside_of, identity_beneath, is_commit_id, EntryKind, Journal, Originals};
 use crate::git::index::Note;
+use crate::state::seal::{self, Purpose};
+use crate::state::{self, State};
 use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, ErrorKind};
@@ -23,6 +28,9 @@ pub const KEEP: usize = 10;
 
 const HISTORY: &str = "history";
 const RECORD: &str = "journal.json";
+/// The sealed mark that makes a folder of the history a record of this workspace: its body is
+/// the record's commit ID.
+const MARK: &str = "mark";
 /// What `apply --stage` did to git's index, beside the record (`git::index::Change`s).
 const INDEX_NOTE: &str = "index.json";
 /// Beside a record while `undo` restores it: a process killed between restoring the files
@@ -41,16 +49,105 @@ pub fn record_dir_of(id: &str) -> PathBuf {
     Path::new(STATE_DIR).join(HISTORY).join(id)
 }
 
-/// Opens the history folder, creating it when `create` is set; `None` when there is none.
-fn open(state: &Dir, create: bool) -> io::Result<Option<Dir>> {
-    match state.subdir(OsStr::new(HISTORY)) {
-        Ok(dir) => Ok(Some(dir)),
-        Err(e) if e.kind() == ErrorKind::NotFound && create => {
-            state.mkdir(OsStr::new(HISTORY))?;
-            state.subdir(OsStr::new(HISTORY)).map(Some)
+/// The history folder's records, oldest first, and the names in it that are not records.
+struct Listing {
+    history: Dir,
+    records: Vec<OsString>,
+    /// What is not a record, and why not.
+    ignored: Vec<(OsString, &'static str)>,
+}
+
+impl Listing {
+    /// The history of `state`; `None` when there is none.
+    fn of(state: &State) -> io::Result<Option<Listing>> {
+        let Some(history) = state.folder(HISTORY, false)? else {
+            return Ok(None);
+        };
+        // A commit whose cleanup waits (`unfinished/`) has the start of its record here.
+        let waiting = match state.folder(state::UNFINISHED_DIR, false)? {
+            Some(unfinished) => unfinished.list()?,
+            None => Vec::new(),
+        };
+        let (mut records, mut ignored) = (Vec::new(), Vec::new());
+        for name in history.list()? {
+            match is_record(state, &history, &name) {
+                Ok(()) => records.push(name),
+                Err(_) if waiting.contains(&name) => {}
+                Err(why) => ignored.push((name, why)),
+            }
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+        Ok(Some(Listing {
+            history,
+            records,
+            ignored,
+        }))
+    }
+
+    fn newest(&self) -> io::Result<Option<Dir>> {
+        self.records
+            .last()
+            .map(|id| self.history.subdir(id))
+            .transpose()
+    }
+
+    /// What a person hears of what was ignored, when anything was.
+    fn warning(&self) -> Option<String> {
+        warn_ignored(&self.history, &self.ignored)
+    }
+}
+
+/// The warning for names of the history folder `history` that are not records of this
+/// workspace's.
+fn warn_ignored(history: &Dir, ignored: &[(OsString, &str)]) -> Option<String> {
+    const NAMED: usize = 3;
+    let (first, more) = match ignored.len() {
+        0 => return None,
+        n => (&ignored[..n.min(NAMED)], n.saturating_sub(NAMED)),
+    };
+    let mut names: Vec<String> = first
+        .iter()
+        .map(|(n, why)| format!("{}: {why}", history.rel().join(n).display()))
+        .collect();
+    if more > 0 {
+        names.push(format!("and {more} more"));
+    }
+    Some(format!(
+        "ignored {} in {} that {} not an undo record patchdeck made in this workspace ({}): patchdeck neither counts nor removes {}; look, then remove {}",
+        match ignored.len() {
+            1 => "1 entry".to_owned(),
+            n => format!("{n} entries"),
+        },
+        history.rel().display(),
+        if ignored.len() == 1 { "is" } else { "are" },
+        names.join(", "),
+        if ignored.len() == 1 { "it" } else { "them" },
+        if ignored.len() == 1 { "it" } else { "them" },
+    ))
+}
+
+/// Whether `name` in `history` is a record of this workspace's (see the module's docs), or
+/// why not.
+fn is_record(state: &State, history: &Dir, name: &OsStr) -> Result<(), &'static str> {
+    match history.stat(name) {
+        Ok(Some(st)) if st.kind == Kind::Dir => {}
+        Ok(Some(st)) if st.kind == Kind::Symlink => return Err("a symbolic link"),
+        Ok(Some(st)) if st.kind == Kind::File => return Err("a file"),
+        Ok(_) => return Err("not a folder"),
+        Err(_) => return Err("cannot be looked at"),
+    }
+    let Some(id) = name.to_str().filter(|id| is_commit_id(id)) else {
+        return Err("not named as patchdeck names its records");
+    };
+    let Ok(Some(record)) = state.folder_in(history, name, false) else {
+        return Err("not your folder alone");
+    };
+    match state.read_sealed(&record, OsStr::new(MARK), Purpose::RecordMark) {
+        Ok(Some(body)) if body == id.as_bytes() => {}
+        _ => return Err("no seal of this workspace's"),
+    }
+    match record.stat(OsStr::new(RECORD)) {
+        Ok(Some(st)) if st.kind == Kind::File => Ok(()),
+        _ => Err("no journal"),
     }
 }
 
@@ -58,23 +155,21 @@ fn open(state: &Dir, create: bool) -> io::Result<Option<Dir>> {
 /// by a rename into `history/ID/N` when it is on the same file system and has no other name,
 /// else by a durable copy (a mount point inside the root, or an original whose other names
 /// would change it later), after which its name beside the target is removed. Idempotent: an
-/// original already archived is not archived again.
+/// original already archived is not archived again. Returns a warning when the history holds
+/// what is not a record of this workspace's.
 pub fn archive(
     journal: &Journal,
     root: &Root,
-    state: &Dir,
+    state: &State,
     progress: &super::journal::Progress,
-) -> io::Result<()> {
-    let history = open(state, true)?.expect("created");
+) -> io::Result<Option<String>> {
+    let history = state.folder(HISTORY, true)?.expect("made");
     let id = OsStr::new(&journal.id);
     // A record folder made here holds nothing yet, so no name in it needs looking up; one an
     // interrupted archive left may hold some originals already. (Each lookup of a missing name
     // reads the whole folder, which grows to one name per file of the commit.)
     let fresh = history.stat(id)?.is_none();
-    if fresh {
-        history.mkdir(id)?;
-    }
-    let dest = history.subdir(id)?;
+    let dest = state.folder_in(&history, id, true)?.expect("made");
     let record_dir = record_dir_of(&journal.id);
     let mut record = journal.clone();
     let folders = Folders::new(root);
@@ -114,15 +209,26 @@ pub fn archive(
         record.entries[n].backup = Some(record_dir.join(n.to_string()));
     }
     dest.sync()?;
-    let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
-    write_durably(
+    state.write_sealed(
         &dest,
-        OsStr::new("journal.json.tmp"),
-        OsStr::new(RECORD),
-        &Key::mine()?.seal(Purpose::UndoRecord, &bytes),
+        OsStr::new(MARK),
+        Purpose::RecordMark,
+        id.as_encoded_bytes(),
+        true,
     )?;
+    let bytes = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
+    state.write_sealed(&dest, OsStr::new(RECORD), Purpose::UndoRecord, &bytes, true)?;
     history.sync()?;
-    prune(&history, KEEP)
+    prune(state, KEEP)
+}
+
+/// Removes what is left of the record of commit `id` when archiving it failed: its originals
+/// then cannot be kept, and a half-made record must not stand for one.
+pub fn discard(state: &State, id: &str) -> io::Result<()> {
+    match state.folder(HISTORY, false)? {
+        Some(history) => history.remove_tree(OsStr::new(id)),
+        None => Ok(()),
+    }
 }
 
 /// Moves `file` in `dir` to `name` in `dest`: a rename where it can be one (`true`: `file` is
@@ -164,14 +270,14 @@ fn move_original(
 /// that `undo` can put the index back too.
 pub fn keep_index_note(workspace: &Workspace, id: &str, note: &Note) -> io::Result<()> {
     let root = Root::open(workspace.root())?;
-    let dir = root.dir(&record_dir_of(id))?;
+    let state = State::open(&root)?
+        .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "there is no undo history"))?;
+    let history = state
+        .folder(HISTORY, false)?
+        .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "there is no undo history"))?;
+    let dir = history.subdir(OsStr::new(id))?;
     let bytes = serde_json::to_vec_pretty(note).map_err(io::Error::other)?;
-    write_durably(
-        &dir,
-        OsStr::new("index.json.tmp"),
-        OsStr::new(INDEX_NOTE),
-        &bytes,
-    )
+    state::write_fresh(&dir, OsStr::new(INDEX_NOTE), &bytes, true)
 }
 
 /// The index note kept beside an archived commit: `None` when there is none (the commit was
@@ -179,23 +285,26 @@ pub fn keep_index_note(workspace: &Workspace, id: &str, note: &Note) -> io::Resu
 pub fn index_note(record: &Dir) -> Option<Result<Note, String>> {
     let name = OsStr::new(INDEX_NOTE);
     let where_ = || record.rel().join(INDEX_NOTE).display().to_string();
-    match read_all(record, name) {
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
+    match state::read(record, name, state::MOST_RECORD) {
+        Ok(None) => None,
         Err(e) => Some(Err(format!("{}: {e}", where_()))),
-        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", where_()))),
+        Ok(Some(bytes)) => {
+            Some(serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", where_())))
+        }
     }
 }
 
-/// The sequence number the next commit's ID begins with: one past the newest archived
-/// commit's. IDs are `SEQ NANOS-PID` (16 + 16 hex digits), so they sort in the order the
-/// commits were made whatever the clock did between them; IDs of the earlier form (32 hex
-/// digits of nanoseconds, whose first 16 are zeros) read as 0 and sort first.
-pub fn next_sequence(state: &Dir) -> io::Result<u64> {
-    let Some(history) = open(state, false)? else {
+/// The sequence number the next commit's ID begins with: one past the newest record's. IDs
+/// are `SEQ NANOS-PID` (16 + 16 hex digits), so they sort in the order the commits were made
+/// whatever the clock did between them; IDs of the earlier form (32 hex digits of nanoseconds,
+/// whose first 16 are zeros) read as 0 and sort first. Only records count: a folder named to
+/// look like one with a huge number moves nothing.
+pub fn next_sequence(state: &State) -> io::Result<u64> {
+    let Some(listing) = Listing::of(state)? else {
         return Ok(1);
     };
-    let newest = history
-        .list()?
+    let newest = listing
+        .records
         .iter()
         .filter_map(|id| u64::from_str_radix(id.to_str()?.get(..16)?, 16).ok())
         .max()
@@ -203,60 +312,41 @@ pub fn next_sequence(state: &Dir) -> io::Result<u64> {
     Ok(newest.saturating_add(1))
 }
 
-/// The archived commits' ids, oldest first.
-pub fn entries(state: &Dir) -> io::Result<Vec<OsString>> {
-    let Some(history) = open(state, false)? else {
-        return Ok(Vec::new());
-    };
-    let mut ids = Vec::new();
-    for id in history.list()? {
-        match history.stat(&id)? {
-            Some(stat) if stat.kind == Kind::Dir => {}
-            // Something patchdeck did not put there: said, never followed or passed over.
-            Some(stat) if stat.kind == Kind::Symlink => {
-                return Err(io::Error::other(format!(
-                    "{} is a symbolic link, not a record patchdeck made (patchdeck never follows links in its own folder); remove it",
-                    history.rel().join(&id).display()
-                )))
-            }
-            _ => continue,
-        }
-        if history.subdir(&id)?.stat(OsStr::new(RECORD))?.is_some() {
-            ids.push(id);
-        }
-    }
-    Ok(ids)
-}
+/// A record of the history: its folder and its validated journal.
+pub type Record = (Dir, Journal);
 
-/// The newest archived commit: its folder and its validated journal.
-pub fn newest(state: &Dir) -> io::Result<Option<(Dir, Journal)>> {
-    let Some(id) = entries(state)?.pop() else {
-        return Ok(None);
+/// The newest record: its folder and its validated journal (`None` when there is none), and a
+/// warning when the history holds what is not a record of this workspace's.
+pub fn newest(state: &State) -> io::Result<(Option<Record>, Option<String>)> {
+    let Some(listing) = Listing::of(state)? else {
+        return Ok((None, None));
     };
-    let history = open(state, false)?.expect("listed");
-    let dir = history.subdir(&id)?;
-    let bytes = read_all(&dir, OsStr::new(RECORD))?;
-    let what = format!("the undo record {}", dir.rel().join(RECORD).display());
-    let bytes = Key::mine()?.open(Purpose::UndoRecord, &what, &bytes)?;
-    let journal: Journal = serde_json::from_slice(bytes).map_err(|e| {
+    let warning = listing.warning();
+    let Some(dir) = listing.newest()? else {
+        return Ok((None, warning));
+    };
+    let bytes = state
+        .read_sealed(&dir, OsStr::new(RECORD), Purpose::UndoRecord)?
+        .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "the record's journal is gone"))?;
+    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
         io::Error::new(
             ErrorKind::InvalidData,
             format!("{}: {e}", dir.rel().join(RECORD).display()),
         )
     })?;
-    if OsStr::new(&journal.id) != id {
+    if OsStr::new(&journal.id) != dir.rel().file_name().unwrap_or_default() {
         return Err(io::Error::new(
             ErrorKind::InvalidData,
             format!("{} records another commit", dir.rel().display()),
         ));
     }
     journal.validate(Originals::In(&record_dir_of(&journal.id)))?;
-    Ok(Some((dir, journal)))
+    Ok((Some((dir, journal)), warning))
 }
 
 /// Marks the record in `record` as being undone, durably, before its files are restored.
 pub fn mark_undoing(record: &Dir) -> io::Result<()> {
-    write_durably(record, OsStr::new("undoing.tmp"), OsStr::new(UNDOING), b"")
+    state::write_fresh(record, OsStr::new(UNDOING), b"", true)
 }
 
 /// Takes the mark off again: the undo wrote nothing.
@@ -266,26 +356,29 @@ pub fn unmark_undoing(record: &Dir) -> io::Result<()> {
 }
 
 /// Whether the newest record carries the mark of an undo that may have been interrupted.
-pub fn undo_interrupted(state: &Dir) -> bool {
-    let newest = || -> io::Result<bool> {
-        let Some(id) = entries(state)?.pop() else {
+pub fn undo_interrupted(state: &State) -> bool {
+    let marked = || -> io::Result<bool> {
+        let Some(record) = Listing::of(state)?
+            .map(|l| l.newest())
+            .transpose()?
+            .flatten()
+        else {
             return Ok(false);
         };
-        let history = open(state, false)?.expect("listed");
-        Ok(history.subdir(&id)?.stat(OsStr::new(UNDOING))?.is_some())
+        Ok(record.stat(OsStr::new(UNDOING))?.is_some())
     };
-    newest().unwrap_or(false)
+    marked().unwrap_or(false)
 }
 
 /// Finishes an undo that was killed after it restored the files but before it forgot their
 /// record: when the newest record is marked and every file it names is back as it was before
 /// that commit, the record is forgotten (its label returned); when none of them was restored,
 /// the mark is taken off; otherwise both are left for `undo` to name what changed.
-pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<String>> {
+pub fn finish_interrupted_undo(root: &Root, state: &State) -> io::Result<Option<String>> {
     if !undo_interrupted(state) {
         return Ok(None);
     }
-    let Some((record, journal)) = newest(state)? else {
+    let (Some((record, journal)), _) = newest(state)? else {
         return Ok(None);
     };
     let (mut restored, mut untouched) = (true, true);
@@ -316,7 +409,7 @@ pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<St
     }
     if restored {
         forget(state, &journal.id)?;
-        state.sync()?;
+        state.dir().sync()?;
         Ok(Some(journal.label))
     } else {
         if untouched {
@@ -326,20 +419,25 @@ pub fn finish_interrupted_undo(root: &Root, state: &Dir) -> io::Result<Option<St
     }
 }
 
-/// Removes one archived commit (after it was undone).
-pub fn forget(state: &Dir, id: &str) -> io::Result<()> {
-    match open(state, false)? {
-        Some(history) => history.remove_tree(OsStr::new(id)),
-        None => Ok(()),
-    }
+/// Removes one record (after it was undone).
+pub fn forget(state: &State, id: &str) -> io::Result<()> {
+    discard(state, id)
 }
 
-/// Removes all but the newest `keep` archived commits.
-fn prune(history: &Dir, keep: usize) -> io::Result<()> {
-    let ids = history.list()?;
-    let excess = ids.len().saturating_sub(keep);
-    for id in &ids[..excess] {
-        history.remove_tree(id)?;
+/// Removes all but the newest `keep` records; what is not a record is left, and named in the
+/// warning returned.
+fn prune(state: &State, keep: usize) -> io::Result<Option<String>> {
+    let Some(listing) = Listing::of(state)? else {
+        return Ok(None);
+    };
+    let excess = listing.records.len().saturating_sub(keep);
+    for id in &listing.records[..excess] {
+        listing.history.remove_tree(id)?;
     }
-    Ok(())
+    Ok(listing.warning())
+}
+
+/// Whether `error` says a record is not this workspace's (its seal does not open).
+pub fn is_foreign(error: &io::Error) -> bool {
+    seal::as_foreign(error).is_some()
 }

@@ -11,22 +11,23 @@
 //! its name, found by hash); one in state `committed` is finished (the originals removed, or
 //! kept for undo). Rollback is idempotent: running it twice is the same as once.
 //!
-//! A journal is read back only when its seal checks ([`super::seal`]: written by patchdeck for
-//! this user on this machine, not brought by a clone or an archive), and only after
+//! A journal is read back only when its seal opens ([`crate::state::seal`]: written by patchdeck
+//! for this user in this workspace, not brought by a clone, an archive or a copy), and only after
 //! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a
 //! file path beneath the root, its staged and original names beside it); every file operation
 //! then goes through [`super::beneath`], which never follows a link. A journal planted in a cloned
 //! repository therefore cannot reach outside the root or into `.git`.
 
 use super::beneath::{Dir, Folders, Kind, Root, Stat};
-use super::seal::{Key, Purpose};
 use crate::checksum::Checksum;
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
+use crate::state::seal::Purpose;
+use crate::state::{self, State as StateFolder};
 use crate::workspace::check_lexically;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -94,9 +95,6 @@ pub struct Entry {
     /// Folders the commit creates for this file, outermost first.
     pub created_dirs: Vec<PathBuf>,
 }
-
-/// A journal being written: left by a process killed before it renamed it into place.
-pub const JOURNAL_TMP_NAME: &str = JOURNAL_TMP;
 
 /// The journal's format. Version 1 kept originals in a folder of patchdeck's own, which a mount
 /// point inside the root could put on another file system; version 2 named contents by their
@@ -200,6 +198,10 @@ pub struct Recovery {
     /// Files that another program changed while the commit was running: neither the bytes
     /// patchdeck found nor the ones it wrote. They are left as they are, never overwritten.
     pub left_alone: Vec<PathBuf>,
+    /// Another program's content found beside a file, at a name the commit had used (it wrote
+    /// the file twice, and the commit had moved its first version aside): kept where it is,
+    /// never removed, for a person to look at.
+    pub kept: Vec<PathBuf>,
     /// Whether the interrupted commit had been marked committed (and was finished, not undone).
     pub finished: bool,
     /// Whether there was an interrupted commit at all (a journal).
@@ -209,10 +211,52 @@ pub struct Recovery {
     /// The label of a batch whose undo was killed after restoring its files: its record,
     /// left behind, was forgotten.
     pub undo_finished: Option<String>,
+    /// How many earlier commits whose cleanup had been set aside were finished.
+    pub finished_later: usize,
+    /// What a person should hear that did not stop recovery: state patchdeck did not make
+    /// and ignored, an undo record that could not be kept, a leftover that could not be
+    /// removed.
+    pub warnings: Vec<String>,
+    /// A committed journal finished with its originals kept in the undo history.
+    pub archived: bool,
+}
+
+impl Recovery {
+    /// Whether recovery did or found anything worth saying.
+    pub fn said_anything(&self) -> bool {
+        self.had_journal
+            || self.stale_lock.is_some()
+            || self.undo_finished.is_some()
+            || self.finished_later > 0
+            || !self.warnings.is_empty()
+    }
 }
 
 pub const JOURNAL: &str = "journal";
-const JOURNAL_TMP: &str = "journal.tmp";
+/// The name an earlier patchdeck wrote its journal under before renaming it into place.
+const JOURNAL_TMP_BEFORE: &str = "journal.tmp";
+
+/// The journals being written that a process killed before renaming them into place left in
+/// the state folder (nothing had been touched yet).
+pub fn leftovers(state: &Dir) -> io::Result<Vec<std::ffi::OsString>> {
+    Ok(state
+        .list()?
+        .into_iter()
+        .filter(|name| name == JOURNAL_TMP_BEFORE || state::is_temp_of(name, JOURNAL))
+        .collect())
+}
+
+/// Whether `id` has the shape of the IDs patchdeck gives commits: 32 hex digits (a sequence
+/// number and the time), a dash and a pid.
+pub fn is_commit_id(id: &str) -> bool {
+    id.split_once('-').is_some_and(|(nanos, pid)| {
+        nanos.len() == 32
+            && nanos.bytes().all(|b| b.is_ascii_hexdigit())
+            && !pid.is_empty()
+            && pid.len() <= 10
+            && pid.bytes().all(|b| b.is_ascii_digit())
+    })
+}
 
 pub fn journal_path(state_dir: &Path) -> PathBuf {
     state_dir.join(JOURNAL)
@@ -254,31 +298,33 @@ impl Journal {
         Hashing::of(self.version).unwrap_or(Hashing::Checksum)
     }
 
-    /// Writes the journal atomically and durably into the state folder.
-    pub fn save(&self, state: &Dir) -> io::Result<()> {
+    /// Writes the journal, sealed, atomically and durably into the state folder.
+    pub fn save(&self, state: &StateFolder) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
-        let sealed = Key::mine()?.seal(Purpose::Journal, &bytes);
-        write_durably(state, OsStr::new(JOURNAL_TMP), OsStr::new(JOURNAL), &sealed)
+        state.write_sealed(
+            state.dir(),
+            OsStr::new(JOURNAL),
+            Purpose::Journal,
+            &bytes,
+            true,
+        )
     }
 
-    /// Reads and validates the journal, if there is one.
-    pub fn load(state: &Dir) -> io::Result<Option<Journal>> {
-        let bytes = match read_all(state, OsStr::new(JOURNAL)) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                // A crash between writing journal.tmp and renaming it leaves only the
-                // temporary: nothing had been touched yet.
-                state.remove_file_if_exists(OsStr::new(JOURNAL_TMP))?;
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
+    /// Reads and validates the journal, if there is one; [`crate::state::seal::Foreign`] when
+    /// its seal does not open for this user and this workspace.
+    pub fn load(state: &StateFolder) -> io::Result<Option<Journal>> {
+        Journal::load_from(state, state.dir(), OsStr::new(JOURNAL))
+    }
+
+    /// [`Journal::load`] of the journal kept as `name` in `dir`, a folder of the state folder.
+    pub fn load_from(state: &StateFolder, dir: &Dir, name: &OsStr) -> io::Result<Option<Journal>> {
+        let Some(bytes) = state.read_sealed(dir, name, Purpose::Journal)? else {
+            return Ok(None);
         };
-        let what = state.rel().join(JOURNAL).display().to_string();
-        let bytes = Key::mine()?.open(Purpose::Journal, &format!("the journal {what}"), &bytes)?;
-        let journal: Journal = serde_json::from_slice(bytes).map_err(|e| {
+        let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
             io::Error::new(
                 ErrorKind::InvalidData,
-                format!("{}: {e}", state.rel().join(JOURNAL).display()),
+                format!("{}: {e}", dir.rel().join(name).display()),
             )
         })?;
         journal.validate(Originals::Beside)?;
@@ -304,13 +350,7 @@ impl Journal {
                 self.version
             )));
         }
-        let id_ok = self.id.split_once('-').is_some_and(|(nanos, pid)| {
-            nanos.len() == 32
-                && nanos.bytes().all(|b| b.is_ascii_hexdigit())
-                && !pid.is_empty()
-                && pid.bytes().all(|b| b.is_ascii_digit())
-        });
-        if !id_ok {
+        if !is_commit_id(&self.id) {
             return Err(bad(format!("commit id \"{}\"", self.id)));
         }
         for (n, entry) in self.entries.iter().enumerate() {
@@ -371,15 +411,46 @@ impl Journal {
     }
 
     /// Undoes or finishes this commit, then removes the journal.
-    pub fn recover(&self, root: &Root, state: &Dir) -> io::Result<Recovery> {
+    pub fn recover(&self, root: &Root, state: &StateFolder) -> io::Result<Recovery> {
         self.recover_counted(root, state, &Progress::default())
     }
 
-    /// [`Journal::recover`], counting the files done in `progress` as it goes.
+    /// Recovers from this journal, the live one (`.patchdeck/journal`), counting the files
+    /// done in `progress` as it goes, and removes it. A committed journal whose cleanup fails
+    /// (a full disk, a folder out of reach just now) is set aside for a later command to
+    /// finish ([`super::unfinished`]), with a warning: the commit stands, and no later command
+    /// waits for it.
     pub fn recover_counted(
         &self,
         root: &Root,
-        state: &Dir,
+        state: &StateFolder,
+        progress: &Progress,
+    ) -> io::Result<Recovery> {
+        let recovery = match self.settle(root, state, progress) {
+            Ok(recovery) => recovery,
+            Err(e) if self.state == State::Committed => Recovery {
+                finished: true,
+                had_journal: true,
+                warnings: vec![super::unfinished::park(self, root, state, &e)],
+                ..Recovery::default()
+            },
+            Err(e) => return Err(e),
+        };
+        for leftover in leftovers(state.dir())? {
+            state.dir().remove_file_if_exists(&leftover)?;
+        }
+        state.dir().remove_file_if_exists(OsStr::new(JOURNAL))?;
+        state.dir().sync()?;
+        Ok(recovery)
+    }
+
+    /// Undoes or finishes this commit's files, wherever its journal is kept (the caller
+    /// removes it): one that was not committed is rolled back, one that was is finished (its
+    /// originals into the undo history, or removed when they are not kept).
+    pub fn settle(
+        &self,
+        root: &Root,
+        state: &StateFolder,
         progress: &Progress,
     ) -> io::Result<Recovery> {
         let mut recovery = Recovery {
@@ -403,7 +474,10 @@ impl Journal {
                 }
             }
             State::Committed if self.keep_history => {
-                super::history::archive(self, root, state, progress)?
+                recovery
+                    .warnings
+                    .extend(super::history::archive(self, root, state, progress)?);
+                recovery.archived = true;
             }
             State::Committed => {
                 let folders = Folders::new(root);
@@ -420,10 +494,27 @@ impl Journal {
                 remove_empty_parents(root, &entry.path);
             }
         }
-        state.remove_file_if_exists(OsStr::new(JOURNAL_TMP))?;
-        state.remove_file_if_exists(OsStr::new(JOURNAL))?;
-        state.sync()?;
         Ok(recovery)
+    }
+
+    /// Finishes this committed journal without an undo record: what it left beside its files
+    /// is removed, and each leftover that cannot be is named. The last resort when its cleanup
+    /// can neither be done nor set aside for later.
+    pub fn give_up_undo(&self, root: &Root, state: &StateFolder) -> Vec<String> {
+        let _ = super::history::discard(state, &self.id);
+        let folders = Folders::new(root);
+        let mut warnings = Vec::new();
+        for entry in &self.entries {
+            if let Err(e) = remove_beside(&folders, entry) {
+                warnings.push(format!(
+                    "{}: what the commit left beside it could not be removed ({e}); remove the .{}.pd-{}-* file(s) by hand",
+                    entry.path.display(),
+                    entry.path.file_name().unwrap_or_default().to_string_lossy(),
+                    self.id
+                ));
+            }
+        }
+        warnings
     }
 }
 
@@ -577,9 +668,20 @@ fn rollback_entry(
             } else {
                 recovery.left_alone.push(entry.path.clone());
             }
-            // What is left beside it is the new content, or a second name of the original.
+            // What is left beside it is the new content, or a second name or copy of the
+            // original, and goes. Anything else is another program's (a file it wrote that
+            // the commit moved aside, or what it put there): it is kept, and named.
             for leftover in [&staged, &original].into_iter().flatten() {
-                dir.remove_file_if_exists(leftover)?;
+                let found = identity_in(&dir, leftover, hashing)?;
+                let spare = match found {
+                    Some(_) => is(&found, pre) || is(&found, post),
+                    None => dir.stat(leftover)?.is_none(),
+                };
+                if spare {
+                    dir.remove_file_if_exists(leftover)?;
+                } else {
+                    recovery.kept.push(dir.rel().join(leftover));
+                }
             }
             dir.sync()?;
         }
@@ -627,7 +729,11 @@ impl Identity {
 }
 
 /// The [`Identity`] of the regular file `name` in `dir`; `None` when there is none.
-fn identity_in(dir: &Dir, name: &OsStr, hashing: Hashing) -> io::Result<Option<Identity>> {
+pub(super) fn identity_in(
+    dir: &Dir,
+    name: &OsStr,
+    hashing: Hashing,
+) -> io::Result<Option<Identity>> {
     use std::os::unix::fs::MetadataExt;
     let (file, meta) = match dir.stat(name)? {
         Some(stat) if stat.kind == Kind::File => dir.open_file_stat(name)?,
@@ -656,16 +762,6 @@ pub fn identity_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result
 pub fn read_all(dir: &Dir, name: &OsStr) -> io::Result<Vec<u8>> {
     let (file, meta) = dir.open_file_stat(name)?;
     crate::workspace::Unread::with(file, meta)?.finish_bytes()
-}
-
-/// Writes `bytes` to `name` in `dir` through the temporary `tmp`, fsynced, then the folder.
-pub fn write_durably(dir: &Dir, tmp: &OsStr, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
-    dir.remove_file_if_exists(tmp)?;
-    let mut file = dir.create_new(tmp, 0o644)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    dir.rename(tmp, dir, name)?;
-    dir.sync()
 }
 
 #[cfg(test)]
@@ -818,8 +914,7 @@ mod tests {
     /// and recovered as the next command would.
     fn recovered(dir: &Path, journal: &Journal) -> Recovery {
         let root = Root::open(dir).unwrap();
-        std::fs::create_dir_all(dir.join(".patchdeck")).unwrap();
-        let state = root.dir(Path::new(".patchdeck")).unwrap();
+        let state = StateFolder::ensure(&root).unwrap();
         journal.save(&state).unwrap();
         let read = Journal::load(&state).unwrap().expect("just saved");
         read.recover(&root, &state).unwrap()

@@ -19,26 +19,29 @@ mod exchange;
 pub mod failpoint;
 pub mod history;
 pub mod journal;
-pub mod lock;
-pub mod seal;
+mod recover;
 mod stage;
 pub mod undo;
+mod unfinished;
 
 use crate::checksum::Checksum;
 use crate::error::{Error, Result};
 use crate::plan::{FileWrite, Plan, WriteKind};
-use crate::workspace::{Snapshot, Stamp, Unread, Workspace, STATE_DIR};
+use crate::state::lock::Lock;
+use crate::state::State as StateFolder;
+use crate::workspace::{Snapshot, Stamp, Unread, Workspace};
 use beneath::{Dir, Folders, Kind, Root};
 use exchange::put_all_in_place;
 use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
-use lock::Lock;
+pub use recover::{pending, recover, recover_counted};
+use recover::{recover_locked, removed_lock, state_failed};
 pub use stage::{as_changed, Changed, Make, NewContents};
 use stage::{keeps_permissions, still_verified, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs::{self, File};
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -102,6 +105,9 @@ pub struct Committed {
     /// file to another user, or to a group it is not in): they now belong to the writer, as
     /// with any editor. Said, never silent.
     pub owner_not_kept: Vec<PathBuf>,
+    /// What a person should hear that did not fail the commit: state patchdeck did not make
+    /// and ignored, an undo record that could not be kept.
+    pub warnings: Vec<String>,
 }
 
 /// Commits a plan without blockers: every write happens, or none does. Each new content is the
@@ -158,8 +164,9 @@ pub fn commit_with(
         // Nothing to write: the disk is not touched, not even patchdeck's own folder.
         return Ok(Committed::default());
     }
-    let state = ensure_state_dir(&root)?;
-    let _lock = Lock::acquire(&state, options.lock_wait)?;
+    let state = StateFolder::ensure(&root).map_err(|e| state_failed(workspace, e))?;
+    let lock = Lock::acquire(state.dir(), options.lock_wait)?;
+    let mut warnings: Vec<String> = lock.removed_foreign.iter().map(removed_lock).collect();
     let recovered = recover_locked(
         workspace,
         &root,
@@ -167,6 +174,9 @@ pub fn commit_with(
         !options.undoing,
         &journal::Progress::default(),
     )?;
+    if let Some(recovered) = &recovered {
+        warnings.extend(recovered.warnings.iter().cloned());
+    }
     // Every target looked at under the lock before the journal: still there (or still
     // absent), and as verified as far as its stat can tell; its bytes are checked as it is
     // staged. Each original's checksum, for the journal, is computed here, on every core.
@@ -185,7 +195,10 @@ pub fn commit_with(
     let mut tx = Transaction::new(workspace, &writes, &pre, sequence, options);
     let ran = tx.run(&folders, &state, &writes, contents, options.sha256);
     let written = match ran {
-        Ok(written) => written,
+        Ok((written, cleanup)) => {
+            warnings.extend(cleanup);
+            written
+        }
         Err((path, step, cause)) => {
             let rolled_back = tx.journal.recover(&root, &state);
             // Rolled back means the journal is gone and no byte of this commit remains; a file
@@ -203,8 +216,15 @@ pub fn commit_with(
             }
             let cause = match &rolled_back {
                 Ok(r) if !r.left_alone.is_empty() => format!(
-                    "{cause}; left as another program changed them during the commit: {}",
-                    join_paths(&r.left_alone)
+                    "{cause}; left as another program changed them during the commit: {}{}",
+                    join_paths(&r.left_alone),
+                    match r.kept.is_empty() {
+                        true => String::new(),
+                        false => format!(
+                            "; that program's earlier content is kept as {}",
+                            join_paths(&r.kept)
+                        ),
+                    }
                 ),
                 Ok(_) => cause.to_string(),
                 Err(e) => format!("{cause}; then rolling back failed: {e}"),
@@ -217,11 +237,13 @@ pub fn commit_with(
             });
         }
     };
+    let kept = options.keep_history && !written.is_empty() && tx.archived;
     Ok(Committed {
-        history_id: (options.keep_history && !written.is_empty()).then(|| tx.journal.id.clone()),
+        history_id: kept.then(|| tx.journal.id.clone()),
         written,
         recovered,
         owner_not_kept: tx.owner_not_kept,
+        warnings,
     })
 }
 
@@ -246,111 +268,6 @@ fn made_unchanged(root: &Root, write: &FileWrite, make: &Make<'_>) -> bool {
     still_verified(before, &now)
         && make(write, Some(&now)) == **now.bytes()
         && keeps_permissions(write, &now.stamp)
-}
-
-/// Rolls back or finishes an interrupted commit, if a journal says there was one.
-pub fn recover(workspace: &Workspace, lock_wait: Duration) -> Result<Option<Recovery>> {
-    recover_counted(workspace, lock_wait, &journal::Progress::default())
-}
-
-/// [`recover`], counting the files it has put back or finished in `progress`.
-pub fn recover_counted(
-    workspace: &Workspace,
-    lock_wait: Duration,
-    progress: &journal::Progress,
-) -> Result<Option<Recovery>> {
-    let root = open_root(workspace)?;
-    // Only a real folder can hold patchdeck's journal; a file, a link or nothing there means
-    // no commit of patchdeck's was interrupted (and a commit will say what is in the way).
-    match root.stat(Path::new(STATE_DIR)) {
-        Ok(Some(stat)) if stat.kind == Kind::Dir => {}
-        Ok(_) => return Ok(None),
-        Err(e) => return Err(recovery_failed(workspace, e)),
-    }
-    let state = root
-        .dir(Path::new(STATE_DIR))
-        .map_err(|e| recovery_failed(workspace, e))?;
-    let journal = state
-        .stat(OsStr::new(journal::JOURNAL))
-        .map_err(|e| recovery_failed(workspace, e))?;
-    let leftover = state
-        .stat(OsStr::new(journal::JOURNAL_TMP_NAME))
-        .map_err(|e| recovery_failed(workspace, e))?
-        .is_some();
-    if journal.is_none() && !leftover && !history::undo_interrupted(&state) {
-        // No interrupted commit; the lock of a process that died holding it may be left.
-        return Ok(lock::clear_stale(&state).map(|pid| Recovery {
-            stale_lock: Some(pid),
-            ..Recovery::default()
-        }));
-    }
-    let lock = Lock::acquire(&state, lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state, true, progress)?;
-    Ok(recovered.map(|r| Recovery {
-        stale_lock: lock.took_over_from,
-        ..r
-    }))
-}
-
-/// The journal of an interrupted commit, when one is waiting under the workspace: looked at,
-/// never read or acted on (commands that only read say so instead of recovering).
-pub fn pending(workspace: &Workspace) -> Option<PathBuf> {
-    let root = open_root(workspace).ok()?;
-    let rel = Path::new(STATE_DIR).join(journal::JOURNAL);
-    match root.stat(&rel) {
-        Ok(Some(_)) => Some(journal::journal_path(&workspace.state_dir())),
-        _ => None,
-    }
-}
-
-fn recovery_failed(workspace: &Workspace, cause: io::Error) -> Error {
-    let journal = journal::journal_path(&workspace.state_dir());
-    match seal::as_foreign(&cause) {
-        Some(foreign) => Error::Foreign {
-            record: journal,
-            why: foreign.why.clone(),
-        },
-        None => Error::RecoveryFailed {
-            journal,
-            cause: cause.to_string(),
-        },
-    }
-}
-
-fn recover_locked(
-    workspace: &Workspace,
-    root: &Root,
-    state: &Dir,
-    finish_undo: bool,
-    progress: &journal::Progress,
-) -> Result<Option<Recovery>> {
-    let journal = Journal::load(state).map_err(|e| recovery_failed(workspace, e))?;
-    let mut recovery = match journal {
-        Some(journal) => Some(
-            journal
-                .recover_counted(root, state, progress)
-                .map_err(|e| recovery_failed(workspace, e))?,
-        ),
-        None => None,
-    };
-    // After the journal: an undo's own commit is rolled back or finished first.
-    if !finish_undo {
-        return Ok(recovery);
-    }
-    let undone = history::finish_interrupted_undo(root, state).map_err(|e| {
-        let error = recovery_failed(workspace, e);
-        match error {
-            Error::RecoveryFailed { cause, .. } => Error::RecoveryFailed {
-                journal: history::history_dir(&workspace.state_dir()),
-                cause,
-            },
-            other => other,
-        }
-    })?;
-    if let Some(label) = undone {
-        recovery.get_or_insert_with(Recovery::default).undo_finished = Some(label);
-    }
-    Ok(recovery)
 }
 
 /// Opens the workspace root for the commit's file operations.
@@ -378,55 +295,6 @@ pub(crate) fn read_beneath(root: &Root, rel: &Path) -> io::Result<Option<Snapsho
 fn snapshot_at(dir: &Dir, name: &OsStr) -> io::Result<Snapshot> {
     let (file, meta) = dir.open_file_stat(name)?;
     Unread::with(file, meta)?.finish()
-}
-
-fn ensure_state_dir(root: &Root) -> Result<Dir> {
-    let failed = |step: &str, cause: String| Error::CommitFailed {
-        path: root.path().join(STATE_DIR).display().to_string(),
-        step: step.into(),
-        cause,
-        rolled_back: true,
-    };
-    let top = root
-        .top()
-        .map_err(|e| failed("opening the root", e.to_string()))?;
-    let name = OsStr::new(STATE_DIR);
-    match top.stat(name) {
-        Ok(Some(stat)) if stat.kind == Kind::Dir => {}
-        Ok(Some(_)) => {
-            return Err(failed(
-                "preparing patchdeck's state folder",
-                "it exists and is not a folder".into(),
-            ))
-        }
-        Ok(None) => {
-            // The folder ignores itself, so patchdeck's state never shows in `git status`.
-            // Another patchdeck making it at the same moment is no error: whichever made it,
-            // it is there (and its .gitignore is written once, complete, by its maker).
-            let exists = |r: io::Result<()>| match r {
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
-                other => other.map(|()| true),
-            };
-            exists(top.mkdir(name))
-                .and_then(|made| {
-                    let state = top.subdir(name)?;
-                    if !made {
-                        return Ok(());
-                    }
-                    let mut ignore = state.create_new(OsStr::new(".gitignore.tmp"), 0o644)?;
-                    ignore.write_all(crate::workspace::STATE_GITIGNORE)?;
-                    state.rename(
-                        OsStr::new(".gitignore.tmp"),
-                        &state,
-                        OsStr::new(".gitignore"),
-                    )
-                })
-                .map_err(|e| failed("creating patchdeck's state folder", e.to_string()))?;
-        }
-        Err(e) => return Err(failed("preparing patchdeck's state folder", e.to_string())),
-    }
-    top.subdir(name)
-        .map_err(|e| failed("opening patchdeck's state folder", e.to_string()))
 }
 
 /// Checks, under the lock and before anything is written, that a target is still the file
@@ -527,6 +395,9 @@ struct Transaction<'a> {
     journal: Journal,
     /// Files staged without their original's owner or group (see [`Committed`]).
     owner_not_kept: Vec<PathBuf>,
+    /// Whether the undo history keeps (or, after a cleanup left for the next command, will
+    /// keep) the commit's originals.
+    archived: bool,
 }
 
 impl<'a> Transaction<'a> {
@@ -567,6 +438,7 @@ impl<'a> Transaction<'a> {
             .collect();
         Transaction {
             owner_not_kept: Vec::new(),
+            archived: false,
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
                 version: journal::VERSION,
@@ -596,13 +468,13 @@ impl<'a> Transaction<'a> {
     fn run(
         &mut self,
         folders: &Folders,
-        state: &Dir,
+        state: &StateFolder,
         writes: &[&FileWrite],
         contents: NewContents<'_>,
         sha256: bool,
-    ) -> Result<Vec<Written>, StepError> {
+    ) -> Result<(Vec<Written>, Vec<String>), StepError> {
         let root = folders.root();
-        let state_rel = state.rel().to_path_buf();
+        let state_rel = state.dir().rel().to_path_buf();
         self.step("journal", &state_rel, self.journal.save(state))?;
         for entry in &self.journal.entries {
             for dir in &entry.created_dirs {
@@ -671,7 +543,7 @@ impl<'a> Transaction<'a> {
             self.journal
                 .recover(root, state)
                 .map_err(|e| (state_rel.clone(), step_name("journal"), e))?;
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         // The journal now names every new content (recovery tells the commit's files from
         // another program's by it), and each file staging found unchanged is left out.
@@ -752,11 +624,21 @@ impl<'a> Transaction<'a> {
             self.journal.state = State::Prepared;
             return Err((state_rel, step_name("mark"), e));
         }
-        // Committed: from here on the new files stand; cleanup failures leave a committed
+        // Committed: from here on the new files stand. Cleanup says what it could not do in
+        // warnings; a failure of its own (the state folder gone, say) leaves a committed
         // journal that the next run finishes.
-        let _ = hit(self.failpoint, "cleanup")
-            .and_then(|()| self.journal.recover(root, state).map(|_| ()));
-        Ok(written)
+        let cleaned =
+            hit(self.failpoint, "cleanup").and_then(|()| self.journal.recover(root, state));
+        match cleaned {
+            Ok(recovery) => {
+                self.archived = recovery.archived;
+                Ok((written, recovery.warnings))
+            }
+            Err(_) => {
+                self.archived = true;
+                Ok((written, Vec::new()))
+            }
+        }
     }
 
     /// Makes the entries of every folder the commit touches durable, on several threads.

@@ -10,14 +10,14 @@
 use super::beneath::Root;
 use super::failpoint::hit;
 use super::journal::{read_all, EntryKind};
-use super::{commit, history, open_root, read_beneath, seal, CommitOptions, Committed};
+use super::{commit, history, open_root, read_beneath, CommitOptions, Committed};
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::git::index::{restore, Restored};
 use crate::plan::{FileWrite, Plan, WriteKind};
-use crate::workspace::{Workspace, STATE_DIR};
+use crate::state::{as_untrusted, seal, State};
+use crate::workspace::Workspace;
 use std::ffi::OsStr;
-use std::io::ErrorKind;
 use std::path::Path;
 
 /// What an undo restored.
@@ -29,17 +29,24 @@ pub struct Undone {
     /// was not staged): what was put back and what was left, or why the note of what was
     /// staged could not be used.
     pub index: Option<std::result::Result<Restored, String>>,
+    /// What a person should hear besides: entries of the history that are not records of
+    /// this workspace's, and were ignored.
+    pub warnings: Vec<String>,
 }
 
 /// Restores the last committed batch.
 pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let root = open_root(workspace)?;
-    let failed = |cause: std::io::Error| match seal::as_foreign(&cause) {
-        Some(foreign) => Error::Foreign {
+    let failed = |cause: std::io::Error| match (seal::as_foreign(&cause), as_untrusted(&cause)) {
+        (Some(foreign), _) => Error::Foreign {
             record: history::history_dir(&workspace.state_dir()),
-            why: foreign.why.clone(),
+            why: foreign.to_string(),
         },
-        None => Error::UndoFailed {
+        (_, Some(untrusted)) => Error::Untrusted {
+            path: untrusted.path.clone(),
+            why: untrusted.why.clone(),
+        },
+        _ => Error::UndoFailed {
             path: history::history_dir(&workspace.state_dir()),
             cause: cause.to_string(),
             restored: false,
@@ -57,13 +64,33 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             history::KEEP
         )),
     };
-    let state = match root.dir(Path::new(STATE_DIR)) {
-        Ok(state) => state,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Err(nothing()),
-        Err(e) => return Err(failed(e)),
-    };
-    let Some((record, journal)) = history::newest(&state).map_err(failed)? else {
+    let Some(state) = State::open(&root).map_err(failed)? else {
         return Err(nothing());
+    };
+    // The newest commit's undo record is not made while its cleanup waits: undoing the one
+    // before it would not be undoing the last commit.
+    if let Some(id) = super::unfinished::ids(&state).last() {
+        return Err(Error::Usage {
+            message: format!(
+                "cannot undo: the cleanup of the last commit ({}) is not finished, so its undo record is not made yet; nothing was written",
+                id.to_string_lossy()
+            ),
+            hint: Some(
+                "fix what the warning says (a full disk, say), then run `patchdeck recover`, which finishes it"
+                    .into(),
+            ),
+        });
+    }
+    let (newest, warning) = history::newest(&state).map_err(failed)?;
+    let warnings: Vec<String> = warning.into_iter().collect();
+    let Some((record, journal)) = newest else {
+        return Err(match warnings.first() {
+            Some(warning) => Error::Usage {
+                message: format!("nothing to undo under {}", workspace.root().display()),
+                hint: Some(warning.clone()),
+            },
+            None => nothing(),
+        });
     };
     let mut changed = Vec::new();
     let mut damaged = Vec::new();
@@ -190,6 +217,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         label: journal.label,
         committed,
         index,
+        warnings,
     })
 }
 

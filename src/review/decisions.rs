@@ -230,16 +230,25 @@ impl Decisions {
             .extend(batch.changes().map(|(_, c)| c.id.clone()));
     }
 
-    /// Reads a saved decisions file and checks that it speaks of this batch's changes.
+    /// The most a decisions file may hold: as large as a batch may be (it names at most every
+    /// change), and a seal line.
+    pub const MOST_BYTES: u64 = crate::formats::MAX_INPUT_BYTES as u64 + 16_384;
+
+    /// Reads a saved decisions file and checks that it speaks of this batch's changes. A
+    /// review session's file is one: named by a person, it is read whether or not its seal
+    /// opens (the seal is what lets the reviewer resume it on its own).
     pub fn load(path: &str, batch: &Batch) -> Result<(Decisions, Vec<String>)> {
-        // As large as a batch may be, no larger: a decisions file names at most every change.
-        let limit = crate::formats::MAX_INPUT_BYTES as u64;
-        let bytes = crate::bounded::read(std::path::Path::new(path), limit).map_err(|cause| {
-            Error::ReadInput {
+        let bytes = crate::bounded::read(std::path::Path::new(path), Self::MOST_BYTES).map_err(
+            |cause| Error::ReadInput {
                 source: format!("decisions file {path}"),
                 cause,
-            }
-        })?;
+            },
+        )?;
+        Self::parse(path, crate::state::seal::unsealed(&bytes), batch)
+    }
+
+    /// [`Decisions::load`] of the bytes of a decisions file, `path` naming it in errors.
+    pub fn parse(path: &str, bytes: &[u8], batch: &Batch) -> Result<(Decisions, Vec<String>)> {
         let hint = || {
             Some(
                 "a decisions file is written by the reviewer, or by hand as {\"decisions\": {\"CHANGE-ID\": \"accept\"}}"
@@ -247,14 +256,14 @@ impl Decisions {
             )
         };
         // Strictly first: a key written twice is an error, not "the last one wins".
-        crate::json::parse_strict(&bytes).map_err(|problem| Error::Usage {
+        crate::json::parse_strict(bytes).map_err(|problem| Error::Usage {
             message: format!(
                 "{path}: {}: not a decisions file: {}",
                 problem.location, problem.message
             ),
             hint: hint(),
         })?;
-        let decisions: Decisions = serde_json::from_slice(&bytes).map_err(|e| Error::Usage {
+        let decisions: Decisions = serde_json::from_slice(bytes).map_err(|e| Error::Usage {
             message: format!(
                 "{path}:{}:{}: not a decisions file: {e}",
                 e.line(),

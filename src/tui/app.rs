@@ -80,7 +80,7 @@ pub struct Message {
 #[derive(Debug)]
 pub enum Outcome {
     Written {
-        committed: Committed,
+        committed: Box<Committed>,
         report: Option<Result<PathBuf, String>>,
     },
     Failed(String),

@@ -120,7 +120,7 @@ impl App {
                     self.say(Tone::Warning, applied.warnings.join("; "));
                 }
                 self.outcome = Some(Outcome::Written {
-                    committed: applied.committed,
+                    committed: Box::new(applied.committed),
                     report,
                 });
                 self.overlay = Some(Overlay::Committed { scroll: 0 });

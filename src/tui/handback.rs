@@ -2,9 +2,12 @@
 //! (what failed and what is really on disk, as `patchdeck feedback` prints it) and `X` writes
 //! the batch as decided, rebased on the files as they are (as `patchdeck export` prints it).
 //! Both go to files under the workspace's state folder, named by the batch, and the status
-//! line says where.
+//! line says where. Each is a new file renamed into place ([`crate::state::write_fresh`]):
+//! whatever stands at its name (a link a clone planted, say) is replaced, never written through.
 
 use super::app::{App, Tone};
+use crate::commit::beneath::Root;
+use crate::state::State;
 use crate::{export, feedback};
 use std::path::PathBuf;
 
@@ -19,8 +22,7 @@ impl App {
         }
         let message = feedback::message(self.review().checked(), self.review().decisions());
         let failed = message.summary.failed;
-        let path = self.handback_path("feedback.md");
-        match path.and_then(|path| std::fs::write(&path, message.to_markdown()).map(|()| path)) {
+        match self.hand_back("feedback.md", message.to_markdown().as_bytes()) {
             Ok(path) => {
                 let what = match failed {
                     0 => "no change failed; the feedback says so".to_owned(),
@@ -60,8 +62,7 @@ impl App {
                 return;
             }
         };
-        let path = self.handback_path("export.json");
-        match path.and_then(|path| std::fs::write(&path, &exported.bytes).map(|()| path)) {
+        match self.hand_back("export.json", &exported.bytes) {
             Ok(path) => self.say(
                 Tone::Info,
                 format!(
@@ -87,11 +88,15 @@ impl App {
         self.config.read_only
     }
 
-    /// Where a file handed back for this batch goes, its folder made:
-    /// `.patchdeck/handback/<batch>-<name>`.
-    fn handback_path(&self, name: &str) -> std::io::Result<PathBuf> {
+    /// Writes a file handed back for this batch, its folder made:
+    /// `.patchdeck/handback/<batch>-<name>`; where it went.
+    fn hand_back(&self, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
         let sha = &self.review().batch().content_sha256;
-        let dir = self.workspace.state_subdir(HANDBACK_DIR)?;
-        Ok(dir.join(format!("{}-{name}", &sha[..sha.len().min(12)])))
+        let name = format!("{}-{name}", &sha[..sha.len().min(12)]);
+        let root = Root::open(self.workspace.root())?;
+        let state = State::ensure(&root)?;
+        let dir = state.folder(HANDBACK_DIR, true)?.expect("made");
+        crate::state::write_fresh(&dir, name.as_ref(), bytes, true)?;
+        Ok(self.workspace.root().join(dir.rel()).join(name))
     }
 }

@@ -104,8 +104,10 @@ pub struct DiffFile<'a> {
     pub deleted: bool,
     pub renamed: bool,
     pub copied: bool,
-    /// The modes of `old mode` / `new mode` lines, as written.
+    /// The modes of `old mode` / `new mode` lines, as written. The old mode is also read
+    /// from `deleted file mode` and from an `index` line's mode; `old_mode_line` says which.
     pub old_mode: Option<String>,
+    pub old_mode_line: &'static str,
     pub mode_change: Option<String>,
     /// The mode of a `new file mode` line, as written.
     pub new_file_mode: Option<String>,

@@ -49,6 +49,7 @@ pub fn on_creation(section: &DiffFile, file: &mut FilePatch) {
 /// hunk (`alone`), the mode change is a change of its own, without lines, for the reviewer to
 /// accept or reject; with hunks it is written with them.
 pub fn on_change(section: &DiffFile, file: &mut FilePatch, builder: &Builder, alone: bool) {
+    check_old(section, file);
     let Some(mode) = &section.mode_change else {
         return;
     };
@@ -69,6 +70,17 @@ pub fn on_change(section: &DiffFile, file: &mut FilePatch, builder: &Builder, al
                 ..ChangeSpec::default()
             },
         );
+    }
+}
+
+/// Refuses, as git does, a file the diff says is not a regular file (a link or a submodule by
+/// its `old mode`, `deleted file mode` or `index` line): its hunks are not text to write into
+/// the regular file that may stand at that path, nor is deleting it deleting that file.
+pub fn check_old(section: &DiffFile, file: &mut FilePatch) {
+    if let Some(mode) = &section.old_mode {
+        if let Err(problem) = regular(mode, &file.doc_path, section.old_mode_line.trim_end()) {
+            file.load_problems.push(problem);
+        }
     }
 }
 

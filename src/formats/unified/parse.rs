@@ -181,9 +181,11 @@ fn scan<'a>(
                             file.created = true;
                             file.old_path = None;
                         }
-                        GitHeader::DeletedFile => {
+                        GitHeader::DeletedFile(mode) => {
                             file.deleted = true;
                             file.new_path = None;
+                            file.old_mode = Some(mode);
+                            file.old_mode_line = "deleted file mode";
                         }
                         GitHeader::RenameFrom(p) => {
                             file.renamed = true;
@@ -202,7 +204,15 @@ fn scan<'a>(
                             file.new_path = Some(p);
                         }
                         GitHeader::NewMode(m) => file.mode_change = Some(m),
-                        GitHeader::OldMode(m) => file.old_mode = Some(m),
+                        GitHeader::OldMode(m) => {
+                            file.old_mode = Some(m);
+                            file.old_mode_line = "old mode";
+                        }
+                        // `index A..B MODE`: the mode the file has, and keeps.
+                        GitHeader::Index(Some(m)) if file.old_mode.is_none() => {
+                            file.old_mode = Some(m);
+                            file.old_mode_line = "index … ";
+                        }
                         GitHeader::Binary => {
                             problem(
                                 problems,
@@ -213,7 +223,7 @@ fn scan<'a>(
                                 ),
                             );
                         }
-                        GitHeader::Other => {}
+                        GitHeader::Index(_) | GitHeader::Other => {}
                     }
                     i += 1;
                     continue;
@@ -394,7 +404,7 @@ fn clean_subject(subject: &str) -> String {
 
 enum GitHeader {
     NewFile(String),
-    DeletedFile,
+    DeletedFile(String),
     RenameFrom(String),
     RenameTo(String),
     CopyFrom(String),
@@ -402,6 +412,8 @@ enum GitHeader {
     NewMode(String),
     OldMode(String),
     Binary,
+    /// `index A..B [MODE]`, with its mode when it has one.
+    Index(Option<String>),
     Other,
 }
 
@@ -414,8 +426,8 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
     };
     Some(if let Some(mode) = line.strip_prefix("new file mode ") {
         GitHeader::NewFile(mode.trim().to_owned())
-    } else if line.starts_with("deleted file mode ") {
-        GitHeader::DeletedFile
+    } else if let Some(mode) = line.strip_prefix("deleted file mode ") {
+        GitHeader::DeletedFile(mode.trim().to_owned())
     } else if let Some(rest) = line.strip_prefix("rename from ") {
         GitHeader::RenameFrom(name(rest))
     } else if let Some(rest) = line.strip_prefix("rename to ") {
@@ -430,10 +442,9 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
         GitHeader::OldMode(rest.trim().to_owned())
     } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
         GitHeader::Binary
-    } else if line.starts_with("index ")
-        || line.starts_with("similarity index ")
-        || line.starts_with("dissimilarity index ")
-    {
+    } else if let Some(rest) = line.strip_prefix("index ") {
+        GitHeader::Index(rest.split_whitespace().nth(1).map(str::to_owned))
+    } else if line.starts_with("similarity index ") || line.starts_with("dissimilarity index ") {
         GitHeader::Other
     } else {
         return None;

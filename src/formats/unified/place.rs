@@ -109,6 +109,7 @@ pub fn build(
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
             file.label = description.clone();
+            mode::check_old(&section, &mut file);
             let old: Vec<HunkLine<'_>> = section
                 .hunks
                 .iter()

@@ -1,0 +1,98 @@
+//! Committed journals whose cleanup could not be finished at the time: kept in
+//! `.patchdeck/unfinished/<commit id>`, sealed as the live journal is, and finished by a later
+//! command that writes. A full disk, or a folder out of reach for a moment, so costs a
+//! warning and a later retry, never a refusal of every command after it.
+//!
+//! Only a committed journal is set aside: its commit stands, and what is left of it is
+//! bookkeeping (its originals into the undo history, what it left beside its files removed),
+//! which can wait. A journal of a commit that was not committed is rolled back before anything
+//! else is written, as it always was.
+
+use super::beneath::Root;
+use super::journal::{Journal, Progress, State, JOURNAL};
+use crate::state::seal::as_foreign;
+use crate::state::{State as StateFolder, UNFINISHED_DIR as UNFINISHED};
+use std::ffi::{OsStr, OsString};
+use std::io;
+
+/// Sets the live journal `journal`, committed, whose cleanup failed with `cause`, aside for a
+/// later command to finish; the warning to give. When even that fails, its cleanup is done
+/// without an undo record (see [`Journal::give_up_undo`]).
+pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Error) -> String {
+    let parked = (|| {
+        let dir = state.folder(UNFINISHED, true)?.expect("made");
+        state
+            .dir()
+            .rename(OsStr::new(JOURNAL), &dir, OsStr::new(&journal.id))?;
+        dir.sync()?;
+        state.dir().sync()
+    })();
+    match parked {
+        Ok(()) => format!(
+            "the commit is done, but not its cleanup ({cause}): the originals stay beside its files, and `patchdeck undo` cannot take it back, until a later patchdeck command that writes finishes it (`patchdeck recover` does)"
+        ),
+        Err(_) => {
+            let mut warnings = vec![format!(
+                "the commit is done, but its undo record could not be kept ({cause}): `patchdeck undo` cannot take it back"
+            )];
+            warnings.extend(journal.give_up_undo(root, state));
+            warnings.join("; ")
+        }
+    }
+}
+
+/// The IDs of the commits set aside, oldest first.
+pub fn ids(state: &StateFolder) -> Vec<OsString> {
+    match state.folder(UNFINISHED, false) {
+        Ok(Some(dir)) => dir.list().unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Finishes every commit set aside. Returns how many it finished, and a warning for each one
+/// that still cannot be, or that is not one of this workspace's.
+pub fn finish_all(root: &Root, state: &StateFolder) -> io::Result<(usize, Vec<String>)> {
+    let Some(dir) = state.folder(UNFINISHED, false)? else {
+        return Ok((0, Vec::new()));
+    };
+    let (mut finished, mut warnings) = (0, Vec::new());
+    for name in dir.list()? {
+        let what = dir.rel().join(&name).display().to_string();
+        let journal = match Journal::load_from(state, &dir, &name) {
+            Ok(Some(journal))
+                if journal.state == State::Committed && OsStr::new(&journal.id) == name =>
+            {
+                journal
+            }
+            Ok(Some(_)) => {
+                warnings.push(format!(
+                    "ignored {what}: it is not a committed journal patchdeck set aside under that name; look, then remove it"
+                ));
+                continue;
+            }
+            Ok(None) => continue,
+            Err(e) => {
+                let why = match as_foreign(&e) {
+                    Some(foreign) => foreign.to_string(),
+                    None => format!("{what}: {e}"),
+                };
+                warnings.push(format!("{why}: ignored; look, then remove it"));
+                continue;
+            }
+        };
+        match journal.settle(root, state, &Progress::default()) {
+            Ok(recovery) => {
+                dir.remove_file_if_exists(&name)?;
+                dir.sync()?;
+                warnings.extend(recovery.warnings);
+                finished += 1;
+            }
+            Err(e) => warnings.push(format!(
+                "the cleanup of commit {} is still not done ({e}): patchdeck tries again at the next command that writes",
+                journal.id
+            )),
+        }
+    }
+    let _ = state.dir().remove_dir(OsStr::new(UNFINISHED));
+    Ok((finished, warnings))
+}

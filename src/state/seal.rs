@@ -1,0 +1,443 @@
+//! Seals on patchdeck's own records: proof that a journal, an undo record or a review session
+//! was written by patchdeck, for this user, in this workspace, before anything acts on it.
+//!
+//! A workspace is not private: a cloned repository, an unpacked archive or another user can
+//! bring a `.patchdeck/` folder with it, and a copy of this user's own folder can land in
+//! another workspace (`cp -a`, a restored backup). A journal in it would make the next
+//! patchdeck "roll back" files to bytes someone else chose, or that belong to another tree. So
+//! every record patchdeck acts on carries an HMAC-SHA256 of its bytes under a key that never
+//! lives in a workspace (`$XDG_STATE_HOME/patchdeck/seal.key`, or
+//! `~/.local/state/patchdeck/seal.key`: 32 random bytes made on first use, readable by this user
+//! only), and of the workspace it was written for ([`Binding`]: the root's path and inode). A
+//! record whose seal does not open (no seal, another key, changed bytes, another workspace) is
+//! [`Foreign`], and its caller ignores it with a warning.
+//!
+//! The seal is a first line, `patchdeck-seal-v2 MAC INODE ROOT-HEX`, before the record's
+//! bytes. The workspace is written in it in clear so that a record sealed by this user for
+//! another workspace can be named as such; it is the MAC that proves it.
+
+use crate::commit::beneath::Root;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::fmt;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+const KEY_LEN: usize = 32;
+const KEY_FILE: &str = "seal.key";
+/// The first bytes of a sealed record.
+const MAGIC: &[u8] = b"patchdeck-seal-v2 ";
+/// The first bytes of a record sealed before seals named their workspace.
+const MAGIC_V1: &[u8] = b"patchdeck-seal-v1 ";
+const MAC_HEX: usize = 64;
+/// The longest seal line patchdeck writes: a root path is at most 4,096 bytes.
+const MOST_LINE: usize = MAGIC.len() + MAC_HEX + 1 + 20 + 1 + 2 * 4096 + 1;
+
+/// What a seal is for: a journal's seal does not pass for an undo record's, nor a session's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Journal,
+    UndoRecord,
+    /// The small mark that makes a folder of the undo history a record of this workspace's.
+    RecordMark,
+    Session,
+}
+
+impl Purpose {
+    fn label(self) -> &'static [u8] {
+        match self {
+            Purpose::Journal => b"patchdeck journal\0",
+            Purpose::UndoRecord => b"patchdeck undo record\0",
+            Purpose::RecordMark => b"patchdeck undo record mark\0",
+            Purpose::Session => b"patchdeck review session\0",
+        }
+    }
+}
+
+/// The workspace a seal is made for: its root's path (as canonical as the workspace opened it)
+/// and the root folder's inode. A copy of a record into another folder, or into a new tree
+/// at the same path, no longer opens; the device is left out, as its number can change from
+/// one boot to the next while a crash's journal waits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    root: Vec<u8>,
+    ino: u64,
+}
+
+impl Binding {
+    /// The binding of the workspace whose root is `root`.
+    pub fn of(root: &Root) -> io::Result<Binding> {
+        Ok(Binding {
+            root: root.path().as_os_str().as_bytes().to_vec(),
+            ino: root.top()?.stat_self()?.stamp.ino,
+        })
+    }
+
+    fn update(&self, mac: &mut Hmac<Sha256>) {
+        mac.update(&self.ino.to_be_bytes());
+        mac.update(&(self.root.len() as u64).to_be_bytes());
+        mac.update(&self.root);
+    }
+
+    fn describe(&self) -> String {
+        Path::new(std::ffi::OsStr::from_bytes(&self.root))
+            .display()
+            .to_string()
+    }
+}
+
+/// A record whose seal does not open: not written by patchdeck for this user in this
+/// workspace. `what` names the record, `why` says what is wrong with its seal.
+#[derive(Debug, Clone)]
+pub struct Foreign {
+    pub what: String,
+    pub why: String,
+}
+
+impl fmt::Display for Foreign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} was not written by patchdeck for this user in this workspace ({})",
+            self.what, self.why
+        )
+    }
+}
+
+impl std::error::Error for Foreign {}
+
+/// The error of a record refused as foreign, for callers that speak `io::Error`.
+pub fn foreign(what: String, why: String) -> io::Error {
+    io::Error::new(ErrorKind::InvalidData, Foreign { what, why })
+}
+
+/// The refusal inside an error, when the error is one.
+pub fn as_foreign(error: &io::Error) -> Option<&Foreign> {
+    error.get_ref().and_then(|e| e.downcast_ref::<Foreign>())
+}
+
+/// This user's sealing key.
+pub struct Key {
+    bytes: [u8; KEY_LEN],
+    path: PathBuf,
+}
+
+impl Key {
+    /// The key of this process's user, made on first use; read once per process.
+    pub fn mine() -> io::Result<&'static Key> {
+        static KEY: OnceLock<Key> = OnceLock::new();
+        if let Some(key) = KEY.get() {
+            return Ok(key);
+        }
+        let key = Key::load_or_create(&key_path()?)?;
+        Ok(KEY.get_or_init(|| key))
+    }
+
+    /// This user's key when there is one, without making it (for commands that only read:
+    /// with no key, no record can be this user's).
+    pub fn existing() -> io::Result<Option<Key>> {
+        match Key::load(&key_path()?) {
+            Ok(key) => Ok(Some(key)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads the key at `path`, making it (and its folder, private) when there is none. Two
+    /// processes making it at once agree on one: each writes its own and links it into place,
+    /// and the one that finds the name taken reads the winner's.
+    pub fn load_or_create(path: &Path) -> io::Result<Key> {
+        match Key::load(path) {
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            other => return other,
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| context(dir, "cannot make the folder of patchdeck's seal key", e))?;
+        let mut bytes = [0u8; KEY_LEN];
+        super::random(&mut bytes)?;
+        let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", super::unguessable()?));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()));
+        let linked = written.and_then(|()| match fs::hard_link(&tmp, path) {
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+            other => other,
+        });
+        let _ = fs::remove_file(&tmp);
+        linked.map_err(|e| context(path, "cannot make patchdeck's seal key", e))?;
+        Key::load(path)
+    }
+
+    /// Reads the key at `path`; it must be this user's own, readable by no one else.
+    pub fn load(path: &Path) -> io::Result<Key> {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() || meta.uid() != super::euid() || meta.mode() & 0o077 != 0 {
+            return Err(io::Error::other(format!(
+                "{}: patchdeck's seal key must be a file of this user's, readable by no one else (mode 600); remove it and patchdeck makes a new one (interrupted commits, undo records and sessions sealed with it can then no longer be used)",
+                path.display()
+            )));
+        }
+        let mut bytes = [0u8; KEY_LEN];
+        let mut rest = Vec::new();
+        file.read_exact(&mut bytes)
+            .and_then(|()| file.read_to_end(&mut rest))
+            .map_err(|e| context(path, "cannot read patchdeck's seal key", e))?;
+        if !rest.is_empty() {
+            return Err(io::Error::other(format!(
+                "{}: patchdeck's seal key is {} bytes, not {KEY_LEN}",
+                path.display(),
+                KEY_LEN + rest.len()
+            )));
+        }
+        Ok(Key {
+            bytes,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn mac(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.bytes).expect("any key length");
+        mac.update(purpose.label());
+        binding.update(&mut mac);
+        mac.update(body);
+        mac
+    }
+
+    /// `body` with its seal in front, for the workspace `binding`.
+    pub fn seal(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> Vec<u8> {
+        let tag = self.mac(purpose, binding, body).finalize().into_bytes();
+        let mut out = Vec::with_capacity(MOST_LINE.min(256) + body.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(hex(&tag).as_bytes());
+        out.extend_from_slice(format!(" {} ", binding.ino).as_bytes());
+        out.extend_from_slice(hex(&binding.root).as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// The body of a sealed record, once its seal opens for `binding`; [`Foreign`], naming
+    /// `what`, otherwise.
+    pub fn open<'a>(
+        &self,
+        purpose: Purpose,
+        binding: &Binding,
+        what: &str,
+        sealed: &'a [u8],
+    ) -> io::Result<&'a [u8]> {
+        let refuse = |why: String| foreign(what.to_owned(), why);
+        if sealed.starts_with(MAGIC_V1) {
+            return Err(refuse(
+                "it was sealed by an earlier patchdeck, whose seals did not name their workspace"
+                    .into(),
+            ));
+        }
+        let Some((line, body)) = split_seal(sealed) else {
+            return Err(refuse("it has no seal".into()));
+        };
+        let Some((tag, stated)) = parse_line(line) else {
+            return Err(refuse("its seal is damaged".into()));
+        };
+        self.mac(purpose, &stated, body)
+            .verify_slice(&tag)
+            .map_err(|_| {
+                refuse(format!(
+                    "its seal does not open with this user's key, {}: it came from another user, a cloned repository or an archive, or it was changed",
+                    self.path.display()
+                ))
+            })?;
+        if stated != *binding {
+            return Err(refuse(format!(
+                "this user sealed it for the workspace at {} (root inode {}), not this one: it was copied here",
+                stated.describe(),
+                stated.ino
+            )));
+        }
+        Ok(body)
+    }
+}
+
+/// The bytes after a seal line, whether or not the seal opens: what a person who names a
+/// sealed file (`apply --decisions .patchdeck/sessions/…`) gives patchdeck to read.
+pub fn unsealed(bytes: &[u8]) -> &[u8] {
+    match (bytes.starts_with(MAGIC) || bytes.starts_with(MAGIC_V1))
+        .then(|| split_seal(bytes))
+        .flatten()
+    {
+        Some((_, body)) => body,
+        None => bytes,
+    }
+}
+
+/// The seal line (after the magic) and the body after it.
+fn split_seal(sealed: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = sealed.strip_prefix(MAGIC)?;
+    let end = memchr::memchr(b'\n', &rest[..rest.len().min(MOST_LINE)])?;
+    Some((&rest[..end], &rest[end + 1..]))
+}
+
+/// `MAC INODE ROOT-HEX`: the MAC's bytes and the workspace it names.
+fn parse_line(line: &[u8]) -> Option<(Vec<u8>, Binding)> {
+    let line = std::str::from_utf8(line).ok()?;
+    let mut parts = line.split(' ');
+    let (tag, ino, root) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || tag.len() != MAC_HEX {
+        return None;
+    }
+    Some((
+        unhex(tag)?,
+        Binding {
+            root: unhex(root)?,
+            ino: ino.parse().ok()?,
+        },
+    ))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
+/// Where this user's key is: under `$XDG_STATE_HOME` (when absolute), else `~/.local/state`.
+fn key_path() -> io::Result<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let base = match (var("XDG_STATE_HOME"), var("HOME")) {
+        (Some(xdg), _) if Path::new(&xdg).is_absolute() => PathBuf::from(xdg),
+        (_, Some(home)) => Path::new(&home).join(".local/state"),
+        _ => {
+            return Err(io::Error::other(
+                "neither XDG_STATE_HOME nor HOME is set: patchdeck has nowhere to keep the key that seals its journals, so it cannot commit",
+            ))
+        }
+    };
+    Ok(base.join("patchdeck").join(KEY_FILE))
+}
+
+fn context(path: &Path, what: &str, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key_in(dir: &Path) -> Key {
+        Key::load_or_create(&dir.join("patchdeck").join(KEY_FILE)).unwrap()
+    }
+
+    fn binding(root: &str, ino: u64) -> Binding {
+        Binding {
+            root: root.as_bytes().to_vec(),
+            ino,
+        }
+    }
+
+    #[test]
+    fn a_sealed_record_opens_with_its_key_purpose_and_workspace_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = key_in(dir.path());
+        let here = binding("/home/me/project", 42);
+        let sealed = key.seal(Purpose::Journal, &here, b"{\"state\": \"prepared\"}");
+        assert_eq!(
+            key.open(Purpose::Journal, &here, "j", &sealed).unwrap(),
+            b"{\"state\": \"prepared\"}"
+        );
+        assert!(key.open(Purpose::UndoRecord, &here, "j", &sealed).is_err());
+        assert!(key.open(Purpose::Session, &here, "j", &sealed).is_err());
+        // Another user's key.
+        let other = tempfile::tempdir().unwrap();
+        let err = key_in(other.path())
+            .open(Purpose::Journal, &here, "the journal", &sealed)
+            .unwrap_err();
+        let refused = as_foreign(&err).expect("foreign");
+        assert!(
+            refused.why.contains("does not open with this user's key"),
+            "{err}"
+        );
+        assert!(err
+            .to_string()
+            .contains("the journal was not written by patchdeck for this user in this workspace"));
+        // Another workspace: another path, or the same path with another root folder.
+        for elsewhere in [
+            binding("/home/me/copy", 42),
+            binding("/home/me/project", 43),
+        ] {
+            let err = key
+                .open(Purpose::Journal, &elsewhere, "j", &sealed)
+                .unwrap_err();
+            let why = &as_foreign(&err).expect("foreign").why;
+            assert!(
+                why.contains("sealed it for the workspace at /home/me/project (root inode 42)"),
+                "{why}"
+            );
+        }
+        // Changed bytes, a changed workspace in the seal line, no seal, an earlier seal.
+        let mut changed = sealed.clone();
+        *changed.last_mut().unwrap() = b']';
+        assert!(key.open(Purpose::Journal, &here, "j", &changed).is_err());
+        let forged = String::from_utf8(sealed.clone())
+            .unwrap()
+            .replace(" 42 ", " 43 ");
+        assert!(key
+            .open(
+                Purpose::Journal,
+                &binding("/home/me/project", 43),
+                "j",
+                forged.as_bytes()
+            )
+            .is_err());
+        assert!(key
+            .open(Purpose::Journal, &here, "j", b"{\"state\": 1}")
+            .is_err());
+        let mut v1 = MAGIC_V1.to_vec();
+        v1.extend_from_slice(&sealed[MAGIC.len()..]);
+        let err = key.open(Purpose::Journal, &here, "j", &v1).unwrap_err();
+        assert!(err.to_string().contains("earlier patchdeck"), "{err}");
+        assert_eq!(unsealed(&sealed), b"{\"state\": \"prepared\"}");
+        assert_eq!(unsealed(b"{}"), b"{}");
+    }
+
+    #[test]
+    fn the_key_is_made_once_private_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/patchdeck").join(KEY_FILE);
+        let first = Key::load_or_create(&path).unwrap();
+        let again = Key::load_or_create(&path).unwrap();
+        assert_eq!(first.bytes, again.bytes);
+        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(path.parent().unwrap()).unwrap().mode() & 0o777,
+            0o700
+        );
+        // A key others can read is not trusted.
+        fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        let err = Key::load(&path).err().expect("refused");
+        assert!(err.to_string().contains("readable by no one else"), "{err}");
+    }
+}
