@@ -2,6 +2,7 @@
 //! patchdeck's own names must never exceed), and a batch that needs one path to be a file and
 //! a folder at once.
 
+use crate::common::mount::Mount;
 use crate::common::{
     json_out, patchdeck, patchdeck_env, stderr, stdout, user_tree, workspace_with,
 };
@@ -121,73 +122,6 @@ fn a_file_and_a_file_inside_it_are_a_path_conflict_found_at_check_time() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(fs::read(ws.path().join("x/y")).unwrap(), b"b\n");
-}
-
-/// A tmpfs mounted at `dir` in a mount namespace of the calling thread's own: seen by this
-/// thread and the processes it starts, by nothing else, and unmounted when dropped.
-struct Mount {
-    at: std::path::PathBuf,
-}
-
-impl Mount {
-    fn tmpfs(at: &std::path::Path, size: &str) -> Mount {
-        use std::ffi::CString;
-        use std::os::unix::ffi::OsStrExt;
-        // SAFETY: geteuid has no preconditions.
-        assert_eq!(
-            unsafe { libc::geteuid() },
-            0,
-            "this test mounts a tmpfs inside a workspace, which needs root (CI runs as root); run the suite as root, or leave this test out with --skip mount_point"
-        );
-        let none = std::ptr::null();
-        let target = CString::new(at.as_os_str().as_bytes()).unwrap();
-        let options = CString::new(format!("size={size}")).unwrap();
-        // SAFETY: plain system calls with valid NUL-terminated strings; results are checked.
-        unsafe {
-            assert_eq!(
-                libc::unshare(libc::CLONE_NEWNS),
-                0,
-                "unshare: {}",
-                std::io::Error::last_os_error()
-            );
-            assert_eq!(
-                libc::mount(
-                    none,
-                    c"/".as_ptr(),
-                    none,
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    none.cast()
-                ),
-                0,
-                "making mounts private: {}",
-                std::io::Error::last_os_error()
-            );
-            assert_eq!(
-                libc::mount(
-                    c"tmpfs".as_ptr(),
-                    target.as_ptr(),
-                    c"tmpfs".as_ptr(),
-                    0,
-                    options.as_ptr().cast()
-                ),
-                0,
-                "mount: {}",
-                std::io::Error::last_os_error()
-            );
-        }
-        Mount {
-            at: at.to_path_buf(),
-        }
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        use std::os::unix::ffi::OsStrExt;
-        let target = std::ffi::CString::new(self.at.as_os_str().as_bytes()).unwrap();
-        // SAFETY: unmounting what this test mounted.
-        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
-    }
 }
 
 /// A mount point inside the root puts some targets on another file system than patchdeck's

@@ -390,3 +390,57 @@ fn a_rolled_back_hard_linked_file_is_the_same_file_again() {
     assert_eq!(fs::read(ws.path().join("a.txt")).unwrap(), b"old a\n");
     no_leftovers(ws.path());
 }
+
+/// Another program replaces the target twice: once just before the exchange (so the commit
+/// moves that version aside), and once more just before the exchange is checked. Its latest
+/// version is what the file holds after, the one before is kept beside it and named (never
+/// deleted), and the commit stops saying both.
+#[test]
+fn a_file_replaced_twice_during_its_exchange_keeps_both_versions() {
+    let (outside, batch) = a_and_b();
+    let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
+    let child = apply_armed(ws.path(), &batch, "rename:1=stop,check:1=stop", None);
+    let target = ws.path().join("a.txt");
+    let replace = |bytes: &str| {
+        let theirs = outside.path().join("theirs");
+        fs::write(&theirs, bytes).unwrap();
+        fs::rename(&theirs, &target).unwrap();
+    };
+    wait_stopped(child.id());
+    replace("their first a\n");
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGCONT) };
+    // Exchanged (their first version now at the staged name), then stopped at the check.
+    let started = std::time::Instant::now();
+    while !tree(ws.path()).iter().any(|(p, (bytes, _))| {
+        p.to_string_lossy().starts_with(".a.txt.pd-") && bytes == b"their first a\n"
+    }) {
+        assert!(started.elapsed().as_secs() < 60, "never exchanged");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    wait_stopped(child.id());
+    replace("their second a\n");
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("a.txt was replaced by another program twice while patchdeck put it in place: its latest version is left in place, and the one before it is kept as .a.txt.pd-"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&target).unwrap(), b"their second a\n");
+    let kept: Vec<_> = tree(ws.path())
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().starts_with(".a.txt.pd-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].1 .0, b"their first a\n");
+    assert!(
+        err.contains(&format!(
+            "that program's earlier content is kept as {}",
+            kept[0].0.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(fs::read(ws.path().join("b.txt")).unwrap(), b"old b\n");
+    assert!(!ws.path().join(".patchdeck/journal").exists());
+}

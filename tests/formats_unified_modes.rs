@@ -188,3 +188,60 @@ fn symbolic_links_and_submodules_are_refused_never_written_as_text() {
         );
     }
 }
+
+/// A link known only by its `index … 120000` line (a change to a link's target), or by its
+/// `deleted file mode 120000`: where a regular file stands at that path, git refuses the
+/// patch as the wrong type, and so does patchdeck, naming the line.
+#[test]
+fn a_link_known_by_its_index_line_or_deleted_mode_is_refused_as_git_refuses_it() {
+    let files: &[(&str, &[u8])] = &[("link", b"old-target")];
+    let changed = "diff --git a/link b/link\nindex 1de5659..a4c0f4a 120000\n--- a/link\n+++ b/link\n@@ -1 +1 @@\n-old-target\n\\ No newline at end of file\n+new-target\n\\ No newline at end of file\n";
+    let deleted = "diff --git a/link b/link\ndeleted file mode 120000\nindex 1de5659..0000000\n--- a/link\n+++ /dev/null\n@@ -1 +0,0 @@\n-old-target\n\\ No newline at end of file\n";
+    for (patch, line) in [
+        (changed, "`index … 120000`"),
+        (deleted, "`deleted file mode 120000`"),
+    ] {
+        assert!(by_git(files, &[], patch).is_none(), "git applies {line}");
+        let (_, out) = run_input(files, "check", &["--json"], patch.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let report = json_out(&out);
+        assert_eq!(kinds(&report), vec!["special_file"], "{report}");
+        let message = report["files"][0]["problems"][0]["message"]
+            .as_str()
+            .unwrap();
+        assert!(
+            message.contains(line) && message.contains("symbolic link"),
+            "{message}"
+        );
+        let (ws, out) = run_input(files, "apply", &[], patch.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert_eq!(
+            user_tree(ws.path()),
+            user_tree(workspace_with(files).path())
+        );
+    }
+    // A regular file's index line is no refusal: git applies it, and so does patchdeck.
+    let regular = "diff --git a/link b/link\nindex 1de5659..a4c0f4a 100644\n--- a/link\n+++ b/link\n@@ -1 +1 @@\n-old-target\n\\ No newline at end of file\n+new-target\n\\ No newline at end of file\n";
+    let git = by_git(files, &[], regular).expect("git applies it");
+    let (ws, out) = run_input(files, "apply", &[], regular.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(user_tree(ws.path()), user_tree(git.path()));
+}

@@ -38,6 +38,7 @@ mod git_stage_undo;
 mod handback;
 mod hashing;
 mod hostile_input;
+mod hostile_state;
 mod kill_random;
 mod overwrite;
 mod place;

@@ -64,10 +64,7 @@ impl Listing {
             return Ok(None);
         };
         // A commit whose cleanup waits (`unfinished/`) has the start of its record here.
-        let waiting = match state.folder(state::UNFINISHED_DIR, false)? {
-            Some(unfinished) => unfinished.list()?,
-            None => Vec::new(),
-        };
+        let waiting = super::unfinished::ids(state);
         let (mut records, mut ignored) = (Vec::new(), Vec::new());
         for name in history.list()? {
             match is_record(state, &history, &name) {
@@ -254,16 +251,22 @@ fn move_original(
     dest.remove_file_if_exists(&tmp)?;
     let mut from = dir.open_file(file)?;
     let mut to = dest.create_new(&tmp, 0o600)?;
-    io::copy(&mut from, &mut to)?;
-    to.set_permissions(from.metadata()?.permissions())?;
-    {
-        use std::os::unix::fs::MetadataExt;
-        let meta = from.metadata()?;
-        let _ = std::os::unix::fs::fchown(&to, Some(meta.uid()), Some(meta.gid()));
+    let copied = (|| {
+        io::copy(&mut from, &mut to)?;
+        to.set_permissions(from.metadata()?.permissions())?;
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = from.metadata()?;
+            let _ = std::os::unix::fs::fchown(&to, Some(meta.uid()), Some(meta.gid()));
+        }
+        to.sync_all()?;
+        dest.rename(&tmp, dest, name)
+    })();
+    if copied.is_err() {
+        // A full disk must not stay full of a copy that did not finish.
+        let _ = dest.remove_file_if_exists(&tmp);
     }
-    to.sync_all()?;
-    dest.rename(&tmp, dest, name)?;
-    Ok(false)
+    copied.map(|()| false)
 }
 
 /// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so
@@ -297,15 +300,20 @@ pub fn index_note(record: &Dir) -> Option<Result<Note, String>> {
 /// The sequence number the next commit's ID begins with: one past the newest record's. IDs
 /// are `SEQ NANOS-PID` (16 + 16 hex digits), so they sort in the order the commits were made
 /// whatever the clock did between them; IDs of the earlier form (32 hex digits of nanoseconds,
-/// whose first 16 are zeros) read as 0 and sort first. Only records count: a folder named to
-/// look like one with a huge number moves nothing.
+/// whose first 16 are zeros) read as 0 and sort first. Only records (and commits whose
+/// cleanup waits) count: a folder named to look like one with a huge number moves nothing.
 pub fn next_sequence(state: &State) -> io::Result<u64> {
-    let Some(listing) = Listing::of(state)? else {
-        return Ok(1);
+    // A history patchdeck will not use (a link, say) holds no record: a commit is not
+    // refused for it, and is not kept in it (its cleanup says why).
+    let records = match Listing::of(state) {
+        Ok(listing) => listing.map(|l| l.records).unwrap_or_default(),
+        Err(_) => Vec::new(),
     };
-    let newest = listing
-        .records
+    // A commit whose cleanup waits will have its record later, under its own number.
+    let waiting = super::unfinished::ids(state);
+    let newest = records
         .iter()
+        .chain(&waiting)
         .filter_map(|id| u64::from_str_radix(id.to_str()?.get(..16)?, 16).ok())
         .max()
         .unwrap_or(0);

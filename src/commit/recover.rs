@@ -52,7 +52,7 @@ pub fn recover_counted(
     let waiting = journal.is_some()
         || leftover
         || history::undo_interrupted(&state)
-        || !unfinished::ids(&state).is_empty();
+        || unfinished::any(&state);
     if !waiting {
         // No interrupted commit; the lock of a process that died holding it may be left.
         let mut recovery = Recovery::default();
@@ -215,8 +215,7 @@ pub(super) fn recover_locked(
             .map_err(|e| recovery_failed(workspace, e))?;
     }
     // Commits whose cleanup was set aside: finished now if they can be, else said again.
-    let (finished_later, warnings) =
-        unfinished::finish_all(root, state).map_err(|e| recovery_failed(workspace, e))?;
+    let (finished_later, warnings) = unfinished::finish_all(root, state);
     if finished_later > 0 || !warnings.is_empty() {
         let recovery = recovery.get_or_insert_with(Recovery::default);
         recovery.finished_later += finished_later;

@@ -67,9 +67,14 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let Some(state) = State::open(&root).map_err(failed)? else {
         return Err(nothing());
     };
-    // The newest commit's undo record is not made while its cleanup waits: undoing the one
-    // before it would not be undoing the last commit.
-    if let Some(id) = super::unfinished::ids(&state).last() {
+    let (newest, warning) = history::newest(&state).map_err(failed)?;
+    // A commit whose cleanup waits has no undo record yet: when it is the last commit,
+    // undoing the one before it would not be undoing the last commit.
+    let waiting = super::unfinished::ids(&state).pop();
+    let newest_id = newest.as_ref().map(|(_, journal)| journal.id.as_str());
+    if let Some(id) =
+        waiting.filter(|id| newest_id.is_none_or(|newest| id.as_os_str() > OsStr::new(newest)))
+    {
         return Err(Error::Usage {
             message: format!(
                 "cannot undo: the cleanup of the last commit ({}) is not finished, so its undo record is not made yet; nothing was written",
@@ -81,7 +86,6 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             ),
         });
     }
-    let (newest, warning) = history::newest(&state).map_err(failed)?;
     let warnings: Vec<String> = warning.into_iter().collect();
     let Some((record, journal)) = newest else {
         return Err(match warnings.first() {

@@ -41,22 +41,48 @@ pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Err
     }
 }
 
-/// The IDs of the commits set aside, oldest first.
+/// The IDs of the commits set aside, oldest first: those whose sealed journal opens and
+/// names them (they are rare, so each is read); anything else there is not counted.
 pub fn ids(state: &StateFolder) -> Vec<OsString> {
-    match state.folder(UNFINISHED, false) {
-        Ok(Some(dir)) => dir.list().unwrap_or_default(),
-        _ => Vec::new(),
-    }
+    let Ok(Some(dir)) = state.folder(UNFINISHED, false) else {
+        return Vec::new();
+    };
+    dir.list()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|id| {
+            matches!(Journal::load_from(state, &dir, id),
+                Ok(Some(journal)) if OsStr::new(&journal.id) == id)
+        })
+        .collect()
+}
+
+/// Whether anything is in the folder of commits set aside (a commit, or junk to name).
+pub fn any(state: &StateFolder) -> bool {
+    matches!(state.folder(UNFINISHED, false), Ok(Some(dir)) if !dir.list().unwrap_or_default().is_empty())
 }
 
 /// Finishes every commit set aside. Returns how many it finished, and a warning for each one
-/// that still cannot be, or that is not one of this workspace's.
-pub fn finish_all(root: &Root, state: &StateFolder) -> io::Result<(usize, Vec<String>)> {
-    let Some(dir) = state.folder(UNFINISHED, false)? else {
-        return Ok((0, Vec::new()));
+/// that still cannot be, or that is not one of this workspace's; it never fails.
+pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
+    let dir = match state.folder(UNFINISHED, false) {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return (0, Vec::new()),
+        Err(e) => {
+            return (
+                0,
+                vec![format!(
+                    "{e}: the commits whose cleanup waits there are left"
+                )],
+            )
+        }
+    };
+    let names = match dir.list() {
+        Ok(names) => names,
+        Err(e) => return (0, vec![format!("{}: {e}", dir.rel().display())]),
     };
     let (mut finished, mut warnings) = (0, Vec::new());
-    for name in dir.list()? {
+    for name in names {
         let what = dir.rel().join(&name).display().to_string();
         let journal = match Journal::load_from(state, &dir, &name) {
             Ok(Some(journal))
@@ -80,10 +106,15 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> io::Result<(usize, Vec<St
                 continue;
             }
         };
-        match journal.settle(root, state, &Progress::default()) {
-            Ok(recovery) => {
+        let settled = journal
+            .settle(root, state, &Progress::default())
+            .and_then(|recovery| {
                 dir.remove_file_if_exists(&name)?;
                 dir.sync()?;
+                Ok(recovery)
+            });
+        match settled {
+            Ok(recovery) => {
                 warnings.extend(recovery.warnings);
                 finished += 1;
             }
@@ -94,5 +125,5 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> io::Result<(usize, Vec<St
         }
     }
     let _ = state.dir().remove_dir(OsStr::new(UNFINISHED));
-    Ok((finished, warnings))
+    (finished, warnings)
 }

@@ -3,6 +3,7 @@
 pub mod corpus;
 pub mod express;
 pub mod formats;
+pub mod mount;
 pub mod reviewer;
 pub mod terminal;
 
