@@ -492,3 +492,111 @@ fn a_full_state_folder_after_the_mark_costs_a_warning_not_a_lockout() {
     assert_eq!(fs::read(ws.path().join("big.txt")).unwrap(), big);
     assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"n\n");
 }
+
+/// Anything at the names patchdeck uses (a folder, a link out of the workspace, a FIFO, a huge
+/// sparse file, a file where a folder belongs): a warning at most, never a write where it
+/// leads, never a command that hangs, and the commands after it work: apply, apply back,
+/// undo, recover.
+#[test]
+fn odd_things_at_the_names_patchdeck_uses_never_lock_the_workspace() {
+    let (batches, there) = notes_batch();
+    let back = batches.path().join("back.diff");
+    fs::write(
+        &back,
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-N\n+n\n",
+    )
+    .unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    type Plant = fn(&Path, &Path);
+    let plants: [(&str, Plant); 9] = [
+        ("a folder at journal", |state, _| {
+            fs::create_dir_all(state.join("journal/inside")).unwrap();
+        }),
+        ("a link at journal", |state, victim| {
+            symlink(victim, state.join("journal")).unwrap()
+        }),
+        ("a FIFO at journal", |state, _| {
+            mkfifo(&state.join("journal"))
+        }),
+        ("a huge journal", |state, _| {
+            let file = fs::File::create(state.join("journal")).unwrap();
+            file.set_len(1 << 30).unwrap();
+        }),
+        ("a file at history", |state, _| {
+            fs::write(state.join("history"), "x").unwrap()
+        }),
+        ("a link at history", |state, victim| {
+            symlink(victim.parent().unwrap(), state.join("history")).unwrap()
+        }),
+        ("a file at unfinished", |state, _| {
+            fs::write(state.join("unfinished"), "x").unwrap()
+        }),
+        ("junk in unfinished", |state, _| {
+            fs::create_dir(state.join("unfinished")).unwrap();
+            fs::write(state.join(format!("unfinished/{:032x}-1", u128::MAX)), "x").unwrap();
+        }),
+        ("a folder at lock", |state, _| {
+            fs::create_dir_all(state.join("lock/inside")).unwrap();
+        }),
+    ];
+    for (what, plant) in plants {
+        fs::write(&victim, "keep\n").unwrap();
+        let ws = workspace_with(&[("notes.txt", b"n\n")]);
+        plant(&state_folder(ws.path()), &victim);
+        // With no history to keep records in, there is nothing to undo: `undo` says how to
+        // fix that, and the commits said their undo record could not be kept.
+        let no_history = what.ends_with("at history");
+        let undone = if no_history { "n\n" } else { "N\n" };
+        for (args, notes) in [
+            (vec!["check", there.to_str().unwrap()], "n\n"),
+            (vec!["apply", there.to_str().unwrap()], "N\n"),
+            (vec!["apply", back.to_str().unwrap()], "n\n"),
+            (vec!["undo"], undone),
+            (vec!["recover"], undone),
+        ] {
+            let out = run(ws.path(), &args);
+            if no_history && args[0] == "undo" {
+                assert_eq!(out.status.code(), Some(3), "{what}: {}", stderr(&out));
+                assert!(
+                    stderr(&out).contains("remove it (`rm "),
+                    "{what}: {}",
+                    stderr(&out)
+                );
+            } else {
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{what}: {args:?}: {}",
+                    stderr(&out)
+                );
+            }
+            if no_history && args[0] == "apply" {
+                assert!(
+                    stderr(&out).contains("its undo record could not be kept"),
+                    "{what}: {}",
+                    stderr(&out)
+                );
+            }
+            assert_eq!(
+                fs::read_to_string(ws.path().join("notes.txt")).unwrap(),
+                notes,
+                "{what}: {args:?}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep\n", "{what}");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1, "{what}");
+        assert!(
+            crate::common::staged_leftovers(ws.path()).is_empty(),
+            "{what}: {:?}",
+            crate::common::staged_leftovers(ws.path())
+        );
+    }
+}
+
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; the result is checked.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}

@@ -431,7 +431,7 @@ impl Journal {
             Err(e) if self.state == State::Committed => Recovery {
                 finished: true,
                 had_journal: true,
-                warnings: vec![super::unfinished::park(self, root, state, &e)],
+                warnings: super::unfinished::park(self, root, state, &e),
                 ..Recovery::default()
             },
             Err(e) => return Err(e),

@@ -8,7 +8,7 @@
 //! not open (set aside once, as `journal.ignored`), something at the lock's name that is not a
 //! lock, junk in the history. Each is said in the recovery's warnings.
 
-use super::beneath::Root;
+use super::beneath::{Kind, Root};
 use super::journal::{self, Journal, Recovery};
 use super::{history, open_root, unfinished};
 use crate::error::{Error, Result};
@@ -90,15 +90,26 @@ pub fn pending(workspace: &Workspace) -> (Option<PathBuf>, Vec<String>) {
         Err(_) => return (None, Vec::new()),
     };
     let name = OsStr::new(journal::JOURNAL);
-    let Ok(Some(bytes)) = crate::state::read(state.dir(), name, crate::state::MOST_RECORD) else {
-        // Not there, or not a file to read: a command that writes says what is wrong with it.
-        return match state.dir().stat(name) {
-            Ok(Some(_)) => (
+    match state.dir().stat(name) {
+        Ok(Some(stat)) if stat.kind != Kind::File => {
+            return (
+                None,
+                vec![ignored_journal(&not_a_file(&state, stat.kind), false)],
+            )
+        }
+        Ok(Some(_)) => {}
+        _ => return (None, Vec::new()),
+    }
+    let bytes = match crate::state::read(state.dir(), name, crate::state::MOST_RECORD) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return (None, Vec::new()),
+        // Unreadable: a command that writes says what is wrong with it.
+        Err(_) => {
+            return (
                 Some(journal::journal_path(&workspace.state_dir())),
                 Vec::new(),
-            ),
-            _ => (None, Vec::new()),
-        };
+            )
+        }
     };
     let what = state.dir().rel().join(name).display().to_string();
     match state.unseal_reading(crate::state::seal::Purpose::Journal, &what, &bytes) {
@@ -120,8 +131,37 @@ fn ignored_state(error: &io::Error) -> Recovery {
     }
 }
 
-/// Where a journal whose seal does not open is set aside by the first command that writes.
+/// Where a journal whose seal does not open is set aside by the first command that writes
+/// (see [`crate::state::set_aside`]).
 const JOURNAL_IGNORED: &str = "journal.ignored";
+
+/// The live journal, when there is one; [`crate::state::seal::Foreign`] when it is not one of
+/// this user's for this workspace, or not even a file (a folder, a link, a FIFO at its name).
+fn load_journal(state: &StateFolder) -> io::Result<Option<Journal>> {
+    let name = OsStr::new(journal::JOURNAL);
+    match state.dir().stat(name)? {
+        Some(stat) if stat.kind != Kind::File => Err(not_a_file(state, stat.kind)),
+        _ => Journal::load(state),
+    }
+}
+
+/// The refusal of something at the journal's name that is not a file.
+fn not_a_file(state: &StateFolder, kind: Kind) -> io::Error {
+    let what = match kind {
+        Kind::Dir => "a folder",
+        Kind::Symlink => "a symbolic link, not followed",
+        _ => "a special file",
+    };
+    crate::state::seal::foreign(
+        state
+            .dir()
+            .rel()
+            .join(journal::JOURNAL)
+            .display()
+            .to_string(),
+        format!("it is {what}, not a file patchdeck writes"),
+    )
+}
 
 /// The warning for a journal whose seal does not open. `set_aside` says whether it was set
 /// aside (by a command that writes).
@@ -185,7 +225,7 @@ pub(super) fn recover_locked(
     finish_undo: bool,
     progress: &journal::Progress,
 ) -> Result<Option<Recovery>> {
-    let mut recovery = match Journal::load(state) {
+    let mut recovery = match load_journal(state) {
         Ok(Some(journal)) => Some(
             journal
                 .recover_counted(root, state, progress)
@@ -195,11 +235,7 @@ pub(super) fn recover_locked(
         // Not this user's, or not this workspace's: never acted on, never a reason to stop.
         // It is set aside, once, for a person to look at.
         Err(e) if as_foreign(&e).is_some() => {
-            let dir = state.dir();
-            let aside = OsStr::new(JOURNAL_IGNORED);
-            let set_aside = dir
-                .rename(OsStr::new(journal::JOURNAL), dir, aside)
-                .and_then(|()| dir.sync());
+            let set_aside = crate::state::set_aside(state.dir(), OsStr::new(journal::JOURNAL));
             Some(Recovery {
                 warnings: vec![ignored_journal(&e, set_aside.is_ok())],
                 ..Recovery::default()

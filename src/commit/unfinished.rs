@@ -10,15 +10,27 @@
 
 use super::beneath::Root;
 use super::journal::{Journal, Progress, State, JOURNAL};
+use crate::state::as_untrusted;
 use crate::state::seal::as_foreign;
 use crate::state::{State as StateFolder, UNFINISHED_DIR as UNFINISHED};
 use std::ffi::{OsStr, OsString};
 use std::io;
 
 /// Sets the live journal `journal`, committed, whose cleanup failed with `cause`, aside for a
-/// later command to finish; the warning to give. When even that fails, its cleanup is done
-/// without an undo record (see [`Journal::give_up_undo`]).
-pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Error) -> String {
+/// later command to finish; the warnings to give. When waiting cannot help (the undo history
+/// is a folder patchdeck will not use: that takes a person) or setting it aside fails, its
+/// cleanup is done now without an undo record (see [`Journal::give_up_undo`]).
+pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Error) -> Vec<String> {
+    let give_up = || {
+        let mut warnings = vec![format!(
+            "the commit is done, but its undo record could not be kept ({cause}): `patchdeck undo` cannot take it back"
+        )];
+        warnings.extend(journal.give_up_undo(root, state));
+        warnings
+    };
+    if as_untrusted(cause).is_some() {
+        return give_up();
+    }
     let parked = (|| {
         let dir = state.folder(UNFINISHED, true)?.expect("made");
         state
@@ -28,16 +40,10 @@ pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Err
         state.dir().sync()
     })();
     match parked {
-        Ok(()) => format!(
+        Ok(()) => vec![format!(
             "the commit is done, but not its cleanup ({cause}): the originals stay beside its files, and `patchdeck undo` cannot take it back, until a later patchdeck command that writes finishes it (`patchdeck recover` does)"
-        ),
-        Err(_) => {
-            let mut warnings = vec![format!(
-                "the commit is done, but its undo record could not be kept ({cause}): `patchdeck undo` cannot take it back"
-            )];
-            warnings.extend(journal.give_up_undo(root, state));
-            warnings.join("; ")
-        }
+        )],
+        Err(_) => give_up(),
     }
 }
 
@@ -117,6 +123,15 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
             Ok(recovery) => {
                 warnings.extend(recovery.warnings);
                 finished += 1;
+            }
+            // Waiting cannot help: the undo history is a folder patchdeck will not use.
+            Err(e) if as_untrusted(&e).is_some() => {
+                warnings.push(format!(
+                    "the undo record of commit {} could not be kept ({e}): `patchdeck undo` cannot take it back",
+                    journal.id
+                ));
+                warnings.extend(journal.give_up_undo(root, state));
+                let _ = dir.remove_file_if_exists(&name);
             }
             Err(e) => warnings.push(format!(
                 "the cleanup of commit {} is still not done ({e}): patchdeck tries again at the next command that writes",

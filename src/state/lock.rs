@@ -123,7 +123,13 @@ fn found(state: &Dir) -> std::io::Result<Found> {
         return Ok(Found::Nothing);
     };
     let remove = |what: Option<String>| -> std::io::Result<Found> {
-        match state.remove_file(name) {
+        let removed = match stat.kind {
+            // A folder planted there (no live lock is one): removed with what is in it,
+            // without following a link.
+            Kind::Dir => state.remove_tree(name),
+            _ => state.remove_file(name),
+        };
+        match removed {
             Ok(()) => Ok(Found::Cleared(what.map_or(Ok(None), Err))),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(Found::Nothing),
             Err(e) => Err(std::io::Error::new(

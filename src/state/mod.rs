@@ -182,6 +182,11 @@ impl State {
                     format!("it is a symbolic link; patchdeck never follows a link in its own folder: remove it (`rm {path}`)")
                 })
             }
+            Ok(Some(stat)) if stat.kind != Kind::Dir => {
+                untrusted(&self.root, &parent.rel().join(name), |path| {
+                    format!("it is not a folder, and patchdeck keeps a folder there: remove it (`rm {path}`)")
+                })
+            }
             _ => e,
         })?;
         check_folder(&self.root, &sub)?;
@@ -241,10 +246,21 @@ impl State {
         name: &OsStr,
         purpose: Purpose,
     ) -> io::Result<Option<Vec<u8>>> {
-        let Some(bytes) = read(dir, name, MOST_RECORD)? else {
-            return Ok(None);
-        };
         let what = dir.rel().join(name).display().to_string();
+        // What patchdeck cannot even read whole was not written by it for this user.
+        let bytes = match read(dir, name, MOST_RECORD) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::FileTooLarge | ErrorKind::PermissionDenied
+                ) =>
+            {
+                return Err(seal::foreign(what, e.to_string()))
+            }
+            Err(e) => return Err(e),
+        };
         self.unseal(purpose, &what, &bytes)
             .map(|body| Some(body.to_vec()))
     }
@@ -310,6 +326,22 @@ fn temp_name(name: &OsStr) -> io::Result<OsString> {
     Ok(tmp)
 }
 
+/// Moves what stands at `name` in `dir` (a file, a link, a folder: anything patchdeck will not
+/// use there) aside to `NAME.ignored`, for a person to look at, replacing what an earlier one
+/// left there. Nothing is followed, nothing outside `dir` is touched. Where it went.
+pub fn set_aside(dir: &Dir, name: &OsStr) -> io::Result<OsString> {
+    let mut aside = name.to_os_string();
+    aside.push(".ignored");
+    match dir.stat(&aside)? {
+        Some(stat) if stat.kind == Kind::Dir => dir.remove_tree(&aside)?,
+        Some(_) => dir.remove_file(&aside)?,
+        None => {}
+    }
+    dir.rename(name, dir, &aside)?;
+    dir.sync()?;
+    Ok(aside)
+}
+
 /// Whether `name` is a temporary of [`write_fresh`] writing `of`.
 pub fn is_temp_of(name: &OsStr, of: &str) -> bool {
     let Some(name) = name.to_str() else {
@@ -328,10 +360,22 @@ pub fn read(dir: &Dir, name: &OsStr, limit: u64) -> io::Result<Option<Vec<u8>>> 
     if dir.stat(name)?.is_none() {
         return Ok(None);
     }
-    let (file, _) = dir.open_file_stat(name)?;
+    let (file, meta) = dir.open_file_stat(name)?;
+    let context =
+        |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.rel().join(name).display()));
+    // Known too large from its size, it is not read at all.
+    if meta.len() > limit {
+        return Err(context(io::Error::new(
+            ErrorKind::FileTooLarge,
+            format!(
+                "it holds {} bytes, more than the {limit} patchdeck reads there",
+                meta.len()
+            ),
+        )));
+    }
     crate::bounded::read_from(file, limit)
         .map(Some)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.rel().join(name).display())))
+        .map_err(context)
 }
 
 /// 16 hex digits no one can guess.
