@@ -104,6 +104,9 @@ pub enum Error {
     /// patchdeck's state folder (or a folder in it) is not one it will use: a link, not this
     /// user's, or open to others' writes. `why` ends with the fix. Nothing was written.
     Untrusted { path: PathBuf, why: String },
+    /// The workspace lock could not be taken (not another patchdeck holding it: see
+    /// [`Error::Locked`]): nothing was written.
+    LockFailed { lock: PathBuf, cause: String },
     /// An I/O failure outside the workspace's files: `what` says what was being done.
     Io { what: String, cause: std::io::Error },
 }
@@ -128,7 +131,8 @@ impl Error {
             | Error::UndoFailed { .. }
             | Error::UndoUnreadable { .. }
             | Error::Foreign { .. }
-            | Error::Untrusted { .. } => exit::COMMIT_FAILED,
+            | Error::Untrusted { .. }
+            | Error::LockFailed { .. } => exit::COMMIT_FAILED,
             Error::Io { .. } => exit::IO,
         }
     }
@@ -154,9 +158,11 @@ impl Error {
             Error::ChangedOnDisk { .. } => {
                 Some("check the batch again against the file as it is now".into())
             }
-            Error::RecoveryFailed { .. } => {
-                Some("fix the cause, then run `patchdeck recover` again".into())
-            }
+            Error::RecoveryFailed { journal, .. } => Some(format!(
+                "fix the cause, then run `patchdeck recover` again; a journal this patchdeck cannot use (one of another version) stays until you move it aside by hand (`mv {} {}.aside`), once you have checked the files it names",
+                journal.display(),
+                journal.display()
+            )),
             Error::Foreign { record, .. } => Some(format!(
                 "if this workspace came from elsewhere, that record is not yours to act on: check the files it names, then remove {} by hand (and, for a journal, the .NAME.pd-* files beside the files it names)",
                 record.display()
@@ -262,6 +268,11 @@ impl fmt::Display for Error {
                 journal.display()
             ),
             Error::Foreign { why, .. } => f.write_str(why),
+            Error::LockFailed { lock, cause } => write!(
+                f,
+                "cannot take the workspace lock {}: {cause}; nothing was written",
+                lock.display()
+            ),
             Error::Untrusted { path, why } => {
                 write!(f, "{}: {why}; nothing was written", path.display())
             }

@@ -320,7 +320,7 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     }
     if let Some(pid) = recovery.stale_lock {
         lines.push(format!(
-            "removed the workspace lock left by process {pid}, which is no longer running"
+            "removed the workspace lock left by process {pid}, which no longer holds it"
         ));
     }
     for path in &recovery.restored {

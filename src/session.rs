@@ -97,24 +97,27 @@ impl Session {
             Ok(None) => return start(None),
             Err(e) => return not_used(&e),
         };
-        let bytes = match state::read(&dir, self.name.as_ref(), Decisions::MOST_BYTES) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return start(None),
-            Err(e) => return not_used(&e),
-        };
         let path = self.path.display().to_string();
+        let name = self.name.as_ref();
         let decisions = state
-            .unseal(Purpose::Session, &path, &bytes)
+            .read_sealed(&dir, name, Purpose::Session, Decisions::MOST_BYTES)
             .map_err(|e| match state::seal::as_foreign(&e) {
                 Some(foreign) => format!("{foreign}; your first decision replaces it"),
                 None => e.to_string(),
-            })
-            .and_then(|body| Decisions::parse(&path, body, batch).map_err(|e| e.to_string()));
+            });
+        let decisions = match decisions {
+            Ok(Some(body)) => Decisions::parse(&path, &body, batch).map_err(|e| e.to_string()),
+            Ok(None) => return start(None),
+            Err(e) => Err(e),
+        };
         if fresh {
             let held = decisions.map_or(0, |(d, _)| d.made_on(batch).decided().len());
             let backup = self.backup_path();
-            let name = OsString::from(format!("{}.bak", self.name));
-            return match state::write_fresh(&dir, &name, &bytes, true) {
+            let copy = OsString::from(format!("{}.bak", self.name));
+            let kept = state::read(&dir, name, Decisions::MOST_BYTES).and_then(|bytes| {
+                state::write_fresh(&dir, &copy, &bytes.unwrap_or_default(), true)
+            });
+            return match kept {
                 Ok(()) => Resumed {
                     set_aside: Some((held, backup)),
                     ..start(None)

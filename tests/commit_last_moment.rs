@@ -397,7 +397,14 @@ fn a_rolled_back_hard_linked_file_is_the_same_file_again() {
 /// deleted), and the commit stops saying both.
 #[test]
 fn a_file_replaced_twice_during_its_exchange_keeps_both_versions() {
-    let (outside, batch) = a_and_b();
+    // One file, so that its check is the first and only one (checks run on several threads).
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("a.diff");
+    fs::write(
+        &batch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old a\n+new a\n",
+    )
+    .unwrap();
     let ws = workspace_with(&[("a.txt", b"old a\n"), ("b.txt", b"old b\n")]);
     let child = apply_armed(ws.path(), &batch, "rename:1=stop,check:1=stop", None);
     let target = ws.path().join("a.txt");

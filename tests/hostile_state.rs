@@ -340,6 +340,12 @@ fn junk_in_the_history_is_named_never_counted_nor_removed() {
     let junk = tree(&history);
     let out = run(ws.path(), &["apply", batch]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A state folder that came without its .gitignore gets one: what patchdeck keeps there
+    // never shows in `git status`.
+    assert_eq!(
+        fs::read_to_string(ws.path().join(".patchdeck/.gitignore")).unwrap(),
+        "# patchdeck's own state\n*\n"
+    );
     assert!(
         stderr(&out).contains("ignored 22 entries in .patchdeck/history")
             && stderr(&out).contains("-1: no seal of this workspace's")

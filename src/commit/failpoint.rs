@@ -138,9 +138,12 @@ impl Point {
                 unreachable!("SIGKILL cannot be caught")
             }
             Action::Stop => {
+                // Sent to this thread (`raise`), not to the process: it is then this thread
+                // that takes the stop, at once, before it runs another step. Sent to the
+                // process, another thread could take it while this one went on.
                 // SAFETY: as above; the process goes on when it is sent SIGCONT.
                 unsafe {
-                    libc::kill(libc::getpid(), libc::SIGSTOP);
+                    libc::raise(libc::SIGSTOP);
                 }
                 Ok(())
             }

@@ -136,9 +136,14 @@ fn is_record(state: &State, history: &Dir, name: &OsStr) -> Result<(), &'static 
         return Err("not named as patchdeck names its records");
     };
     let Ok(Some(record)) = state.folder_in(history, name, false) else {
-        return Err("not your folder alone");
+        return Err("a folder patchdeck will not use (not yours alone, or not open to you)");
     };
-    match state.read_sealed(&record, OsStr::new(MARK), Purpose::RecordMark) {
+    match state.read_sealed(
+        &record,
+        OsStr::new(MARK),
+        Purpose::RecordMark,
+        state::MOST_MARK,
+    ) {
         Ok(Some(body)) if body == id.as_bytes() => {}
         _ => return Err("no seal of this workspace's"),
     }
@@ -334,7 +339,12 @@ pub fn newest(state: &State) -> io::Result<(Option<Record>, Option<String>)> {
         return Ok((None, warning));
     };
     let bytes = state
-        .read_sealed(&dir, OsStr::new(RECORD), Purpose::UndoRecord)?
+        .read_sealed(
+            &dir,
+            OsStr::new(RECORD),
+            Purpose::UndoRecord,
+            state::MOST_RECORD,
+        )?
         .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "the record's journal is gone"))?;
     let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
         io::Error::new(

@@ -318,7 +318,8 @@ impl Journal {
 
     /// [`Journal::load`] of the journal kept as `name` in `dir`, a folder of the state folder.
     pub fn load_from(state: &StateFolder, dir: &Dir, name: &OsStr) -> io::Result<Option<Journal>> {
-        let Some(bytes) = state.read_sealed(dir, name, Purpose::Journal)? else {
+        let Some(bytes) = state.read_sealed(dir, name, Purpose::Journal, state::MOST_RECORD)?
+        else {
             return Ok(None);
         };
         let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
@@ -436,9 +437,6 @@ impl Journal {
             },
             Err(e) => return Err(e),
         };
-        for leftover in leftovers(state.dir())? {
-            state.dir().remove_file_if_exists(&leftover)?;
-        }
         state.dir().remove_file_if_exists(OsStr::new(JOURNAL))?;
         state.dir().sync()?;
         Ok(recovery)

@@ -35,7 +35,7 @@ use exchange::put_all_in_place;
 use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
 pub use recover::{pending, recover, recover_counted};
-use recover::{recover_locked, removed_lock, state_failed};
+use recover::{recover_locked, removed_lock, state_failed, Finish};
 pub use stage::{as_changed, Changed, Make, NewContents};
 use stage::{keeps_permissions, still_verified, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
@@ -167,11 +167,15 @@ pub fn commit_with(
     let state = StateFolder::ensure(&root).map_err(|e| state_failed(workspace, e))?;
     let lock = Lock::acquire(state.dir(), options.lock_wait)?;
     let mut warnings: Vec<String> = lock.removed_foreign.iter().map(removed_lock).collect();
+    let finish = match options.undoing {
+        true => Finish::Journal,
+        false => Finish::Undo,
+    };
     let recovered = recover_locked(
         workspace,
         &root,
         &state,
-        !options.undoing,
+        finish,
         &journal::Progress::default(),
     )?;
     if let Some(recovered) = &recovered {

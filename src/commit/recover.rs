@@ -46,9 +46,7 @@ pub fn recover_counted(
     let journal = dir
         .stat(OsStr::new(journal::JOURNAL))
         .map_err(|e| recovery_failed(workspace, e))?;
-    let leftover = !journal::leftovers(dir)
-        .map_err(|e| recovery_failed(workspace, e))?
-        .is_empty();
+    let leftover = journal::leftovers(dir).is_ok_and(|names| !names.is_empty());
     let waiting = journal.is_some()
         || leftover
         || history::undo_interrupted(&state)
@@ -67,7 +65,7 @@ pub fn recover_counted(
         return Ok(recovery.said_anything().then_some(recovery));
     }
     let lock = Lock::acquire(dir, lock_wait)?;
-    let recovered = recover_locked(workspace, &root, &state, true, progress)?;
+    let recovered = recover_locked(workspace, &root, &state, Finish::All, progress)?;
     let mut recovery = recovered.unwrap_or_default();
     recovery.stale_lock = lock.took_over_from;
     recovery
@@ -100,24 +98,19 @@ pub fn pending(workspace: &Workspace) -> (Option<PathBuf>, Vec<String>) {
         Ok(Some(_)) => {}
         _ => return (None, Vec::new()),
     }
-    let bytes = match crate::state::read(state.dir(), name, crate::state::MOST_RECORD) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return (None, Vec::new()),
-        // Unreadable: a command that writes says what is wrong with it.
-        Err(_) => {
-            return (
-                Some(journal::journal_path(&workspace.state_dir())),
-                Vec::new(),
-            )
-        }
-    };
-    let what = state.dir().rel().join(name).display().to_string();
-    match state.unseal_reading(crate::state::seal::Purpose::Journal, &what, &bytes) {
-        Ok(_) => (
+    let purpose = crate::state::seal::Purpose::Journal;
+    match state.read_sealed_reading(state.dir(), name, purpose, crate::state::MOST_RECORD) {
+        Ok(Some(_)) => (
             Some(journal::journal_path(&workspace.state_dir())),
             Vec::new(),
         ),
-        Err(e) => (None, vec![ignored_journal(&e, false)]),
+        Ok(None) => (None, Vec::new()),
+        Err(e) if as_foreign(&e).is_some() => (None, vec![ignored_journal(&e, false)]),
+        // Unreadable: a command that writes says what is wrong with it.
+        Err(_) => (
+            Some(journal::journal_path(&workspace.state_dir())),
+            Vec::new(),
+        ),
     }
 }
 
@@ -218,11 +211,25 @@ fn recovery_failed(workspace: &Workspace, cause: io::Error) -> Error {
     }
 }
 
+/// What [`recover_locked`] finishes besides the live journal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Finish {
+    /// Commits set aside, and an undo interrupted after restoring its files: what a command
+    /// does first.
+    All,
+    /// An interrupted undo, not the commits set aside: what a commit does under its lock (the
+    /// command tried those as it began).
+    Undo,
+    /// Nothing more: an undo's own commit, which must not take that undo's mark for one an
+    /// earlier undo left.
+    Journal,
+}
+
 pub(super) fn recover_locked(
     workspace: &Workspace,
     root: &Root,
     state: &StateFolder,
-    finish_undo: bool,
+    finish: Finish,
     progress: &journal::Progress,
 ) -> Result<Option<Recovery>> {
     let mut recovery = match load_journal(state) {
@@ -243,22 +250,40 @@ pub(super) fn recover_locked(
         }
         Err(e) => return Err(recovery_failed(workspace, e)),
     };
-    // A journal being written when its process died: nothing had been touched yet.
-    for leftover in journal::leftovers(state.dir()).map_err(|e| recovery_failed(workspace, e))? {
-        state
-            .dir()
-            .remove_file_if_exists(&leftover)
-            .map_err(|e| recovery_failed(workspace, e))?;
+    // A journal being written when its process died: nothing had been touched yet. What
+    // cannot be removed is said, and stops nothing.
+    let mut warnings = Vec::new();
+    for leftover in journal::leftovers(state.dir()).unwrap_or_default() {
+        let path = state.dir().rel().join(&leftover);
+        let file = matches!(state.dir().stat(&leftover), Ok(Some(st)) if st.kind == Kind::File);
+        match crate::state::remove_any(state.dir(), &leftover) {
+            Err(e) => warnings.push(format!(
+                "{}: a journal left half-written cannot be removed ({e}); remove it by hand",
+                path.display()
+            )),
+            // Not what patchdeck leaves there: said, as it is gone.
+            Ok(()) if !file => warnings.push(format!(
+                "removed {}: not a file, at a name patchdeck keeps for a journal being written",
+                path.display()
+            )),
+            Ok(()) => {}
+        }
     }
-    // Commits whose cleanup was set aside: finished now if they can be, else said again.
-    let (finished_later, warnings) = unfinished::finish_all(root, state);
+    // Commits whose cleanup was set aside: finished now if they can be, else said again
+    // (once per command: a command's own commit does not try them again).
+    let mut finished_later = 0;
+    if finish == Finish::All {
+        let (finished, said) = unfinished::finish_all(root, state);
+        finished_later = finished;
+        warnings.extend(said);
+    }
     if finished_later > 0 || !warnings.is_empty() {
         let recovery = recovery.get_or_insert_with(Recovery::default);
         recovery.finished_later += finished_later;
         recovery.warnings.extend(warnings);
     }
     // After the journal: an undo's own commit is rolled back or finished first.
-    if !finish_undo {
+    if finish == Finish::Journal {
         return Ok(recovery);
     }
     let undone = history::finish_interrupted_undo(root, state).map_err(|e| {

@@ -96,19 +96,25 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
             {
                 journal
             }
+            // Not one of this workspace's commits: nothing to finish, and nothing patchdeck
+            // will read again. It goes, said, so that it is not read at every command.
             Ok(Some(_)) => {
-                warnings.push(format!(
-                    "ignored {what}: it is not a committed journal patchdeck set aside under that name; look, then remove it"
+                let removed = crate::state::remove_any(&dir, &name);
+                warnings.push(not_one(
+                    &what,
+                    "it is not a committed journal set aside under that name",
+                    removed,
                 ));
                 continue;
             }
             Ok(None) => continue,
             Err(e) => {
                 let why = match as_foreign(&e) {
-                    Some(foreign) => foreign.to_string(),
-                    None => format!("{what}: {e}"),
+                    Some(foreign) => foreign.why.clone(),
+                    None => e.to_string(),
                 };
-                warnings.push(format!("{why}: ignored; look, then remove it"));
+                let removed = crate::state::remove_any(&dir, &name);
+                warnings.push(not_one(&what, &why, removed));
                 continue;
             }
         };
@@ -141,4 +147,16 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
     }
     let _ = state.dir().remove_dir(OsStr::new(UNFINISHED));
     (finished, warnings)
+}
+
+/// The warning for what was found among the commits set aside that is not one of them.
+fn not_one(what: &str, why: &str, removed: io::Result<()>) -> String {
+    match removed {
+        Ok(()) => format!(
+            "removed {what}: not a commit of this workspace's whose cleanup waits ({why})"
+        ),
+        Err(e) => format!(
+            "{what} is not a commit of this workspace's whose cleanup waits ({why}), and it cannot be removed ({e}): remove it"
+        ),
+    }
 }

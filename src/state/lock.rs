@@ -51,11 +51,9 @@ impl Lock {
     /// Takes the lock in the state folder, waiting up to `wait` for a live owner to finish.
     pub fn acquire(state: &Dir, wait: Duration) -> Result<Lock> {
         let started = Instant::now();
-        let failed = |e: std::io::Error| Error::CommitFailed {
-            path: state.rel().join(LOCK).display().to_string(),
-            step: "taking the workspace lock".into(),
+        let failed = |e: std::io::Error| Error::LockFailed {
+            lock: state.rel().join(LOCK),
             cause: e.to_string(),
-            rolled_back: true,
         };
         let (mut took_over_from, mut removed_foreign) = (None, None);
         loop {
@@ -129,14 +127,22 @@ fn found(state: &Dir) -> std::io::Result<Found> {
             Kind::Dir => state.remove_tree(name),
             _ => state.remove_file(name),
         };
-        match removed {
-            Ok(()) => Ok(Found::Cleared(what.map_or(Ok(None), Err))),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(Found::Nothing),
-            Err(e) => Err(std::io::Error::new(
+        let lock = state.rel().join(LOCK);
+        match (removed, &what) {
+            (Ok(()), _) => Ok(Found::Cleared(what.map_or(Ok(None), Err))),
+            (Err(e), _) if e.kind() == ErrorKind::NotFound => Ok(Found::Nothing),
+            (Err(e), Some(what)) => Err(std::io::Error::new(
                 e.kind(),
                 format!(
-                    "{} is not a lock file patchdeck made, and it cannot be removed ({e}): remove it",
-                    state.rel().join(LOCK).display()
+                    "{} is not a lock file patchdeck made ({what}), and it cannot be removed ({e}): remove it",
+                    lock.display()
+                ),
+            )),
+            (Err(e), None) => Err(std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{} was left by a patchdeck that no longer holds it, and it cannot be removed ({e})",
+                    lock.display()
                 ),
             )),
         }
@@ -153,6 +159,10 @@ fn found(state: &Dir) -> std::io::Result<Found> {
     let file = match state.open_file_stat(name) {
         Ok((file, _)) => file,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Found::Nothing),
+        // A live patchdeck's lock is always a file its user can read: this one is not.
+        Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+            return remove(Some(format!("a file patchdeck may not read ({e})")))
+        }
         Err(e) => return Err(e),
     };
     // SAFETY: flock on a descriptor we own.

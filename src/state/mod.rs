@@ -34,7 +34,7 @@
 pub mod lock;
 pub mod seal;
 
-use crate::commit::beneath::{Dir, Kind, Root};
+use crate::commit::beneath::{Dir, Kind, Root, Stat};
 pub use crate::workspace::STATE_DIR;
 use seal::{Binding, Key, Purpose};
 use std::ffi::{OsStr, OsString};
@@ -48,6 +48,9 @@ pub const UNFINISHED_DIR: &str = "unfinished";
 
 /// The most of a record patchdeck reads back (a journal of 100,000 files is far less).
 pub const MOST_RECORD: u64 = 256 << 20;
+
+/// The most of a small record (an undo record's mark) patchdeck reads back.
+pub const MOST_MARK: u64 = 4096;
 
 /// A folder (or file) of the state folder that patchdeck will not use: a link, not this
 /// user's, open to others' writes, or not a folder. `why` ends with what to do about it.
@@ -122,7 +125,8 @@ impl State {
                     format!("it is not a folder; patchdeck keeps its state in a folder of that name: rename or remove it (`rm {path}`)")
                 }))
             }
-            Some(_) => {}
+            // Looked at before it is opened, so that one this user may not enter is named.
+            Some(stat) => check_stat(root.path(), rel, &stat)?,
         }
         let dir = top.subdir(name)?;
         check_folder(root.path(), &dir)?;
@@ -134,10 +138,15 @@ impl State {
     }
 
     /// [`State::open`], making the folder first when there is none: private to this user,
-    /// with a `.gitignore` that hides it from git. Another patchdeck making it at the same
-    /// moment is no error.
+    /// with a `.gitignore` that hides it from git (written again when a folder that came from
+    /// elsewhere lacks it, so that nothing patchdeck keeps there shows in `git status`).
+    /// Another patchdeck making it at the same moment is no error.
     pub fn ensure(root: &Root) -> io::Result<State> {
         if let Some(state) = State::open(root)? {
+            let ignore = OsStr::new(".gitignore");
+            if !matches!(read(&state.dir, ignore, 4096), Ok(Some(bytes)) if bytes == GITIGNORE) {
+                write_fresh(&state.dir, ignore, GITIGNORE, false)?;
+            }
             return Ok(state);
         }
         let top = root.top()?;
@@ -167,28 +176,32 @@ impl State {
     /// The folder `name` in `parent`, a folder of the state folder, checked as the state
     /// folder is; made (private) when `create` says so, else `None` when there is none.
     pub fn folder_in(&self, parent: &Dir, name: &OsStr, create: bool) -> io::Result<Option<Dir>> {
-        if parent.stat(name)?.is_none() {
-            if !create {
-                return Ok(None);
+        let rel = parent.rel().join(name);
+        let refused = |why: &'static str| {
+            untrusted(&self.root, &rel, |path| {
+                format!("{why}: remove it (`rm {path}`)")
+            })
+        };
+        match parent.stat(name)? {
+            // Looked at before it is opened, so that one this user may not enter is named.
+            Some(stat) if stat.kind == Kind::Dir => check_stat(&self.root, &rel, &stat)?,
+            Some(stat) if stat.kind == Kind::Symlink => {
+                return Err(refused(
+                    "it is a symbolic link; patchdeck never follows a link in its own folder",
+                ))
             }
-            match parent.mkdir_mode(name, 0o700) {
+            Some(_) => {
+                return Err(refused(
+                    "it is not a folder, and patchdeck keeps a folder there",
+                ))
+            }
+            None if !create => return Ok(None),
+            None => match parent.mkdir_mode(name, 0o700) {
                 Err(e) if e.kind() != ErrorKind::AlreadyExists => return Err(e),
                 _ => {}
-            }
+            },
         }
-        let sub = parent.subdir(name).map_err(|e| match parent.stat(name) {
-            Ok(Some(stat)) if stat.kind == Kind::Symlink => {
-                untrusted(&self.root, &parent.rel().join(name), |path| {
-                    format!("it is a symbolic link; patchdeck never follows a link in its own folder: remove it (`rm {path}`)")
-                })
-            }
-            Ok(Some(stat)) if stat.kind != Kind::Dir => {
-                untrusted(&self.root, &parent.rel().join(name), |path| {
-                    format!("it is not a folder, and patchdeck keeps a folder there: remove it (`rm {path}`)")
-                })
-            }
-            _ => e,
-        })?;
+        let sub = parent.subdir(name)?;
         check_folder(&self.root, &sub)?;
         Ok(Some(sub))
     }
@@ -209,23 +222,6 @@ impl State {
         Key::mine()?.open(purpose, &self.binding, what, sealed)
     }
 
-    /// Like [`State::unseal`], for a command that only reads: a user who has no key yet has
-    /// no record, and none is made.
-    pub fn unseal_reading<'a>(
-        &self,
-        purpose: Purpose,
-        what: &str,
-        sealed: &'a [u8],
-    ) -> io::Result<&'a [u8]> {
-        match Key::existing()? {
-            Some(key) => key.open(purpose, &self.binding, what, sealed),
-            None => Err(seal::foreign(
-                what.to_owned(),
-                "this user has no seal key yet, so nothing here is this user's".into(),
-            )),
-        }
-    }
-
     /// Writes `body`, sealed, as `name` in `dir` (see [`write_fresh`]).
     pub fn write_sealed(
         &self,
@@ -238,17 +234,58 @@ impl State {
         write_fresh(dir, name, &self.seal(purpose, body)?, durable)
     }
 
-    /// The body of the sealed file `name` in `dir`; `None` when there is none, and
-    /// [`seal::Foreign`] when its seal does not open.
+    /// The body of the sealed file `name` in `dir`, at most `limit` bytes; `None` when there
+    /// is none, and [`seal::Foreign`] when its seal does not open. A forged record is refused
+    /// from its first line, unread past it, whatever its size.
     pub fn read_sealed(
         &self,
         dir: &Dir,
         name: &OsStr,
         purpose: Purpose,
+        limit: u64,
+    ) -> io::Result<Option<Vec<u8>>> {
+        self.read_sealed_with(Key::mine()?, dir, name, purpose, limit)
+    }
+
+    /// Like [`State::read_sealed`], for a command that only reads: a user who has no key yet
+    /// has no record, and none is made.
+    pub fn read_sealed_reading(
+        &self,
+        dir: &Dir,
+        name: &OsStr,
+        purpose: Purpose,
+        limit: u64,
+    ) -> io::Result<Option<Vec<u8>>> {
+        match Key::existing()? {
+            Some(key) => self.read_sealed_with(&key, dir, name, purpose, limit),
+            None if dir.stat(name)?.is_none() => Ok(None),
+            None => Err(seal::foreign(
+                dir.rel().join(name).display().to_string(),
+                "this user has no seal key yet, so nothing here is this user's".into(),
+            )),
+        }
+    }
+
+    fn read_sealed_with(
+        &self,
+        key: &Key,
+        dir: &Dir,
+        name: &OsStr,
+        purpose: Purpose,
+        limit: u64,
     ) -> io::Result<Option<Vec<u8>>> {
         let what = dir.rel().join(name).display().to_string();
+        let (head, size) = match read_head(dir, name, seal::LINE_BYTES) {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(None),
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                return Err(seal::foreign(what, e.to_string()))
+            }
+            Err(e) => return Err(e),
+        };
+        key.check_head(purpose, &self.binding, &what, &head, size)?;
         // What patchdeck cannot even read whole was not written by it for this user.
-        let bytes = match read(dir, name, MOST_RECORD) {
+        let bytes = match read(dir, name, limit) {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return Ok(None),
             Err(e)
@@ -261,7 +298,7 @@ impl State {
             }
             Err(e) => return Err(e),
         };
-        self.unseal(purpose, &what, &bytes)
+        key.open(purpose, &self.binding, &what, &bytes)
             .map(|body| Some(body.to_vec()))
     }
 }
@@ -272,10 +309,14 @@ pub const GITIGNORE: &[u8] = b"# patchdeck's own state\n*\n";
 /// A folder of patchdeck's state must be this user's, and no one else may write in it:
 /// otherwise another user could have put anything there, or could while patchdeck runs.
 fn check_folder(root: &Path, dir: &Dir) -> io::Result<()> {
-    let stat = dir.stat_self()?;
+    check_stat(root, dir.rel(), &dir.stat_self()?)
+}
+
+/// [`check_folder`] of what `stat` says of the folder `rel`.
+fn check_stat(root: &Path, rel: &Path, stat: &Stat) -> io::Result<()> {
     let me = euid();
     if stat.stamp.uid != me {
-        return Err(untrusted(root, dir.rel(), |path| {
+        return Err(untrusted(root, rel, |path| {
             format!(
                 "it belongs to user {}, not to you (user {me}): it did not come from your patchdeck; look at it, then remove it (`rm -r {path}`), and patchdeck makes its own",
                 stat.stamp.uid
@@ -283,8 +324,15 @@ fn check_folder(root: &Path, dir: &Dir) -> io::Result<()> {
         }));
     }
     let mode = stat.stamp.mode & 0o7777;
+    if mode & 0o700 != 0o700 {
+        return Err(untrusted(root, rel, |path| {
+            format!(
+                "you may not read, write or enter it (mode {mode:04o}), so patchdeck cannot keep its state there: give it back to yourself (`chmod u+rwx {path}`), or remove it (`rm -r {path}`)"
+            )
+        }));
+    }
     if mode & 0o022 != 0 {
-        return Err(untrusted(root, dir.rel(), |path| {
+        return Err(untrusted(root, rel, |path| {
             format!(
                 "other users may write in it (mode {mode:04o}), so patchdeck cannot know that what is in it is yours: make it yours alone (`chmod go-w {path}`), or remove it (`rm -r {path}`)"
             )
@@ -324,6 +372,16 @@ fn temp_name(name: &OsStr) -> io::Result<OsString> {
     tmp.push(OsStr::from_bytes(&bytes[..bytes.len().min(64)]));
     tmp.push(format!(".{}.tmp", unguessable()?));
     Ok(tmp)
+}
+
+/// Removes what stands at `name` in `dir`, whatever it is (a folder with what is in it),
+/// without following a link; nothing there is no error.
+pub fn remove_any(dir: &Dir, name: &OsStr) -> io::Result<()> {
+    match dir.stat(name)? {
+        Some(stat) if stat.kind == Kind::Dir => dir.remove_tree(name),
+        Some(_) => dir.remove_file_if_exists(name),
+        None => Ok(()),
+    }
 }
 
 /// Moves what stands at `name` in `dir` (a file, a link, a folder: anything patchdeck will not
@@ -376,6 +434,19 @@ pub fn read(dir: &Dir, name: &OsStr, limit: u64) -> io::Result<Option<Vec<u8>>> 
     crate::bounded::read_from(file, limit)
         .map(Some)
         .map_err(context)
+}
+
+/// The first `most` bytes of the regular file `name` in `dir` (fewer when it is shorter),
+/// reached without a link, with the file's size; `None` when there is nothing at that name.
+fn read_head(dir: &Dir, name: &OsStr, most: usize) -> io::Result<Option<(Vec<u8>, u64)>> {
+    use std::io::Read;
+    if dir.stat(name)?.is_none() {
+        return Ok(None);
+    }
+    let (file, meta) = dir.open_file_stat(name)?;
+    let mut head = Vec::with_capacity(most.min(meta.len() as usize));
+    file.take(most as u64).read_to_end(&mut head)?;
+    Ok(Some((head, meta.len())))
 }
 
 /// 16 hex digits no one can guess.
@@ -513,7 +584,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            in_a.read_sealed(in_a.dir(), OsStr::new("rec"), Purpose::Journal)
+            in_a.read_sealed(in_a.dir(), OsStr::new("rec"), Purpose::Journal, MOST_RECORD)
                 .unwrap()
                 .unwrap(),
             b"body"
@@ -524,14 +595,67 @@ mod tests {
         )
         .unwrap();
         let err = in_b
-            .read_sealed(in_b.dir(), OsStr::new("rec"), Purpose::Journal)
+            .read_sealed(in_b.dir(), OsStr::new("rec"), Purpose::Journal, MOST_RECORD)
             .unwrap_err();
         let foreign = seal::as_foreign(&err).expect("foreign");
         assert!(foreign.why.contains("copied here"), "{err}");
         assert!(in_b
-            .read_sealed(in_b.dir(), OsStr::new("none"), Purpose::Journal)
+            .read_sealed(
+                in_b.dir(),
+                OsStr::new("none"),
+                Purpose::Journal,
+                MOST_RECORD
+            )
             .unwrap()
             .is_none());
+    }
+
+    /// A record sealed by another key, grown to a gigabyte (sparse): refused from its seal
+    /// line, before its size is even held against the limit.
+    #[test]
+    fn a_forged_record_is_refused_from_its_first_line_whatever_its_size() {
+        let ws = tempfile::tempdir().unwrap();
+        let state = State::ensure(&root_of(ws.path())).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let stranger = Key::load_or_create(&other.path().join("seal.key")).unwrap();
+        let path = ws.path().join(".patchdeck/journal");
+        fs::write(
+            &path,
+            stranger.seal(Purpose::Journal, &state.binding, b"{}"),
+        )
+        .unwrap();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        let err = state
+            .read_sealed(state.dir(), OsStr::new("journal"), Purpose::Journal, 16)
+            .unwrap_err();
+        let why = &seal::as_foreign(&err).expect("foreign").why;
+        assert!(why.contains("does not open with this user's key"), "{why}");
+        // Sealed by this user, then grown: its seal says how long it was.
+        state
+            .write_sealed(
+                state.dir(),
+                OsStr::new("journal"),
+                Purpose::Journal,
+                b"{}",
+                false,
+            )
+            .unwrap();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        let err = state
+            .read_sealed(state.dir(), OsStr::new("journal"), Purpose::Journal, 16)
+            .unwrap_err();
+        let why = &seal::as_foreign(&err).expect("foreign").why;
+        assert!(why.contains("where its seal says 2"), "{why}");
     }
 
     #[test]

@@ -34,8 +34,9 @@ const MAGIC: &[u8] = b"patchdeck-seal-v2 ";
 /// The first bytes of a record sealed before seals named their workspace.
 const MAGIC_V1: &[u8] = b"patchdeck-seal-v1 ";
 const MAC_HEX: usize = 64;
-/// The longest seal line patchdeck writes: a root path is at most 4,096 bytes.
-const MOST_LINE: usize = MAGIC.len() + MAC_HEX + 1 + 20 + 1 + 2 * 4096 + 1;
+/// The longest seal line patchdeck writes (two MACs, an inode, a root path of at most 4,096
+/// bytes in hex, a length): [`Key::check_head`] needs a record's first this many bytes.
+pub const LINE_BYTES: usize = MAGIC.len() + 2 * (MAC_HEX + 1) + 21 + 2 * 4096 + 21;
 
 /// What a seal is for: a journal's seal does not pass for an undo record's, nor a session's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,25 +213,64 @@ impl Key {
         &self.path
     }
 
-    fn mac(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> Hmac<Sha256> {
+    fn mac(&self, purpose: Purpose, binding: &Binding) -> Hmac<Sha256> {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.bytes).expect("any key length");
         mac.update(purpose.label());
         binding.update(&mut mac);
-        mac.update(body);
         mac
+    }
+
+    /// The MAC of a body.
+    fn body_tag(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> Vec<u8> {
+        let mut mac = self.mac(purpose, binding);
+        mac.update(body);
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    /// The MAC of a seal line: its workspace, the body's length and the body's MAC. It is
+    /// checked before the body is read, so a forged record of any size is refused from its
+    /// first line.
+    fn head_tag(&self, purpose: Purpose, binding: &Binding, len: u64, body_tag: &[u8]) -> Vec<u8> {
+        let mut mac = self.mac(purpose, binding);
+        mac.update(b"head\0");
+        mac.update(&len.to_be_bytes());
+        mac.update(body_tag);
+        mac.finalize().into_bytes().to_vec()
     }
 
     /// `body` with its seal in front, for the workspace `binding`.
     pub fn seal(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> Vec<u8> {
-        let tag = self.mac(purpose, binding, body).finalize().into_bytes();
-        let mut out = Vec::with_capacity(MOST_LINE.min(256) + body.len());
+        let body_tag = self.body_tag(purpose, binding, body);
+        let len = body.len() as u64;
+        let head_tag = self.head_tag(purpose, binding, len, &body_tag);
+        let line = format!(
+            "{} {} {} {} {len}\n",
+            hex(&head_tag),
+            hex(&body_tag),
+            binding.ino,
+            hex(&binding.root)
+        );
+        let mut out = Vec::with_capacity(MAGIC.len() + line.len() + body.len());
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(hex(&tag).as_bytes());
-        out.extend_from_slice(format!(" {} ", binding.ino).as_bytes());
-        out.extend_from_slice(hex(&binding.root).as_bytes());
-        out.push(b'\n');
+        out.extend_from_slice(line.as_bytes());
         out.extend_from_slice(body);
         out
+    }
+
+    /// Checks the seal line at the start of `head` (a record's first bytes) for a record of
+    /// `size` bytes in all, without its body: its shape, the length it names, its own MAC and
+    /// its workspace. [`Foreign`], naming `what`, when any of them is not this user's for
+    /// `binding`.
+    pub fn check_head(
+        &self,
+        purpose: Purpose,
+        binding: &Binding,
+        what: &str,
+        head: &[u8],
+        size: u64,
+    ) -> io::Result<()> {
+        self.open_line(purpose, binding, what, head, Some(size))
+            .map(|_| ())
     }
 
     /// The body of a sealed record, once its seal opens for `binding`; [`Foreign`], naming
@@ -242,6 +282,27 @@ impl Key {
         what: &str,
         sealed: &'a [u8],
     ) -> io::Result<&'a [u8]> {
+        let (line, body) = self.open_line(purpose, binding, what, sealed, None)?;
+        let body = &sealed[sealed.len() - body..];
+        if self.body_tag(purpose, binding, body) != line.body_tag {
+            return Err(foreign(
+                what.to_owned(),
+                "its bytes were changed after it was sealed".into(),
+            ));
+        }
+        Ok(body)
+    }
+
+    /// The seal line at the start of `sealed` (or of its first bytes, the whole being `size`
+    /// bytes), checked, and the length of the body after it.
+    fn open_line(
+        &self,
+        purpose: Purpose,
+        binding: &Binding,
+        what: &str,
+        sealed: &[u8],
+        size: Option<u64>,
+    ) -> io::Result<(Line, usize)> {
         let refuse = |why: String| foreign(what.to_owned(), why);
         if sealed.starts_with(MAGIC_V1) {
             return Err(refuse(
@@ -249,39 +310,78 @@ impl Key {
                     .into(),
             ));
         }
-        let Some((line, body)) = split_seal(sealed) else {
+        let Some((text, after)) = split_seal(sealed) else {
             return Err(refuse("it has no seal".into()));
         };
-        let Some((tag, stated)) = parse_line(line) else {
+        let Some(line) = Line::parse(text) else {
             return Err(refuse("its seal is damaged".into()));
         };
-        self.mac(purpose, &stated, body)
-            .verify_slice(&tag)
-            .map_err(|_| {
-                refuse(format!(
-                    "its seal does not open with this user's key, {}: it came from another user, a cloned repository or an archive, or it was changed",
-                    self.path.display()
-                ))
-            })?;
-        if stated != *binding {
+        let body = size.map_or(after.len() as u64, |size| {
+            size.saturating_sub((sealed.len() - after.len()) as u64)
+        });
+        let head_tag = self.head_tag(purpose, &line.binding, line.len, &line.body_tag);
+        if head_tag != line.head_tag {
             return Err(refuse(format!(
-                "this user sealed it for the workspace at {} (root inode {}), not this one: it was copied here",
-                stated.describe(),
-                stated.ino
+                "its seal does not open with this user's key, {}: it came from another user, a cloned repository or an archive, or it was changed",
+                self.path.display()
             )));
         }
-        Ok(body)
+        if body != line.len {
+            return Err(refuse(format!(
+                "it is {body} bytes long where its seal says {}: it was changed after it was sealed",
+                line.len
+            )));
+        }
+        if line.binding != *binding {
+            return Err(refuse(format!(
+                "this user sealed it for the workspace at {} (root inode {}), not this one: it was copied here",
+                line.binding.describe(),
+                line.binding.ino
+            )));
+        }
+        Ok((line, body as usize))
+    }
+}
+
+/// A seal line: `HEAD-MAC BODY-MAC INODE ROOT-HEX LENGTH`, after the magic.
+struct Line {
+    head_tag: Vec<u8>,
+    body_tag: Vec<u8>,
+    binding: Binding,
+    len: u64,
+}
+
+impl Line {
+    fn parse(line: &[u8]) -> Option<Line> {
+        let line = std::str::from_utf8(line).ok()?;
+        let parts: Vec<&str> = line.split(' ').collect();
+        let [head, body, ino, root, len] = parts[..] else {
+            return None;
+        };
+        if head.len() != MAC_HEX || body.len() != MAC_HEX {
+            return None;
+        }
+        Some(Line {
+            head_tag: unhex(head)?,
+            body_tag: unhex(body)?,
+            binding: Binding {
+                root: unhex(root)?,
+                ino: ino.parse().ok()?,
+            },
+            len: len.parse().ok()?,
+        })
     }
 }
 
 /// The bytes after a seal line, whether or not the seal opens: what a person who names a
 /// sealed file (`apply --decisions .patchdeck/sessions/…`) gives patchdeck to read.
 pub fn unsealed(bytes: &[u8]) -> &[u8] {
-    match (bytes.starts_with(MAGIC) || bytes.starts_with(MAGIC_V1))
-        .then(|| split_seal(bytes))
-        .flatten()
-    {
-        Some((_, body)) => body,
+    let magic = bytes.starts_with(MAGIC) || bytes.starts_with(MAGIC_V1);
+    let body = magic
+        .then(|| memchr::memchr(b'\n', &bytes[..bytes.len().min(LINE_BYTES)]))
+        .flatten();
+    match body {
+        Some(end) => &bytes[end + 1..],
         None => bytes,
     }
 }
@@ -289,25 +389,8 @@ pub fn unsealed(bytes: &[u8]) -> &[u8] {
 /// The seal line (after the magic) and the body after it.
 fn split_seal(sealed: &[u8]) -> Option<(&[u8], &[u8])> {
     let rest = sealed.strip_prefix(MAGIC)?;
-    let end = memchr::memchr(b'\n', &rest[..rest.len().min(MOST_LINE)])?;
+    let end = memchr::memchr(b'\n', &rest[..rest.len().min(LINE_BYTES)])?;
     Some((&rest[..end], &rest[end + 1..]))
-}
-
-/// `MAC INODE ROOT-HEX`: the MAC's bytes and the workspace it names.
-fn parse_line(line: &[u8]) -> Option<(Vec<u8>, Binding)> {
-    let line = std::str::from_utf8(line).ok()?;
-    let mut parts = line.split(' ');
-    let (tag, ino, root) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || tag.len() != MAC_HEX {
-        return None;
-    }
-    Some((
-        unhex(tag)?,
-        Binding {
-            root: unhex(root)?,
-            ino: ino.parse().ok()?,
-        },
-    ))
 }
 
 fn hex(bytes: &[u8]) -> String {
