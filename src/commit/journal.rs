@@ -419,7 +419,7 @@ impl Journal {
     /// Recovers from this journal, the live one (`.patchdeck/journal`), counting the files
     /// done in `progress` as it goes, and removes it. A committed journal whose cleanup fails
     /// (a full disk, a folder out of reach just now) is set aside for a later command to
-    /// finish ([`super::unfinished`]), with a warning: the commit stands, and no later command
+    /// finish (in `.patchdeck/unfinished/`), with a warning: the commit stands, and no later command
     /// waits for it.
     pub fn recover_counted(
         &self,
