@@ -160,38 +160,41 @@ fn symbolic_links_and_submodules_are_refused_never_written_as_text() {
     let link = "diff --git a/link b/link\nnew file mode 120000\nindex 0000000..1de5659\n--- /dev/null\n+++ b/link\n@@ -0,0 +1 @@\n+target.txt\n\\ No newline at end of file\n";
     let submodule = "diff --git a/lib b/lib\nnew file mode 160000\nindex 0000000..4b825dc\n--- /dev/null\n+++ b/lib\n@@ -0,0 +1 @@\n+Subproject commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n";
     for (patch, what) in [(link, "symbolic link"), (submodule, "submodule")] {
-        let (_, out) = run_input(files, "check", &["--json"], patch.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        let report = json_out(&out);
-        assert_eq!(kinds(&report), vec!["special_file"], "{report}");
-        let message = report["files"][0]["problems"][0]["message"]
-            .as_str()
-            .unwrap();
-        assert!(message.contains(what), "{message}");
-        let (ws, out) = run_input(files, "apply", &[], patch.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        assert_eq!(
-            user_tree(ws.path()),
-            user_tree(workspace_with(files).path())
-        );
+        refused_as_special_file(files, patch, &[what]);
     }
 }
 
-/// A link known only by its `index … 120000` line (a change to a link's target), or by its
-/// `deleted file mode 120000`: where a regular file stands at that path, git refuses the
-/// patch as the wrong type, and so does patchdeck, naming the line.
+/// `patch` over a workspace holding `files`: `check` reports one `special_file` conflict
+/// whose message says each of `says`, and `apply` writes nothing.
+fn refused_as_special_file(files: &[(&str, &[u8])], patch: &str, says: &[&str]) {
+    let (_, out) = run_input(files, "check", &["--json"], patch.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let report = json_out(&out);
+    assert_eq!(kinds(&report), vec!["special_file"], "{report}");
+    let message = report["files"][0]["problems"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(says.iter().all(|s| message.contains(s)), "{message}");
+    let (ws, out) = run_input(files, "apply", &[], patch.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        user_tree(ws.path()),
+        user_tree(workspace_with(files).path())
+    );
+}
+
 #[test]
 fn a_link_known_by_its_index_line_or_deleted_mode_is_refused_as_git_refuses_it() {
     let files: &[(&str, &[u8])] = &[("link", b"old-target")];
@@ -202,35 +205,7 @@ fn a_link_known_by_its_index_line_or_deleted_mode_is_refused_as_git_refuses_it()
         (deleted, "`deleted file mode 120000`"),
     ] {
         assert!(by_git(files, &[], patch).is_none(), "git applies {line}");
-        let (_, out) = run_input(files, "check", &["--json"], patch.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        let report = json_out(&out);
-        assert_eq!(kinds(&report), vec!["special_file"], "{report}");
-        let message = report["files"][0]["problems"][0]["message"]
-            .as_str()
-            .unwrap();
-        assert!(
-            message.contains(line) && message.contains("symbolic link"),
-            "{message}"
-        );
-        let (ws, out) = run_input(files, "apply", &[], patch.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        assert_eq!(
-            user_tree(ws.path()),
-            user_tree(workspace_with(files).path())
-        );
+        refused_as_special_file(files, patch, &[line, "symbolic link"]);
     }
     // A regular file's index line is no refusal: git applies it, and so does patchdeck.
     let regular = "diff --git a/link b/link\nindex 1de5659..a4c0f4a 100644\n--- a/link\n+++ b/link\n@@ -1 +1 @@\n-old-target\n\\ No newline at end of file\n+new-target\n\\ No newline at end of file\n";

@@ -619,42 +619,19 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         let stranger = Key::load_or_create(&other.path().join("seal.key")).unwrap();
         let path = ws.path().join(".patchdeck/journal");
-        fs::write(
-            &path,
-            stranger.seal(Purpose::Journal, &state.binding, b"{}"),
-        )
-        .unwrap();
-        fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(1 << 30)
-            .unwrap();
-        let err = state
-            .read_sealed(state.dir(), OsStr::new("journal"), Purpose::Journal, 16)
-            .unwrap_err();
-        let why = &seal::as_foreign(&err).expect("foreign").why;
+        let grown_refused = |sealed: Vec<u8>| {
+            fs::write(&path, sealed).unwrap();
+            let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+            file.set_len(1 << 30).unwrap();
+            let err = state
+                .read_sealed(state.dir(), OsStr::new("journal"), Purpose::Journal, 16)
+                .unwrap_err();
+            seal::as_foreign(&err).expect("foreign").why.clone()
+        };
+        let why = grown_refused(stranger.seal(Purpose::Journal, &state.binding, b"{}"));
         assert!(why.contains("does not open with this user's key"), "{why}");
         // Sealed by this user, then grown: its seal says how long it was.
-        state
-            .write_sealed(
-                state.dir(),
-                OsStr::new("journal"),
-                Purpose::Journal,
-                b"{}",
-                false,
-            )
-            .unwrap();
-        fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(1 << 30)
-            .unwrap();
-        let err = state
-            .read_sealed(state.dir(), OsStr::new("journal"), Purpose::Journal, 16)
-            .unwrap_err();
-        let why = &seal::as_foreign(&err).expect("foreign").why;
+        let why = grown_refused(state.seal(Purpose::Journal, b"{}").unwrap());
         assert!(why.contains("where its seal says 2"), "{why}");
     }
 
