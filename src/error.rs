@@ -98,8 +98,8 @@ pub enum Error {
     /// A file the last commit wrote cannot be read to check it before an undo: nothing was
     /// written.
     UndoUnreadable { path: PathBuf, cause: String },
-    /// A journal or undo record that patchdeck did not write for this user on this machine
-    /// (its seal does not check): nothing was done with it.
+    /// An undo record whose seal does not open for this user and this workspace, met where
+    /// one was expected: nothing was done with it.
     Foreign { record: PathBuf, why: String },
     /// patchdeck's state folder (or a folder in it) is not one it will use: a link, not this
     /// user's, or open to others' writes. `why` ends with the fix. Nothing was written.
@@ -158,11 +158,14 @@ impl Error {
             Error::ChangedOnDisk { .. } => {
                 Some("check the batch again against the file as it is now".into())
             }
-            Error::RecoveryFailed { journal, .. } => Some(format!(
+            Error::RecoveryFailed { journal, .. } if journal.ends_with("journal") => Some(format!(
                 "fix the cause, then run `patchdeck recover` again; a journal this patchdeck cannot use (one of another version) stays until you move it aside by hand (`mv {} {}.aside`), once you have checked the files it names",
                 journal.display(),
                 journal.display()
             )),
+            Error::RecoveryFailed { .. } => {
+                Some("fix the cause, then run `patchdeck recover` again".into())
+            }
             Error::Foreign { record, .. } => Some(format!(
                 "if this workspace came from elsewhere, that record is not yours to act on: check the files it names, then remove {} by hand (and, for a journal, the .NAME.pd-* files beside the files it names)",
                 record.display()

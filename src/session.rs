@@ -106,7 +106,9 @@ impl Session {
                 None => e.to_string(),
             });
         let decisions = match decisions {
-            Ok(Some(body)) => Decisions::parse(&path, &body, batch).map_err(|e| e.to_string()),
+            Ok(Some(record)) => {
+                Decisions::parse(&path, &record.body, batch).map_err(|e| e.to_string())
+            }
             Ok(None) => return start(None),
             Err(e) => Err(e),
         };

@@ -515,7 +515,10 @@ fn odd_things_at_the_names_patchdeck_uses_never_lock_the_workspace() {
     let outside = tempfile::tempdir().unwrap();
     let victim = outside.path().join("victim");
     type Plant = fn(&Path, &Path);
-    let plants: [(&str, Plant); 9] = [
+    let plants: [(&str, Plant); 10] = [
+        ("a folder at .gitignore", |state, _| {
+            fs::create_dir_all(state.join(".gitignore/inside")).unwrap();
+        }),
         ("a folder at journal", |state, _| {
             fs::create_dir_all(state.join("journal/inside")).unwrap();
         }),
@@ -605,4 +608,88 @@ fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path; the result is checked.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A workspace moved (renamed, or reached through another mount) is the same folder: its
+/// interrupted commit is recovered, and its undo history still undoes, saying where it was.
+#[test]
+fn a_moved_workspace_keeps_its_journal_and_its_history() {
+    let (_outside, batch) = notes_batch();
+    let parent = tempfile::tempdir().unwrap();
+    let (first, second) = (parent.path().join("first"), parent.path().join("second"));
+    fs::create_dir(&first).unwrap();
+    fs::write(first.join("notes.txt"), "n\n").unwrap();
+    let killed = patchdeck_env(
+        &[
+            "apply",
+            "--root",
+            first.to_str().unwrap(),
+            batch.to_str().unwrap(),
+        ],
+        &[("PATCHDECK_FAILPOINT", "mark=kill")],
+    );
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr(&killed));
+    fs::rename(&first, &second).unwrap();
+    let out = run(&second, &["recover"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("rolled back an interrupted commit"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains(&format!(
+            "the interrupted commit was made when this workspace was at {}",
+            fs::canonicalize(parent.path())
+                .unwrap()
+                .join("first")
+                .display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(second.join("notes.txt")).unwrap(), b"n\n");
+    assert!(crate::common::staged_leftovers(&second).is_empty());
+    // Committed here, undone after moving back.
+    let out = run(&second, &["apply", batch.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    fs::rename(&second, &first).unwrap();
+    let out = run(&first, &["undo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(first.join("notes.txt")).unwrap(), b"n\n");
+}
+
+/// Marks this user sealed that do not make a folder a record here: one naming another record
+/// (a mark copied between records), and one of another workspace's record copied in whole.
+#[test]
+fn a_mark_of_another_record_or_workspace_makes_no_record() {
+    let (_outside, batch) = notes_batch();
+    let there = workspace_with(&[("notes.txt", b"n\n")]);
+    let out = run(there.path(), &["apply", batch.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record = fs::read_dir(there.path().join(".patchdeck/history"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let here = workspace_with(&[("notes.txt", b"N\n")]);
+    let history = state_folder(here.path()).join("history");
+    fs::create_dir(&history).unwrap();
+    // The other workspace's record, whole, under its own name.
+    let copied = history.join(record.file_name().unwrap());
+    fs::create_dir(&copied).unwrap();
+    crate::common::copy_tree(&record, &copied);
+    // Its mark, under another record's name.
+    let renamed = history.join(format!("{:032x}-1", 5));
+    fs::create_dir(&renamed).unwrap();
+    crate::common::copy_tree(&record, &renamed);
+    let out = run(here.path(), &["undo"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("nothing to undo") && err.contains("ignored 2 entries"),
+        "{err}"
+    );
+    assert_eq!(fs::read(here.path().join("notes.txt")).unwrap(), b"N\n");
 }

@@ -325,3 +325,48 @@ fn an_undo_record_that_came_with_a_clone_is_never_restored() {
     );
     assert!(tree(ws.path()) == before);
 }
+
+/// A journal sealed by the patchdeck from before seals named their workspace (a crash before
+/// an upgrade): this user's key still opens it, so it is rolled back as it always was, and
+/// said to be from the earlier patchdeck.
+#[test]
+fn a_journal_sealed_by_the_earlier_patchdeck_is_still_rolled_back() {
+    use hmac::{Hmac, Mac};
+    let user = User::new();
+    user.key();
+    let key = fs::read(user.state.path().join("patchdeck/seal.key")).unwrap();
+    let id = format!("{:032x}-1", 1);
+    let ws = workspace_with(&[("notes.txt", b"new\n")]);
+    let staged = format!(".notes.txt.pd-{id}-0.tmp");
+    fs::write(ws.path().join(&staged), b"old\n").unwrap();
+    let body = serde_json::json!({"version": 2, "id": id, "pid": 1, "state": "prepared",
+        "entries": [{"path": "notes.txt", "kind": "modify", "staged": staged,
+            "backup": format!(".notes.txt.pd-{id}-0.orig"), "preSha256": sha(b"old\n"),
+            "postSha256": sha(b"new\n"), "createdDirs": []}]})
+    .to_string();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(b"patchdeck journal\0");
+    mac.update(body.as_bytes());
+    let tag: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
+    fs::write(
+        ws.path().join(".patchdeck/journal"),
+        format!("patchdeck-seal-v1 {tag}\n{body}"),
+    )
+    .unwrap();
+    let out = user.run(ws.path(), &["recover"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sealed by the patchdeck before this one; it was recovered here"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"old\n");
+    assert!(!ws.path().join(&staged).exists());
+    assert!(!ws.path().join(".patchdeck/journal").exists());
+}

@@ -369,8 +369,11 @@ fn open_quietly(
     access: pipeline::Access,
 ) -> Result<pipeline::Opened, Error> {
     // Recovering a large commit can take a while: say so once it does.
+    // (Only looked at: a `.patchdeck` that is a link is not followed.)
+    let state = root.join(patchdeck::workspace::STATE_DIR);
     let recovering = access == pipeline::Access::Write
-        && std::fs::symlink_metadata(root.join(".patchdeck/journal")).is_ok();
+        && std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_dir())
+        && std::fs::symlink_metadata(state.join("journal")).is_ok();
     let files = std::sync::Arc::new(pipeline::Progress::default());
     let progress = progress::Progress::start_counted(
         ctx.progress && recovering,

@@ -204,6 +204,19 @@ impl Dir {
         &self.rel
     }
 
+    /// This folder opened anew: the same folder, through an open file of its own (which a
+    /// `flock` is held by), where [`Dir::try_clone`] shares this one's.
+    pub fn reopen(&self) -> io::Result<Dir> {
+        let fd = unsafe {
+            // SAFETY: a valid folder descriptor and a NUL-terminated name; checked below.
+            libc::openat(self.fd.as_raw_fd(), c".".as_ptr(), dir_flags())
+        };
+        Ok(Dir {
+            fd: owned(fd).map_err(|e| self.context(OsStr::new("."), e))?,
+            rel: self.rel.clone(),
+        })
+    }
+
     pub fn try_clone(&self) -> io::Result<Dir> {
         Ok(Dir {
             fd: self.fd.try_clone()?,

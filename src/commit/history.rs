@@ -64,10 +64,13 @@ impl Listing {
             return Ok(None);
         };
         // A commit whose cleanup waits (`unfinished/`) has the start of its record here.
-        let waiting = super::unfinished::ids(state);
+        let waiting = match state.folder(state::UNFINISHED_DIR, false) {
+            Ok(Some(unfinished)) => unfinished.list()?,
+            _ => Vec::new(),
+        };
         let (mut records, mut ignored) = (Vec::new(), Vec::new());
         for name in history.list()? {
-            match is_record(state, &history, &name) {
+            match is_record(state, &history, &name)? {
                 Ok(()) => records.push(name),
                 Err(_) if waiting.contains(&name) => {}
                 Err(why) => ignored.push((name, why)),
@@ -123,33 +126,38 @@ fn warn_ignored(history: &Dir, ignored: &[(OsString, &str)]) -> Option<String> {
 }
 
 /// Whether `name` in `history` is a record of this workspace's (see the module's docs), or
-/// why not.
-fn is_record(state: &State, history: &Dir, name: &OsStr) -> Result<(), &'static str> {
-    match history.stat(name) {
-        Ok(Some(st)) if st.kind == Kind::Dir => {}
-        Ok(Some(st)) if st.kind == Kind::Symlink => return Err("a symbolic link"),
-        Ok(Some(st)) if st.kind == Kind::File => return Err("a file"),
-        Ok(_) => return Err("not a folder"),
-        Err(_) => return Err("cannot be looked at"),
+/// why not; an error only when that cannot be told (the disk, the process's limits).
+fn is_record(state: &State, history: &Dir, name: &OsStr) -> io::Result<Result<(), &'static str>> {
+    let not = |why: &'static str| Ok(Err(why));
+    match history.stat(name)? {
+        Some(st) if st.kind == Kind::Dir => {}
+        Some(st) if st.kind == Kind::Symlink => return not("a symbolic link"),
+        Some(st) if st.kind == Kind::File => return not("a file"),
+        _ => return not("not a folder"),
     }
     let Some(id) = name.to_str().filter(|id| is_commit_id(id)) else {
-        return Err("not named as patchdeck names its records");
+        return not("not named as patchdeck names its records");
     };
-    let Ok(Some(record)) = state.folder_in(history, name, false) else {
-        return Err("a folder patchdeck will not use (not yours alone, or not open to you)");
+    let record = match state.folder_in(history, name, false) {
+        Ok(Some(record)) => record,
+        Ok(None) => return not("not a folder"),
+        Err(e) if state::as_untrusted(&e).is_some() => {
+            return not("a folder patchdeck will not use (not yours alone, or not open to you)")
+        }
+        Err(e) => return Err(e),
     };
-    match state.read_sealed(
-        &record,
-        OsStr::new(MARK),
-        Purpose::RecordMark,
-        state::MOST_MARK,
-    ) {
-        Ok(Some(body)) if body == id.as_bytes() => {}
-        _ => return Err("no seal of this workspace's"),
-    }
-    match record.stat(OsStr::new(RECORD)) {
-        Ok(Some(st)) if st.kind == Kind::File => Ok(()),
-        _ => Err("no journal"),
+    let journal = matches!(record.stat(OsStr::new(RECORD))?, Some(st) if st.kind == Kind::File);
+    match state.read_sealed(&record, OsStr::new(MARK), Purpose::RecordMark, state::MOST_MARK) {
+        Ok(Some(mark)) if mark.body == id.as_bytes() && journal => Ok(Ok(())),
+        Ok(Some(mark)) if mark.body == id.as_bytes() => not("no journal"),
+        Ok(Some(_)) => not("a mark that names another record"),
+        // Records the patchdeck before this one made had no mark.
+        Ok(None) if journal => not(
+            "an undo record of the patchdeck before this one, which did not seal records for their workspace: it can no longer be undone",
+        ),
+        Ok(None) => not("no seal of this workspace's"),
+        Err(e) if seal::as_foreign(&e).is_some() => not("no seal of this workspace's"),
+        Err(e) => Err(e),
     }
 }
 
@@ -224,9 +232,10 @@ pub fn archive(
     prune(state, KEEP)
 }
 
-/// Removes what is left of the record of commit `id` when archiving it failed: its originals
-/// then cannot be kept, and a half-made record must not stand for one.
-pub fn discard(state: &State, id: &str) -> io::Result<()> {
+/// Removes the record of commit `id`: after it was undone, or what is left of it when archiving
+/// it failed (its originals then cannot be kept, and a half-made record must not stand for
+/// one).
+pub fn forget(state: &State, id: &str) -> io::Result<()> {
     match state.folder(HISTORY, false)? {
         Some(history) => history.remove_tree(OsStr::new(id)),
         None => Ok(()),
@@ -346,7 +355,7 @@ pub fn newest(state: &State) -> io::Result<(Option<Record>, Option<String>)> {
             state::MOST_RECORD,
         )?
         .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "the record's journal is gone"))?;
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
+    let journal: Journal = serde_json::from_slice(&bytes.body).map_err(|e| {
         io::Error::new(
             ErrorKind::InvalidData,
             format!("{}: {e}", dir.rel().join(RECORD).display()),
@@ -437,11 +446,6 @@ pub fn finish_interrupted_undo(root: &Root, state: &State) -> io::Result<Option<
     }
 }
 
-/// Removes one record (after it was undone).
-pub fn forget(state: &State, id: &str) -> io::Result<()> {
-    discard(state, id)
-}
-
 /// Removes all but the newest `keep` records; what is not a record is left, and named in the
 /// warning returned.
 fn prune(state: &State, keep: usize) -> io::Result<Option<String>> {
@@ -453,9 +457,4 @@ fn prune(state: &State, keep: usize) -> io::Result<Option<String>> {
         listing.history.remove_tree(id)?;
     }
     Ok(listing.warning())
-}
-
-/// Whether `error` says a record is not this workspace's (its seal does not open).
-pub fn is_foreign(error: &io::Error) -> bool {
-    seal::as_foreign(error).is_some()
 }

@@ -22,7 +22,7 @@ use super::beneath::{Dir, Folders, Kind, Root, Stat};
 use crate::checksum::Checksum;
 use crate::model::sha256_hex;
 use crate::plan::WriteKind;
-use crate::state::seal::Purpose;
+use crate::state::seal::{Origin, Purpose};
 use crate::state::{self, State as StateFolder};
 use crate::workspace::check_lexically;
 use serde::{Deserialize, Serialize};
@@ -310,26 +310,31 @@ impl Journal {
         )
     }
 
-    /// Reads and validates the journal, if there is one; [`crate::state::seal::Foreign`] when
-    /// its seal does not open for this user and this workspace.
-    pub fn load(state: &StateFolder) -> io::Result<Option<Journal>> {
+    /// Reads and validates the journal, if there is one, with where it was made;
+    /// [`crate::state::seal::Foreign`] when its seal does not open for this user and this
+    /// workspace.
+    pub fn load(state: &StateFolder) -> io::Result<Option<(Journal, Origin)>> {
         Journal::load_from(state, state.dir(), OsStr::new(JOURNAL))
     }
 
     /// [`Journal::load`] of the journal kept as `name` in `dir`, a folder of the state folder.
-    pub fn load_from(state: &StateFolder, dir: &Dir, name: &OsStr) -> io::Result<Option<Journal>> {
-        let Some(bytes) = state.read_sealed(dir, name, Purpose::Journal, state::MOST_RECORD)?
+    pub fn load_from(
+        state: &StateFolder,
+        dir: &Dir,
+        name: &OsStr,
+    ) -> io::Result<Option<(Journal, Origin)>> {
+        let Some(record) = state.read_sealed(dir, name, Purpose::Journal, state::MOST_RECORD)?
         else {
             return Ok(None);
         };
-        let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
+        let journal: Journal = serde_json::from_slice(&record.body).map_err(|e| {
             io::Error::new(
                 ErrorKind::InvalidData,
                 format!("{}: {e}", dir.rel().join(name).display()),
             )
         })?;
         journal.validate(Originals::Beside)?;
-        Ok(Some(journal))
+        Ok(Some((journal, record.origin)))
     }
 
     /// Holds every path in the journal to the shapes patchdeck writes, with its originals
@@ -499,7 +504,7 @@ impl Journal {
     /// is removed, and each leftover that cannot be is named. The last resort when its cleanup
     /// can neither be done nor set aside for later.
     pub fn give_up_undo(&self, root: &Root, state: &StateFolder) -> Vec<String> {
-        let _ = super::history::discard(state, &self.id);
+        let _ = super::history::forget(state, &self.id);
         let folders = Folders::new(root);
         let mut warnings = Vec::new();
         for entry in &self.entries {
@@ -914,7 +919,7 @@ mod tests {
         let root = Root::open(dir).unwrap();
         let state = StateFolder::ensure(&root).unwrap();
         journal.save(&state).unwrap();
-        let read = Journal::load(&state).unwrap().expect("just saved");
+        let (read, _) = Journal::load(&state).unwrap().expect("just saved");
         read.recover(&root, &state).unwrap()
     }
 

@@ -638,10 +638,13 @@ impl<'a> Transaction<'a> {
                 self.archived = recovery.archived;
                 Ok((written, recovery.warnings))
             }
-            Err(_) => {
-                self.archived = true;
-                Ok((written, Vec::new()))
-            }
+            // The committed journal stays, and the next command finishes it.
+            Err(e) => Ok((
+                written,
+                vec![format!(
+                    "the commit is done, but its cleanup stopped ({e}): the next patchdeck command that writes finishes it (`patchdeck recover` does), and `patchdeck undo` can take it back after that"
+                )],
+            )),
         }
     }
 

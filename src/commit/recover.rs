@@ -13,7 +13,7 @@ use super::journal::{self, Journal, Recovery};
 use super::{history, open_root, unfinished};
 use crate::error::{Error, Result};
 use crate::state::lock::Lock;
-use crate::state::seal::as_foreign;
+use crate::state::seal::{as_foreign, Origin};
 use crate::state::{as_untrusted, State as StateFolder};
 use crate::workspace::{Workspace, STATE_DIR};
 use std::ffi::OsStr;
@@ -130,11 +130,27 @@ const JOURNAL_IGNORED: &str = "journal.ignored";
 
 /// The live journal, when there is one; [`crate::state::seal::Foreign`] when it is not one of
 /// this user's for this workspace, or not even a file (a folder, a link, a FIFO at its name).
-fn load_journal(state: &StateFolder) -> io::Result<Option<Journal>> {
+fn load_journal(state: &StateFolder) -> io::Result<Option<(Journal, Origin)>> {
     let name = OsStr::new(journal::JOURNAL);
     match state.dir().stat(name)? {
         Some(stat) if stat.kind != Kind::File => Err(not_a_file(state, stat.kind)),
         _ => Journal::load(state),
+    }
+}
+
+/// What a person hears of a journal of this user's recovered though it was sealed elsewhere
+/// than this workspace as it is now.
+fn said_of(origin: &Origin) -> Option<String> {
+    match origin {
+        Origin::Here => None,
+        Origin::Moved { from } => Some(format!(
+            "the interrupted commit was made when this workspace was at {}; it is the same folder, so it was recovered here",
+            from.display()
+        )),
+        Origin::Earlier => Some(
+            "the interrupted commit was sealed by the patchdeck before this one; it was recovered here"
+                .to_owned(),
+        ),
     }
 }
 
@@ -233,11 +249,13 @@ pub(super) fn recover_locked(
     progress: &journal::Progress,
 ) -> Result<Option<Recovery>> {
     let mut recovery = match load_journal(state) {
-        Ok(Some(journal)) => Some(
-            journal
+        Ok(Some((journal, origin))) => {
+            let mut recovery = journal
                 .recover_counted(root, state, progress)
-                .map_err(|e| recovery_failed(workspace, e))?,
-        ),
+                .map_err(|e| recovery_failed(workspace, e))?;
+            recovery.warnings.extend(said_of(&origin));
+            Some(recovery)
+        }
         Ok(None) => None,
         // Not this user's, or not this workspace's: never acted on, never a reason to stop.
         // It is set aside, once, for a person to look at.

@@ -31,14 +31,16 @@ pub fn park(journal: &Journal, root: &Root, state: &StateFolder, cause: &io::Err
     if as_untrusted(cause).is_some() {
         return give_up();
     }
-    let parked = (|| {
-        let dir = state.folder(UNFINISHED, true)?.expect("made");
+    // Set aside once it is renamed (a sync that fails after that changes nothing of where it
+    // is: the next command finds it there).
+    let parked = state.folder(UNFINISHED, true).and_then(|dir| {
+        let dir = dir.expect("made");
         state
             .dir()
             .rename(OsStr::new(JOURNAL), &dir, OsStr::new(&journal.id))?;
-        dir.sync()?;
-        state.dir().sync()
-    })();
+        let _ = dir.sync().and_then(|()| state.dir().sync());
+        Ok(())
+    });
     match parked {
         Ok(()) => vec![format!(
             "the commit is done, but not its cleanup ({cause}): the originals stay beside its files, and `patchdeck undo` cannot take it back, until a later patchdeck command that writes finishes it (`patchdeck recover` does)"
@@ -58,7 +60,7 @@ pub fn ids(state: &StateFolder) -> Vec<OsString> {
         .into_iter()
         .filter(|id| {
             matches!(Journal::load_from(state, &dir, id),
-                Ok(Some(journal)) if OsStr::new(&journal.id) == id)
+                Ok(Some((journal, _))) if OsStr::new(&journal.id) == id)
         })
         .collect()
 }
@@ -91,7 +93,7 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
     for name in names {
         let what = dir.rel().join(&name).display().to_string();
         let journal = match Journal::load_from(state, &dir, &name) {
-            Ok(Some(journal))
+            Ok(Some((journal, _)))
                 if journal.state == State::Committed && OsStr::new(&journal.id) == name =>
             {
                 journal
@@ -109,12 +111,16 @@ pub fn finish_all(root: &Root, state: &StateFolder) -> (usize, Vec<String>) {
             }
             Ok(None) => continue,
             Err(e) => {
-                let why = match as_foreign(&e) {
-                    Some(foreign) => foreign.why.clone(),
-                    None => e.to_string(),
-                };
-                let removed = crate::state::remove_any(&dir, &name);
-                warnings.push(not_one(&what, &why, removed));
+                match as_foreign(&e) {
+                    Some(foreign) => {
+                        let removed = crate::state::remove_any(&dir, &name);
+                        warnings.push(not_one(&what, &foreign.why, removed));
+                    }
+                    // It may be one (the disk, the process's limits): kept for next time.
+                    None => warnings.push(format!(
+                        "{what} cannot be read ({e}): the cleanup it waits for is tried again at the next command that writes"
+                    )),
+                }
                 continue;
             }
         };

@@ -2,22 +2,23 @@
 //!
 //! The lock is an exclusive `flock` on the file `.patchdeck/lock`, which holds the owner's pid
 //! for messages. The kernel releases a `flock` when its owner dies, so a killed patchdeck
-//! never blocks the next one, and two processes can never both believe they took over a dead
-//! owner's lock.
+//! never blocks the next one.
 //!
 //! patchdeck never writes into a lock file it finds: a clone or an archive can put anything at
-//! that name, a hard link to a tracked file say. A taker makes its own file under a name no
-//! one can guess, locks it, writes its pid in it, and only then links it at `lock` (a link
-//! never replaces a name), so no live lock is ever seen unlocked or empty. A file found at
-//! `lock` is opened to read only, without following a link, and locked: held by a live
-//! process, the taker waits up to a limit, then fails naming the owner; held by no one, it is
-//! what a process that died holding the lock left, or something patchdeck did not make, and
-//! its name is removed (never its contents written) before the taker tries again. The owner
-//! removes its file before it lets go.
+//! that name, a hard link to a tracked file say. Every change to the name (making the lock,
+//! clearing a dead owner's, removing what is not a lock) is made while holding a second,
+//! short `flock` on the state folder itself, so two takers never both decide about the same
+//! name: a taker looks at what stands at `lock`; nothing, it makes its own file there
+//! exclusively, locks it and writes its pid in it before it lets the folder go, so no live
+//! lock is ever seen unlocked or empty; a file, it opens it to read only, without following a
+//! link, and locks it: held by a live process, the taker waits up to a limit, then fails
+//! naming the owner; held by no one, it is what a process that died holding the lock left,
+//! or something patchdeck did not make, and its name is removed (never its contents
+//! written) before the taker looks again. The owner removes its own file before it lets go.
 
 use crate::commit::beneath::{Dir, Kind, Stat};
 use crate::error::{Error, Result};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::os::fd::AsRawFd;
@@ -42,7 +43,7 @@ enum Found {
     Nothing,
     /// A live process holds it.
     Held(Option<u32>),
-    /// No one held it: its name was removed. `Some(pid)` for a lock file of patchdeck's whose
+    /// No one held it: its name was removed. `Ok(pid)` for a lock file of patchdeck's whose
     /// owner died; `Err(what)` for something patchdeck does not make.
     Cleared(std::result::Result<Option<u32>, String>),
 }
@@ -55,10 +56,18 @@ impl Lock {
             lock: state.rel().join(LOCK),
             cause: e.to_string(),
         };
+        // The folder opened anew: a `flock` is held by an open file, which this process's
+        // other openings of the folder must not share.
+        let folder = state.reopen().map_err(failed)?;
         let (mut took_over_from, mut removed_foreign) = (None, None);
+        let mut deciding = None;
         loop {
+            if deciding.is_none() {
+                deciding = Some(Deciding::on(&folder).map_err(failed)?);
+            }
             match found(state).map_err(failed)? {
                 Found::Held(owner) => {
+                    deciding = None;
                     if started.elapsed() >= wait {
                         return Err(Error::Locked {
                             lock: state.rel().join(LOCK),
@@ -69,25 +78,25 @@ impl Lock {
                         });
                     }
                     std::thread::sleep(Duration::from_millis(25));
-                    continue;
                 }
-                Found::Cleared(Ok(pid)) => {
-                    took_over_from = took_over_from.or(pid);
-                    continue;
+                Found::Cleared(Ok(pid)) => took_over_from = took_over_from.or(pid),
+                Found::Cleared(Err(what)) => removed_foreign = Some(what),
+                // Made under the same hold as the look that found the name free (`make`
+                // fails, and the taker looks again, only if something that does not take
+                // part in this protocol put a file there meanwhile).
+                Found::Nothing => {
+                    let file = match make(state) {
+                        Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                        made => made.map_err(failed)?,
+                    };
+                    drop(deciding);
+                    return Ok(Lock {
+                        state: state.try_clone().map_err(failed)?,
+                        file,
+                        took_over_from,
+                        removed_foreign,
+                    });
                 }
-                Found::Cleared(Err(what)) => {
-                    removed_foreign = Some(what);
-                    continue;
-                }
-                Found::Nothing => {}
-            }
-            if let Some(file) = publish(state).map_err(failed)? {
-                return Ok(Lock {
-                    state: state.try_clone().map_err(failed)?,
-                    file,
-                    took_over_from,
-                    removed_foreign,
-                });
             }
         }
     }
@@ -107,14 +116,34 @@ impl Drop for Lock {
     }
 }
 
-/// Clears what a process that died holding the lock left at its name, returning that
-/// process's pid. A lock held by a live process is left alone.
-pub fn clear_stale(state: &Dir) -> Option<u32> {
-    state.stat(OsStr::new(LOCK)).ok()??;
-    Lock::acquire(state, Duration::ZERO).ok()?.took_over_from
+/// The short `flock` on the state folder under which the lock's name changes; released when
+/// dropped.
+struct Deciding<'f>(&'f Dir);
+
+impl<'f> Deciding<'f> {
+    fn on(folder: &'f Dir) -> std::io::Result<Deciding<'f>> {
+        loop {
+            // SAFETY: flock on a descriptor we own.
+            if unsafe { libc::flock(folder.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(Deciding(folder));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
 }
 
-/// Looks at what stands at the lock's name, and clears it when no one holds it.
+impl Drop for Deciding<'_> {
+    fn drop(&mut self) {
+        // SAFETY: flock on a descriptor we own.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+/// Looks at what stands at the lock's name, and clears it when no one holds it. Called while
+/// [`Deciding`].
 fn found(state: &Dir) -> std::io::Result<Found> {
     let name = OsStr::new(LOCK);
     let Some(stat) = state.stat(name)? else {
@@ -193,30 +222,24 @@ fn found(state: &Dir) -> std::io::Result<Found> {
     })
 }
 
-/// Makes a lock file of this process's own, locked and holding its pid, and links it at the
-/// lock's name; `None` when another process's appeared there first.
-fn publish(state: &Dir) -> std::io::Result<Option<File>> {
-    let tmp = OsString::from(format!(".{LOCK}.{}.tmp", super::unguessable()?));
-    let mut file = state.create_new(&tmp, 0o600)?;
+/// Makes the lock file, locked and holding this process's pid. Called while [`Deciding`], on
+/// a name found free: no other taker looks at it before it is done.
+fn make(state: &Dir) -> std::io::Result<File> {
+    let name = OsStr::new(LOCK);
+    let mut file = state.create_new(name, 0o600)?;
     let made = (|| {
-        // SAFETY: flock on a descriptor we own; no one else knows its name yet.
+        // SAFETY: flock on a descriptor we own.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        writeln!(file, "{}", std::process::id())?;
-        match state.hard_link(&tmp, state, OsStr::new(LOCK)) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
-            Err(e) => Err(e),
-        }
+        writeln!(file, "{}", std::process::id())
     })();
-    // Whatever happened, the temporary name goes (a full disk must leave no file behind).
-    let removed = state.remove_file_if_exists(&tmp);
-    match made {
-        Ok(true) => removed.map(|()| Some(file)),
-        Ok(false) => Ok(None),
-        Err(e) => Err(e),
+    if let Err(e) = made {
+        // A full disk must leave no lock file behind.
+        let _ = state.remove_file(name);
+        return Err(e);
     }
+    Ok(file)
 }
 
 fn same_file(a: &Stat, b: &Stat) -> bool {
@@ -263,7 +286,13 @@ mod tests {
                 .contains(&format!("process {}", std::process::id())),
             "{err}"
         );
-        assert_eq!(clear_stale(&state), None, "a live lock is left alone");
+        assert!(
+            matches!(
+                Lock::acquire(&state, Duration::ZERO),
+                Err(Error::Locked { .. })
+            ),
+            "a live lock is left alone"
+        );
         drop(held);
         assert!(
             !dir.path().join(LOCK).exists(),
@@ -281,7 +310,12 @@ mod tests {
         assert_eq!(lock.removed_foreign, None);
         drop(lock);
         std::fs::write(dir.path().join(LOCK), "4243\n").unwrap();
-        assert_eq!(clear_stale(&state), Some(4243));
+        assert_eq!(
+            Lock::acquire(&state, Duration::ZERO)
+                .unwrap()
+                .took_over_from,
+            Some(4243)
+        );
         assert!(!dir.path().join(LOCK).exists());
     }
 
@@ -344,24 +378,57 @@ mod tests {
         );
     }
 
-    /// Many takers at once: each holds the lock alone, and nothing is left behind.
+    /// Many takers at once, with a link, a folder, a stale lock or a hard link planted at the
+    /// name again and again among them: each holds the lock alone, and nothing is left behind.
     #[test]
     fn takers_racing_hold_the_lock_one_at_a_time() {
         let (dir, state) = state();
         let holders = std::sync::atomic::AtomicUsize::new(0);
+        let planting = std::sync::atomic::AtomicBool::new(true);
+        let tracked = dir.path().join("tracked");
+        std::fs::write(&tracked, "keep\n").unwrap();
         std::thread::scope(|scope| {
-            for _ in 0..8 {
-                scope.spawn(|| {
-                    for _ in 0..20 {
-                        let lock = Lock::acquire(&state, Duration::from_secs(30)).unwrap();
-                        let now = holders.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        assert_eq!(now, 0, "two holders at once");
-                        holders.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-                        drop(lock);
+            scope.spawn(|| {
+                let at = dir.path().join(LOCK);
+                for n in 0..400 {
+                    if !planting.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
                     }
-                });
+                    std::thread::sleep(Duration::from_micros(200));
+                    let _ = match n % 4 {
+                        0 => std::os::unix::fs::symlink("/nowhere", &at),
+                        1 => std::fs::create_dir(&at),
+                        2 => std::fs::hard_link(&tracked, &at),
+                        _ => std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(&at)
+                            .map(drop),
+                    };
+                    std::thread::yield_now();
+                }
+            });
+            let takers: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        for _ in 0..20 {
+                            let lock = Lock::acquire(&state, Duration::from_secs(30)).unwrap();
+                            let now = holders.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            assert_eq!(now, 0, "two holders at once");
+                            std::thread::yield_now();
+                            holders.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                            drop(lock);
+                        }
+                    })
+                })
+                .collect();
+            for taker in takers {
+                taker.join().unwrap();
             }
+            planting.store(false, std::sync::atomic::Ordering::Relaxed);
         });
-        assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+        assert_eq!(std::fs::read_to_string(&tracked).unwrap(), "keep\n");
+        let _ = Lock::acquire(&state, Duration::ZERO).map(drop);
+        assert_eq!(names(dir.path()), ["tracked"]);
     }
 }

@@ -143,10 +143,7 @@ impl State {
     /// Another patchdeck making it at the same moment is no error.
     pub fn ensure(root: &Root) -> io::Result<State> {
         if let Some(state) = State::open(root)? {
-            let ignore = OsStr::new(".gitignore");
-            if !matches!(read(&state.dir, ignore, 4096), Ok(Some(bytes)) if bytes == GITIGNORE) {
-                write_fresh(&state.dir, ignore, GITIGNORE, false)?;
-            }
+            state.keep_ignored();
             return Ok(state);
         }
         let top = root.top()?;
@@ -165,6 +162,20 @@ impl State {
 
     pub fn dir(&self) -> &Dir {
         &self.dir
+    }
+
+    /// Writes the folder's `.gitignore` again when it is not patchdeck's (missing, changed,
+    /// or not a file: a folder of that name is removed first). Best effort: git's view of the
+    /// folder is no reason to refuse a commit.
+    fn keep_ignored(&self) {
+        let ignore = OsStr::new(".gitignore");
+        if matches!(read(&self.dir, ignore, 4096), Ok(Some(bytes)) if bytes == GITIGNORE) {
+            return;
+        }
+        if !matches!(self.dir.stat(ignore), Ok(Some(st)) if st.kind == Kind::File) {
+            let _ = remove_any(&self.dir, ignore);
+        }
+        let _ = write_fresh(&self.dir, ignore, GITIGNORE, false);
     }
 
     /// The folder `name` of the state folder, checked as the state folder is; made (private)
@@ -211,17 +222,6 @@ impl State {
         Ok(Key::mine()?.seal(purpose, &self.binding, body))
     }
 
-    /// The body of `sealed`, when its seal opens for this user and this workspace;
-    /// [`seal::Foreign`], naming `what`, otherwise.
-    pub fn unseal<'a>(
-        &self,
-        purpose: Purpose,
-        what: &str,
-        sealed: &'a [u8],
-    ) -> io::Result<&'a [u8]> {
-        Key::mine()?.open(purpose, &self.binding, what, sealed)
-    }
-
     /// Writes `body`, sealed, as `name` in `dir` (see [`write_fresh`]).
     pub fn write_sealed(
         &self,
@@ -243,7 +243,7 @@ impl State {
         name: &OsStr,
         purpose: Purpose,
         limit: u64,
-    ) -> io::Result<Option<Vec<u8>>> {
+    ) -> io::Result<Option<Record>> {
         self.read_sealed_with(Key::mine()?, dir, name, purpose, limit)
     }
 
@@ -255,7 +255,7 @@ impl State {
         name: &OsStr,
         purpose: Purpose,
         limit: u64,
-    ) -> io::Result<Option<Vec<u8>>> {
+    ) -> io::Result<Option<Record>> {
         match Key::existing()? {
             Some(key) => self.read_sealed_with(&key, dir, name, purpose, limit),
             None if dir.stat(name)?.is_none() => Ok(None),
@@ -273,7 +273,7 @@ impl State {
         name: &OsStr,
         purpose: Purpose,
         limit: u64,
-    ) -> io::Result<Option<Vec<u8>>> {
+    ) -> io::Result<Option<Record>> {
         let what = dir.rel().join(name).display().to_string();
         let (head, size) = match read_head(dir, name, seal::LINE_BYTES) {
             Ok(Some(found)) => found,
@@ -298,9 +298,20 @@ impl State {
             }
             Err(e) => return Err(e),
         };
-        key.open(purpose, &self.binding, &what, &bytes)
-            .map(|body| Some(body.to_vec()))
+        let opened = key.open(purpose, &self.binding, &what, &bytes)?;
+        Ok(Some(Record {
+            body: opened.body.to_vec(),
+            origin: opened.origin,
+        }))
     }
+}
+
+/// A sealed record read back: its body, and where it was made (this workspace as it is, or
+/// as it was reached before it moved).
+#[derive(Debug)]
+pub struct Record {
+    pub body: Vec<u8>,
+    pub origin: seal::Origin,
 }
 
 /// What the state folder's `.gitignore` says: ignore everything here.
@@ -586,7 +597,8 @@ mod tests {
         assert_eq!(
             in_a.read_sealed(in_a.dir(), OsStr::new("rec"), Purpose::Journal, MOST_RECORD)
                 .unwrap()
-                .unwrap(),
+                .unwrap()
+                .body,
             b"body"
         );
         fs::copy(

@@ -49,6 +49,13 @@ pub enum Purpose {
 }
 
 impl Purpose {
+    /// Whether a record of this purpose sealed by the patchdeck from before seals named their
+    /// workspace still opens: only a journal, so that a crash before an upgrade is recovered
+    /// after it (undo records and sessions of that patchdeck are not this one's).
+    fn opens_earlier(self) -> bool {
+        self == Purpose::Journal
+    }
+
     fn label(self) -> &'static [u8] {
         match self {
             Purpose::Journal => b"patchdeck journal\0",
@@ -59,36 +66,73 @@ impl Purpose {
     }
 }
 
-/// The workspace a seal is made for: its root's path (as canonical as the workspace opened it)
-/// and the root folder's inode. A copy of a record into another folder, or into a new tree
-/// at the same path, no longer opens; the device is left out, as its number can change from
-/// one boot to the next while a crash's journal waits.
+/// The workspace a seal is made for: its root's path (as canonical as the workspace opened
+/// it), and the root folder's device and inode. A record opens in the same folder whatever
+/// path reaches it now (the workspace moved within its file system, or is reached through
+/// another mount: the same device and inode), and at the same path and inode when only the
+/// device's number changed (it can from one boot to the next while a crash's journal waits).
+/// A copy of a record into another folder, or into a new tree at the same path, does not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     root: Vec<u8>,
+    dev: u64,
     ino: u64,
 }
 
 impl Binding {
     /// The binding of the workspace whose root is `root`.
     pub fn of(root: &Root) -> io::Result<Binding> {
+        let stamp = root.top()?.stat_self()?.stamp;
+        #[allow(clippy::unnecessary_cast)]
         Ok(Binding {
             root: root.path().as_os_str().as_bytes().to_vec(),
-            ino: root.top()?.stat_self()?.stamp.ino,
+            dev: stamp.dev as u64,
+            ino: stamp.ino as u64,
         })
     }
 
     fn update(&self, mac: &mut Hmac<Sha256>) {
+        mac.update(&self.dev.to_be_bytes());
         mac.update(&self.ino.to_be_bytes());
         mac.update(&(self.root.len() as u64).to_be_bytes());
         mac.update(&self.root);
     }
 
-    fn describe(&self) -> String {
-        Path::new(std::ffi::OsStr::from_bytes(&self.root))
-            .display()
-            .to_string()
+    fn path(&self) -> PathBuf {
+        PathBuf::from(std::ffi::OsStr::from_bytes(&self.root))
     }
+
+    /// Where a record sealed for `self` stands to the workspace `here`, when it is the same
+    /// workspace (see [`Binding`]).
+    fn origin_in(&self, here: &Binding) -> Option<Origin> {
+        let same_folder = (self.dev, self.ino) == (here.dev, here.ino);
+        let renumbered = self.root == here.root && self.ino == here.ino;
+        match (self.root == here.root, same_folder || renumbered) {
+            (_, false) => None,
+            (true, true) => Some(Origin::Here),
+            (false, true) => Some(Origin::Moved { from: self.path() }),
+        }
+    }
+}
+
+/// Where a record whose seal opened was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// In this workspace, as it is now.
+    Here,
+    /// In this workspace, when its root was reached at another path (it moved within its
+    /// file system, or is reached through another mount).
+    Moved { from: PathBuf },
+    /// By the patchdeck from before seals named their workspace (a journal only: one left by a
+    /// crash before an upgrade is still recovered).
+    Earlier,
+}
+
+/// A record whose seal opened: its body, and where it was made.
+#[derive(Debug)]
+pub struct Opened<'a> {
+    pub body: &'a [u8],
+    pub origin: Origin,
 }
 
 /// A record whose seal does not open: not written by patchdeck for this user in this
@@ -244,9 +288,10 @@ impl Key {
         let len = body.len() as u64;
         let head_tag = self.head_tag(purpose, binding, len, &body_tag);
         let line = format!(
-            "{} {} {} {} {len}\n",
+            "{} {} {} {} {} {len}\n",
             hex(&head_tag),
             hex(&body_tag),
+            binding.dev,
             binding.ino,
             hex(&binding.root)
         );
@@ -260,7 +305,7 @@ impl Key {
     /// Checks the seal line at the start of `head` (a record's first bytes) for a record of
     /// `size` bytes in all, without its body: its shape, the length it names, its own MAC and
     /// its workspace. [`Foreign`], naming `what`, when any of them is not this user's for
-    /// `binding`.
+    /// `binding`. (A record of the earlier patchdeck has no line to check: its whole is.)
     pub fn check_head(
         &self,
         purpose: Purpose,
@@ -269,32 +314,72 @@ impl Key {
         head: &[u8],
         size: u64,
     ) -> io::Result<()> {
+        if head.starts_with(MAGIC_V1) {
+            return match purpose.opens_earlier() {
+                true => Ok(()),
+                false => Err(earlier(what)),
+            };
+        }
         self.open_line(purpose, binding, what, head, Some(size))
             .map(|_| ())
     }
 
-    /// The body of a sealed record, once its seal opens for `binding`; [`Foreign`], naming
-    /// `what`, otherwise.
+    /// The body of a sealed record, once its seal opens for `binding`, and where it was
+    /// made; [`Foreign`], naming `what`, otherwise.
     pub fn open<'a>(
         &self,
         purpose: Purpose,
         binding: &Binding,
         what: &str,
         sealed: &'a [u8],
-    ) -> io::Result<&'a [u8]> {
-        let (line, body) = self.open_line(purpose, binding, what, sealed, None)?;
+    ) -> io::Result<Opened<'a>> {
+        if sealed.starts_with(MAGIC_V1) {
+            return self.open_earlier(purpose, what, sealed);
+        }
+        let (line, origin, body) = self.open_line(purpose, binding, what, sealed, None)?;
         let body = &sealed[sealed.len() - body..];
-        if self.body_tag(purpose, binding, body) != line.body_tag {
+        if self.body_tag(purpose, &line.binding, body) != line.body_tag {
             return Err(foreign(
                 what.to_owned(),
                 "its bytes were changed after it was sealed".into(),
             ));
         }
-        Ok(body)
+        Ok(Opened { body, origin })
+    }
+
+    /// A record sealed by the patchdeck from before seals named their workspace:
+    /// `patchdeck-seal-v1 MAC` over its purpose and body alone.
+    fn open_earlier<'a>(
+        &self,
+        purpose: Purpose,
+        what: &str,
+        sealed: &'a [u8],
+    ) -> io::Result<Opened<'a>> {
+        if !purpose.opens_earlier() {
+            return Err(earlier(what));
+        }
+        let refuse = |why: &str| foreign(what.to_owned(), why.to_owned());
+        let rest = &sealed[MAGIC_V1.len()..];
+        let (tag, body) = match (rest.get(..MAC_HEX), rest.get(MAC_HEX)) {
+            (Some(tag), Some(b'\n')) => (tag, &rest[MAC_HEX + 1..]),
+            _ => return Err(refuse("its seal is damaged")),
+        };
+        let tag = std::str::from_utf8(tag).ok().and_then(unhex);
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.bytes).expect("any key length");
+        mac.update(purpose.label());
+        mac.update(body);
+        match tag.map(|tag| mac.verify_slice(&tag)) {
+            Some(Ok(())) => Ok(Opened {
+                body,
+                origin: Origin::Earlier,
+            }),
+            _ => Err(refuse("its seal does not open with this user's key")),
+        }
     }
 
     /// The seal line at the start of `sealed` (or of its first bytes, the whole being `size`
-    /// bytes), checked, and the length of the body after it.
+    /// bytes), checked, where it says the record was made, and the length of the body after
+    /// it.
     fn open_line(
         &self,
         purpose: Purpose,
@@ -302,14 +387,8 @@ impl Key {
         what: &str,
         sealed: &[u8],
         size: Option<u64>,
-    ) -> io::Result<(Line, usize)> {
+    ) -> io::Result<(Line, Origin, usize)> {
         let refuse = |why: String| foreign(what.to_owned(), why);
-        if sealed.starts_with(MAGIC_V1) {
-            return Err(refuse(
-                "it was sealed by an earlier patchdeck, whose seals did not name their workspace"
-                    .into(),
-            ));
-        }
         let Some((text, after)) = split_seal(sealed) else {
             return Err(refuse("it has no seal".into()));
         };
@@ -332,18 +411,25 @@ impl Key {
                 line.len
             )));
         }
-        if line.binding != *binding {
+        let Some(origin) = line.binding.origin_in(binding) else {
             return Err(refuse(format!(
-                "this user sealed it for the workspace at {} (root inode {}), not this one: it was copied here",
-                line.binding.describe(),
-                line.binding.ino
+                "this user sealed it for the workspace at {} (another folder than this one): it was copied here",
+                line.binding.path().display()
             )));
-        }
-        Ok((line, body as usize))
+        };
+        Ok((line, origin, body as usize))
     }
 }
 
-/// A seal line: `HEAD-MAC BODY-MAC INODE ROOT-HEX LENGTH`, after the magic.
+/// The refusal of a record of a purpose the earlier patchdeck's seal does not open.
+fn earlier(what: &str) -> io::Error {
+    foreign(
+        what.to_owned(),
+        "it was sealed by an earlier patchdeck, whose seals did not name their workspace".into(),
+    )
+}
+
+/// A seal line: `HEAD-MAC BODY-MAC DEVICE INODE ROOT-HEX LENGTH`, after the magic.
 struct Line {
     head_tag: Vec<u8>,
     body_tag: Vec<u8>,
@@ -355,7 +441,7 @@ impl Line {
     fn parse(line: &[u8]) -> Option<Line> {
         let line = std::str::from_utf8(line).ok()?;
         let parts: Vec<&str> = line.split(' ').collect();
-        let [head, body, ino, root, len] = parts[..] else {
+        let [head, body, dev, ino, root, len] = parts[..] else {
             return None;
         };
         if head.len() != MAC_HEX || body.len() != MAC_HEX {
@@ -366,6 +452,7 @@ impl Line {
             body_tag: unhex(body)?,
             binding: Binding {
                 root: unhex(root)?,
+                dev: dev.parse().ok()?,
                 ino: ino.parse().ok()?,
             },
             len: len.parse().ok()?,
@@ -434,9 +521,10 @@ mod tests {
         Key::load_or_create(&dir.join("patchdeck").join(KEY_FILE)).unwrap()
     }
 
-    fn binding(root: &str, ino: u64) -> Binding {
+    fn binding(root: &str, dev: u64, ino: u64) -> Binding {
         Binding {
             root: root.as_bytes().to_vec(),
+            dev,
             ino,
         }
     }
@@ -445,12 +533,11 @@ mod tests {
     fn a_sealed_record_opens_with_its_key_purpose_and_workspace_only() {
         let dir = tempfile::tempdir().unwrap();
         let key = key_in(dir.path());
-        let here = binding("/home/me/project", 42);
+        let here = binding("/home/me/project", 7, 42);
         let sealed = key.seal(Purpose::Journal, &here, b"{\"state\": \"prepared\"}");
-        assert_eq!(
-            key.open(Purpose::Journal, &here, "j", &sealed).unwrap(),
-            b"{\"state\": \"prepared\"}"
-        );
+        let opened = key.open(Purpose::Journal, &here, "j", &sealed).unwrap();
+        assert_eq!(opened.body, b"{\"state\": \"prepared\"}");
+        assert_eq!(opened.origin, Origin::Here);
         assert!(key.open(Purpose::UndoRecord, &here, "j", &sealed).is_err());
         assert!(key.open(Purpose::Session, &here, "j", &sealed).is_err());
         // Another user's key.
@@ -466,21 +553,43 @@ mod tests {
         assert!(err
             .to_string()
             .contains("the journal was not written by patchdeck for this user in this workspace"));
-        // Another workspace: another path, or the same path with another root folder.
+        // Another folder: another path with another inode, or the same path with another
+        // root folder (a new tree where the old one was).
         for elsewhere in [
-            binding("/home/me/copy", 42),
-            binding("/home/me/project", 43),
+            binding("/home/me/copy", 7, 43),
+            binding("/home/me/project", 7, 43),
         ] {
             let err = key
                 .open(Purpose::Journal, &elsewhere, "j", &sealed)
                 .unwrap_err();
             let why = &as_foreign(&err).expect("foreign").why;
             assert!(
-                why.contains("sealed it for the workspace at /home/me/project (root inode 42)"),
+                why.contains("sealed it for the workspace at /home/me/project (another folder"),
                 "{why}"
             );
         }
-        // Changed bytes, a changed workspace in the seal line, no seal, an earlier seal.
+        // The same folder reached at another path (moved, another mount), or its device
+        // numbered anew at the same path: this workspace's.
+        let moved = key.open(
+            Purpose::Journal,
+            &binding("/srv/project", 7, 42),
+            "j",
+            &sealed,
+        );
+        assert_eq!(
+            moved.unwrap().origin,
+            Origin::Moved {
+                from: PathBuf::from("/home/me/project")
+            }
+        );
+        let renumbered = key.open(
+            Purpose::Journal,
+            &binding("/home/me/project", 9, 42),
+            "j",
+            &sealed,
+        );
+        assert_eq!(renumbered.unwrap().origin, Origin::Here);
+        // Changed bytes, a changed workspace in the seal line, no seal.
         let mut changed = sealed.clone();
         *changed.last_mut().unwrap() = b']';
         assert!(key.open(Purpose::Journal, &here, "j", &changed).is_err());
@@ -490,7 +599,7 @@ mod tests {
         assert!(key
             .open(
                 Purpose::Journal,
-                &binding("/home/me/project", 43),
+                &binding("/home/me/project", 7, 43),
                 "j",
                 forged.as_bytes()
             )
@@ -498,12 +607,38 @@ mod tests {
         assert!(key
             .open(Purpose::Journal, &here, "j", b"{\"state\": 1}")
             .is_err());
-        let mut v1 = MAGIC_V1.to_vec();
-        v1.extend_from_slice(&sealed[MAGIC.len()..]);
-        let err = key.open(Purpose::Journal, &here, "j", &v1).unwrap_err();
-        assert!(err.to_string().contains("earlier patchdeck"), "{err}");
         assert_eq!(unsealed(&sealed), b"{\"state\": \"prepared\"}");
         assert_eq!(unsealed(b"{}"), b"{}");
+    }
+
+    /// A journal sealed by the patchdeck before seals named their workspace (a crash before an
+    /// upgrade) still opens with this user's key; nothing else of that patchdeck's does.
+    #[test]
+    fn a_journal_of_the_earlier_patchdeck_opens_with_its_own_seal() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = key_in(dir.path());
+        let body = b"{\"state\": \"prepared\"}";
+        let mut mac = Hmac::<Sha256>::new_from_slice(&key.bytes).unwrap();
+        mac.update(Purpose::Journal.label());
+        mac.update(body);
+        let mut earlier = MAGIC_V1.to_vec();
+        earlier.extend_from_slice(hex(&mac.finalize().into_bytes()).as_bytes());
+        earlier.push(b'\n');
+        earlier.extend_from_slice(body);
+        let here = binding("/home/me/project", 7, 42);
+        let opened = key.open(Purpose::Journal, &here, "j", &earlier).unwrap();
+        assert_eq!((opened.body, opened.origin), (&body[..], Origin::Earlier));
+        assert!(key
+            .check_head(Purpose::Journal, &here, "j", &earlier, earlier.len() as u64)
+            .is_ok());
+        let err = key
+            .open(Purpose::Session, &here, "s", &earlier)
+            .unwrap_err();
+        assert!(err.to_string().contains("earlier patchdeck"), "{err}");
+        let other = tempfile::tempdir().unwrap();
+        assert!(key_in(other.path())
+            .open(Purpose::Journal, &here, "j", &earlier)
+            .is_err());
     }
 
     #[test]

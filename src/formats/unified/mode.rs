@@ -78,7 +78,7 @@ pub fn on_change(section: &DiffFile, file: &mut FilePatch, builder: &Builder, al
 /// the regular file that may stand at that path, nor is deleting it deleting that file.
 pub fn check_old(section: &DiffFile, file: &mut FilePatch) {
     if let Some(mode) = &section.old_mode {
-        if let Err(problem) = regular(mode, &file.doc_path, section.old_mode_line.trim_end()) {
+        if let Err(problem) = regular(mode, &file.doc_path, section.old_mode_line) {
             file.load_problems.push(problem);
         }
     }

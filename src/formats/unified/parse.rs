@@ -211,7 +211,7 @@ fn scan<'a>(
                         // `index A..B MODE`: the mode the file has, and keeps.
                         GitHeader::Index(Some(m)) if file.old_mode.is_none() => {
                             file.old_mode = Some(m);
-                            file.old_mode_line = "index … ";
+                            file.old_mode_line = "index …";
                         }
                         GitHeader::Binary => {
                             problem(
