@@ -30,6 +30,7 @@ pub mod git;
 pub mod json;
 pub mod lines;
 pub mod loading;
+pub mod locate;
 pub mod model;
 pub mod newlines;
 pub mod parallel;

@@ -144,7 +144,10 @@ fn drifted_files_conflict_and_report_where_each_change_went() {
                 );
                 assert!(
                     problem["foundAt"] == start + 2
-                        || problem["message"].as_str().unwrap().contains("ambiguous"),
+                        || problem["message"]
+                            .as_str()
+                            .unwrap()
+                            .contains("none is taken as where it belongs"),
                     "{}: {change}",
                     case.name()
                 );

@@ -8,14 +8,14 @@
 //! nothing here writes.
 
 mod applied;
+mod relocate;
 
 pub use applied::Placed;
 
 use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
-use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
+use crate::model::{Batch, Change, FileAction, FilePatch, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
-use crate::text_lines::TextLines;
 use crate::workspace::{read_snapshot, Release, Resolved, Snapshot, Workspace};
 use serde::Serialize;
 use std::io;
@@ -478,6 +478,8 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
                     verify_change(change, &lines, sha_mismatch, file.expected_sha256.is_some())
                 })
                 .collect();
+            let stale = sha_mismatch || file.expected_sha256.is_none();
+            relocate::judge_file(file, &lines, &mut check.changes, stale);
         }
     }
     let file_status = if check.problems.iter().any(|p| p.blocking) {
@@ -643,7 +645,7 @@ pub fn verify_change(
     };
     let stale = sha_mismatch || !has_sha;
     if !in_range {
-        let mut problem = Problem::new(
+        let problem = Problem::new(
             ProblemKind::OutOfRange,
             match change.operation {
                 Operation::Insert => format!(
@@ -663,9 +665,6 @@ pub fn verify_change(
                 ),
             },
         );
-        if let Some(expected) = &change.expected {
-            locate(&mut problem, lines, expected, change.range);
-        }
         problems.push(problem);
         let status = if stale {
             Status::Conflict
@@ -706,7 +705,6 @@ pub fn verify_change(
                 expected: expected.to_vec(),
                 actual,
             });
-            locate(&mut problem, lines, expected, change.range);
             problems.push(problem);
             return ChangeCheck {
                 status: Status::Conflict,
@@ -727,32 +725,6 @@ pub fn verify_change(
         status: Status::Ok,
         problems,
         placed: Placed::AsIs,
-    }
-}
-
-/// Searches the whole file for the expected lines and records where they are.
-fn locate(problem: &mut Problem, lines: &Lines<'_>, expected: &TextLines, range: LineRange) {
-    let places = lines.find_all(expected);
-    match places.as_slice() {
-        [] => problem
-            .message
-            .push_str("; the expected lines occur nowhere in the file"),
-        [at] => {
-            problem.found_at = Some(*at);
-            let offset = *at as i64 - range.start as i64;
-            problem.message.push_str(&format!(
-                "; they were found at line {at} ({offset:+} line{})",
-                plural(offset.unsigned_abs() as usize)
-            ));
-        }
-        many => {
-            let list: Vec<String> = many.iter().map(|l| l.to_string()).collect();
-            problem.message.push_str(&format!(
-                "; they occur {} times, at lines {} (ambiguous, not moved)",
-                many.len(),
-                list.join(", ")
-            ));
-        }
     }
 }
 

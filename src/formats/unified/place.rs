@@ -321,8 +321,79 @@ fn place_all(
 ) -> Vec<ChangeSpec> {
     let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
     let mut specs: Vec<ChangeSpec> = hunks.iter().map(|h| place_hunk(h, diff, lines)).collect();
+    if let Some(lines) = lines {
+        doubt_weak_offsets(&hunks, lines, &mut specs);
+    }
     flag_overlapping_hunks(&headers, &mut specs);
     specs
+}
+
+/// A hunk found only at another line than its header says is held to the judgement every
+/// relocation is ([`crate::locate`]): where the hunks around it stand, whether its own place
+/// holds its lines nearly (edited there), how much its lines say. One found far from where
+/// the hunks around it are, with its place edited, is a conflict that says where it was found
+/// and why that was not taken, not a change written into another function.
+fn doubt_weak_offsets(hunks: &[Hunk<'_>], lines: &Lines<'_>, specs: &mut [ChangeSpec]) {
+    let stated = |h: &Hunk<'_>| {
+        if h.old_count == 0 {
+            h.old_start + 1
+        } else {
+            h.old_start.max(1)
+        }
+    };
+    let offsets: Vec<Option<i64>> = hunks
+        .iter()
+        .zip(specs.iter())
+        .map(|(h, spec)| {
+            let placed = !spec.problems.iter().any(|p| p.blocking);
+            let range = spec.range.filter(|_| placed)?;
+            Some(range.start as i64 - stated(h) as i64)
+        })
+        .collect();
+    for i in 0..specs.len() {
+        if specs[i].tier != MatchTier::Offset {
+            continue;
+        }
+        let Some(range) = specs[i].range else {
+            continue;
+        };
+        let hunk = &hunks[i];
+        let from = stated(hunk);
+        let first = from - 1;
+        let sought = crate::locate::Sought {
+            stated: from,
+            lines: hunk.old.iter().map(|l| l.text).collect(),
+            places: vec![range.start],
+            at_stated: lines
+                .between(
+                    first.min(lines.len()),
+                    (first + hunk.old.len()).min(lines.len()),
+                )
+                .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
+                .collect(),
+            neighbours: crate::locate::Neighbours {
+                before: offsets[..i].iter().rev().find_map(|o| *o),
+                after: offsets[i + 1..].iter().find_map(|o| *o),
+            },
+        };
+        if let crate::locate::Verdict::Doubted(doubts) = crate::locate::judge(&sought) {
+            let spec = &mut specs[i];
+            spec.problems.retain(|p| p.kind != ProblemKind::Offset);
+            spec.tier = MatchTier::Exact;
+            spec.range = Some(LineRange {
+                start: from,
+                count: hunk.old.len(),
+            });
+            spec.problems.push(LoadProblem::conflict(
+                ProblemKind::NotFound,
+                format!(
+                    "hunk {}: its context and removed lines are not at line {from}{}",
+                    hunk.header,
+                    crate::locate::describe(&doubts)
+                ),
+            ));
+        }
+    }
 }
 
 /// Hunks of one section placed over the same lines (context included): git apply refuses them
@@ -544,7 +615,14 @@ fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<String>, lines: Option<&Lines<'_>>) ->
     } else {
         hunk.old_start.saturating_sub(1)
     };
-    let placed = lines.map(|lines| locate(hunk, lines, stated));
+    let placed = lines.map(|lines| {
+        // Not there, but applied already: its new side (context and added lines) stands where
+        // its old side would. Placed there, verify finds its new lines at its range.
+        locate(hunk, lines, stated).or_else(|problem| match problem.kind {
+            ProblemKind::NotFound => locate_side(hunk, &hunk.new, lines, stated).ok_or(problem),
+            _ => Err(problem),
+        })
+    });
     let old_len = hunk.old.len();
     let at_end = |at: usize| lines.is_some_and(|l| at + old_len == l.len());
     let eof_newline = match placed {
@@ -601,6 +679,52 @@ fn place_hunk(hunk: &Hunk<'_>, diff: &Arc<String>, lines: Option<&Lines<'_>>) ->
     spec
 }
 
+/// Where one side of a hunk (`side`: its old lines, or its new ones) stands in the file (a
+/// 0-based index), as git looks for it: at `stated`, else at the one other place it occurs.
+fn locate_side(
+    hunk: &Hunk<'_>,
+    side: &[HunkLine<'_>],
+    lines: &Lines<'_>,
+    stated: usize,
+) -> Option<usize> {
+    if side.is_empty() {
+        return None;
+    }
+    match places_of(hunk, side, lines, stated).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// The places one side of a hunk stands at (0-based): `stated` alone when it stands there,
+/// else every place, with git's rules for a hunk at the top or the end of a file.
+fn places_of(
+    hunk: &Hunk<'_>,
+    side: &[HunkLine<'_>],
+    lines: &Lines<'_>,
+    stated: usize,
+) -> Vec<usize> {
+    let len = lines.len();
+    let matches_at = |at: usize| -> bool {
+        at + side.len() <= len
+            && lines
+                .between(at, at + side.len())
+                .zip(side)
+                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
+    };
+    let match_beginning = hunk.old_start <= 1;
+    let match_end = hunk.trailing_context == 0;
+    let allowed = |at: usize| -> bool {
+        (!match_beginning || at == 0) && (!match_end || at + side.len() == len)
+    };
+    if matches_at(stated) && allowed(stated) {
+        return vec![stated];
+    }
+    (0..=len.saturating_sub(side.len()))
+        .filter(|&at| matches_at(at) && allowed(at))
+        .collect()
+}
+
 /// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
 /// other place they occur; else the conflict that says why not.
 fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
@@ -614,15 +738,10 @@ fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, Lo
     };
     let match_beginning = hunk.old_start <= 1;
     let match_end = hunk.trailing_context == 0;
-    let allowed = |at: usize| -> bool {
-        (!match_beginning || at == 0) && (!match_end || at + hunk.old.len() == len)
-    };
-    if matches_at(stated) && allowed(stated) {
+    let places = places_of(hunk, &hunk.old, lines, stated);
+    if places == [stated] {
         return Ok(stated);
     }
-    let places: Vec<usize> = (0..=len.saturating_sub(hunk.old.len()))
-        .filter(|&at| matches_at(at) && allowed(at))
-        .collect();
     match places.as_slice() {
         [one] => Ok(*one),
         [] => {
