@@ -553,9 +553,19 @@ fn an_edit_over_lines_that_are_no_longer_on_disk_is_blocked() {
         applies.overrides.as_slice(),
         [patchdeck::plan::Override::EditedOver { at: 32, .. }]
     ));
-    // A plain accept never uses the recorded lines.
+    // An accept with the lines recorded takes the proposal as it is over them: the same
+    // override, as `T` makes it in the reviewer.
     let accept = serde_json::json!("accept");
-    assert!(plan(decisions(Some("        return self.items[name]"), accept)).is_blocked());
+    let taken = plan(decisions(
+        Some("        return self.items[name]"),
+        accept.clone(),
+    ));
+    assert!(!taken.is_blocked(), "{:?}", taken.blockers);
+    assert!(matches!(
+        taken.overrides.as_slice(),
+        [patchdeck::plan::Override::EditedOver { at: 32, .. }]
+    ));
+    assert!(plan(decisions(Some("        something else"), accept)).is_blocked());
 }
 
 #[cfg(unix)]
@@ -614,11 +624,14 @@ fn a_session_that_cannot_be_saved_stays_said_and_quitting_asks_first() {
     assert_eq!(app.key(Key::Char('q')), Effect::Quit);
 }
 
+/// A conflict's lines saved unchanged from the editor mean its proposal, over the lines on
+/// disk (as `git add -p` takes an `e` saved unchanged): asked first, with both sides shown.
+/// Declined, nothing is decided; confirmed, the commit writes the proposal over them.
 #[test]
-fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
+fn saving_a_conflicts_lines_unchanged_asks_to_take_its_proposal() {
     let ws = sample_workspace();
     let tools = tempfile::tempdir().unwrap();
-    let before = fs::read(ws.path().join("src/app.py")).unwrap();
+    let before = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
     let mut app = open(
         ws.path(),
         Open {
@@ -629,27 +642,45 @@ fn saving_a_conflicts_lines_unchanged_resolves_nothing() {
     select(&mut app, "clearer-error");
     let effect = app.key(Key::Char('e'));
     run_edit(&mut app, effect, tools.path());
+    let question = app.take_over_question(app.pos).join("\n");
+    assert!(
+        question.contains("- ")
+            && question.contains("        return self.items[name]")
+            && question.contains("+             raise ValueError(f\"not enough {name}"),
+        "both sides are shown:\n{question}"
+    );
+    assert!(matches!(
+        app.overlay,
+        Some(patchdeck::tui::app::Overlay::ConfirmTakeOver { .. })
+    ));
+    press(&mut app, "n");
     assert_eq!(decision(&app, "clearer-error"), Decision::Undecided);
-    assert!(
-        app.decisions().edits_over().is_empty(),
-        "no lines were taken over"
-    );
-    let message = app.message.clone().unwrap();
-    assert!(
-        message
-            .text
-            .contains("nothing changed, so nothing was decided: the change is still a conflict"),
-        "{}",
-        message.text
-    );
+    assert!(app.decisions().edits_over().is_empty(), "nothing was taken");
     assert_eq!(
         selected_key(&app),
         "clearer-error",
         "it stays on the conflict"
     );
-    // Nothing can be committed from it: the return line stays where it is.
-    press(&mut app, "cy");
-    assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), before);
+    // `T` asks the same, and yes takes it.
+    press(&mut app, "T");
+    press(&mut app, "y");
+    assert_eq!(decision(&app, "clearer-error"), Decision::Accept);
+    select(&mut app, "clearer-error");
+    assert!(app.review().resolved(app.flat[app.pos]));
+    let screen = crate::common::reviewer::screen(&mut app, 160, 40);
+    assert!(
+        screen.contains("its proposal is taken over the lines on disk: the conflict is resolved"),
+        "{screen}"
+    );
+    // Only it is accepted: the commit writes the proposal at line 32, over the return.
+    press(&mut app, "c");
+    press(&mut app, "y");
+    let after = fs::read_to_string(ws.path().join("src/app.py")).unwrap();
+    assert_eq!(
+        after.lines().nth(31).unwrap(),
+        "            raise ValueError(f\"not enough {name}: {current} left, {quantity} asked\")"
+    );
+    assert_eq!(after.lines().count(), before.lines().count());
 }
 
 #[test]

@@ -983,7 +983,8 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
             },
             Refusal::Deletion,
             Refusal::NotInFile,
-            Refusal::NoPlace,
+            Refusal::NoPlace { why: "x".into() },
+            Refusal::NothingToTake,
             Refusal::NothingToOverride,
             Refusal::Unresolved {
                 changes: vec![StillBlocking {
@@ -1003,8 +1004,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
             words.all_decided(),
             words.accepted_before_override(patchdeck::review::FileOverride::Sha),
             words.accepted_before_override(patchdeck::review::FileOverride::Overwrite),
-            words.edit_unchanged(true),
-            words.edit_unchanged(false),
+            words.edit_unchanged(),
         ]);
     }
     let defaults = [

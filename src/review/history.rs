@@ -47,6 +47,10 @@ pub enum Done {
     AcceptFile,
     RejectFile,
     AcceptVerified,
+    /// The proposal taken over the lines on disk.
+    TakeOver,
+    /// Every conflict with one place the evidence supports moved there.
+    RelocateAll,
 }
 
 /// A step undone or redone: what it did, and the change it was about.

@@ -16,11 +16,13 @@ pub mod history;
 pub mod refusal;
 pub mod rules;
 pub mod select;
+pub mod take;
 
 pub use decisions::{Decision, Decisions};
 pub use history::{Done, History, Replayed};
 pub use refusal::{Refusal, StillBlocking, Way};
 pub use select::{readings, select, Readings, Selection, Target};
+pub use take::{MovedAll, TakeOver};
 
 use crate::lines::Lines;
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation};
@@ -362,7 +364,9 @@ impl Review {
     /// Why change `at` cannot be moved to where its expected lines were found, if it cannot.
     pub fn relocate_refusal(&self, at: At) -> Option<Refusal> {
         let check = self.change(at).check;
-        (check.status != Status::Conflict || check.found_at().is_none()).then_some(Refusal::NoPlace)
+        (check.status != Status::Conflict || check.found_at().is_none()).then(|| Refusal::NoPlace {
+            why: first_message(check),
+        })
     }
 
     /// What the person may override on file patch `file`: writing it over the file that

@@ -11,6 +11,8 @@ use crate::problem::ProblemKind;
 pub enum Way {
     /// Edit the change over the lines really on disk.
     Edit,
+    /// Write its proposal, as it is, over the lines really on disk.
+    TakeOver,
     /// Apply it where its expected lines were found, at this line.
     Relocate { to: usize },
     /// Place it at a line of the person's choosing (these candidates first, nearest first).
@@ -35,8 +37,12 @@ pub enum Refusal {
     Deletion,
     /// Its lines are not in the file (past its end), so there is nothing to edit over.
     NotInFile,
-    /// It cannot be moved: its expected lines were not found at exactly one other place.
-    NoPlace,
+    /// It cannot be moved: its expected lines were not found at one other place the evidence
+    /// supports (`why` says what was found, and why it was not taken).
+    NoPlace { why: String },
+    /// There is nothing to take over the lines on disk: the change is not a conflict of the
+    /// lines at its place (or is resolved already).
+    NothingToTake,
     /// It cannot be placed at that line: its expected lines do not stand there (or the line
     /// is past the end of the file).
     NotThere { line: usize },
@@ -65,6 +71,7 @@ pub fn conflict_ways(found_at: Option<usize>, editable: bool, places: Option<usi
     let mut ways = Vec::new();
     if editable {
         ways.push(Way::Edit);
+        ways.push(Way::TakeOver);
     }
     if let Some(to) = found_at {
         ways.push(Way::Relocate { to });

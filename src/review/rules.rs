@@ -3,7 +3,7 @@
 //! let a file through, that a change is resolved). Where the two asked different rules, the
 //! screen promised a write the commit then refused.
 
-use super::decisions::{Decision, Decisions};
+use super::decisions::Decisions;
 use crate::lines::Lines;
 use crate::model::{Change, FilePatch};
 use crate::problem::ProblemKind;
@@ -100,18 +100,30 @@ fn resolution(
         }
     }
     let seen = decisions.edited_over(&change.id)?;
-    let only_expected = change_check
+    let on_its_lines = change_check
         .problems
         .iter()
-        .all(|p| !p.blocking || p.kind == ProblemKind::ExpectedMismatch);
+        .all(|p| !p.blocking || line_conflict(p.kind));
     let still_there = || {
         Lines::split(check.base_bytes())
             .matches_at(change.range, &crate::text_lines::TextLines::from(seen))
     };
-    (matches!(decisions.get(&change.id), Decision::Edit(_)) && only_expected && still_there())
-        .then_some(Placement::EditedOver {
+    (decisions.get(&change.id).is_selected() && on_its_lines && still_there()).then_some(
+        Placement::EditedOver {
             at: change.range.start,
-        })
+        },
+    )
+}
+
+/// Whether a problem of this kind is a conflict of the lines at a change's place (not what it
+/// expected there, not found there, found at several places), which the person resolves by
+/// writing over the lines that are there: an edit, or the proposal taken as it is, for every
+/// format (a TUL-002 change, a diff hunk).
+pub fn line_conflict(kind: ProblemKind) -> bool {
+    matches!(
+        kind,
+        ProblemKind::ExpectedMismatch | ProblemKind::NotFound | ProblemKind::Ambiguous
+    )
 }
 
 /// The first line of the range change `change` takes when placed at `line` (the line it goes

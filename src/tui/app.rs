@@ -162,6 +162,11 @@ pub enum Overlay {
     ConfirmAcceptVerified {
         count: usize,
     },
+    /// Taking the proposal of the change at `pos` over the lines on disk, once the person has
+    /// seen both sides.
+    ConfirmTakeOver {
+        pos: usize,
+    },
 }
 
 impl Overlay {
@@ -338,6 +343,7 @@ impl App {
             Some(Overlay::Reload { .. }) => Mode::Reload,
             Some(Overlay::Place(_)) => Mode::Place,
             Some(Overlay::ConfirmAcceptVerified { .. }) => Mode::ConfirmAcceptVerified,
+            Some(Overlay::ConfirmTakeOver { .. }) => Mode::ConfirmTakeOver,
         }
     }
 
@@ -537,6 +543,12 @@ impl App {
             Some(Overlay::EditFailed(failed)) => self.edit_failed_action(action, failed),
             Some(Overlay::Reload { what }) => self.reload_action(action, what),
             Some(Overlay::Place(placing)) => self.place_action(action, placing),
+            Some(Overlay::ConfirmTakeOver { pos }) => {
+                if action == Action::Confirm {
+                    self.take_over(pos);
+                }
+                Effect::None
+            }
             Some(Overlay::ConfirmAcceptVerified { count }) => {
                 if action == Action::Confirm {
                     let at = self.selected().unwrap_or_default();
@@ -563,6 +575,8 @@ impl App {
             Action::Accept
                 | Action::Reject
                 | Action::Edit
+                | Action::TakeOver
+                | Action::RelocateAll
                 | Action::Relocate
                 | Action::Place
                 | Action::AcceptVerified
@@ -643,6 +657,8 @@ impl App {
             Action::AcceptFile => self.accept_file(),
             Action::RejectFile => self.reject_file(),
             Action::Relocate => self.relocate(),
+            Action::RelocateAll => self.relocate_all(),
+            Action::TakeOver => self.ask_take_over(),
             Action::Place => self.start_placing(),
             Action::OverrideSha => self.override_file(),
             Action::Undo => self.undo(),

@@ -18,6 +18,7 @@ impl App {
         let refusal = match asked {
             Asked::Accept => review.accept_refusal(at),
             Asked::Edit => review.edit_refusal(at),
+            Asked::TakeOver => review.take_over_refusal(at),
             Asked::Relocate => review.relocate_refusal(at),
             Asked::Override => review.override_refusal(at.file),
             Asked::Place => review
@@ -137,6 +138,87 @@ impl App {
         }
     }
 
+    /// `T`: asks whether to write the selected conflict's proposal over the lines on disk,
+    /// showing both, or says why it cannot be.
+    pub(super) fn ask_take_over(&mut self) {
+        if let Some(refusal) = self.refusal_words(Asked::TakeOver, self.pos) {
+            self.say(Tone::Error, refusal);
+            return;
+        }
+        self.overlay = Some(super::app::Overlay::ConfirmTakeOver { pos: self.pos });
+    }
+
+    /// The question the confirmation of taking a proposal asks: both sides, as they are.
+    pub fn take_over_question(&self, pos: usize) -> Vec<String> {
+        let sides = self.review().take_over_sides(self.flat[pos]);
+        let mut text = vec![format!(
+            "{}: the batch expected other lines at {}. These lines are on disk there now:",
+            change_name(self.review(), self.flat[pos]),
+            sides.range.describe()
+        )];
+        text.extend(sides.on_disk.iter().map(|l| format!("- {l}")));
+        text.push("and would be replaced by its proposal:".to_owned());
+        text.extend(sides.proposal.iter().map(|l| format!("+ {l}")));
+        text.push(
+            "It is written only while the file still holds exactly the lines above.".to_owned(),
+        );
+        text
+    }
+
+    /// Takes the proposal of the change at `pos` over the lines on disk (confirmed).
+    pub(super) fn take_over(&mut self, pos: usize) {
+        self.go(pos);
+        let at = self.flat[pos];
+        match self.review_mut().take_over(at) {
+            Err(refusal) => {
+                let text = self
+                    .words()
+                    .refusal(Asked::TakeOver, &refusal, self.review());
+                self.say(Tone::Error, text);
+            }
+            Ok(()) => {
+                self.save_session();
+                self.advance();
+                let text = "taken: its proposal is written over the lines on disk (listed in the commit summary)";
+                match &self.message {
+                    Some(m) => {
+                        let text = format!("{text}; {}", m.text);
+                        self.say(Tone::Info, text);
+                    }
+                    None => self.say(Tone::Info, text),
+                }
+            }
+        }
+    }
+
+    /// `M`: moves every undecided conflict the evidence places, and says how many it left.
+    pub(super) fn relocate_all(&mut self) {
+        let at = self.selected().unwrap_or_default();
+        let moved = self.review_mut().relocate_all(at);
+        if moved.moved > 0 {
+            self.save_session();
+        }
+        let mut text = format!(
+            "moved {} conflict(s) to where their expected lines stand, and accepted them",
+            moved.moved
+        );
+        if moved.left > 0 {
+            text.push_str(&format!(
+                "; {} conflict(s) left: their lines stand at no place the evidence supports ({} says why, on each)",
+                moved.left,
+                self.words().key(super::keys::Action::NextConflict)
+            ));
+        }
+        self.say(
+            if moved.left > 0 {
+                Tone::Warning
+            } else {
+                Tone::Info
+            },
+            text,
+        );
+    }
+
     /// Toggles the selected file's override: writing it over its SHA-256 mismatch, or over
     /// the file that exists where the batch creates one.
     pub(super) fn override_file(&mut self) {
@@ -205,6 +287,8 @@ impl App {
             Done::AcceptFile => format!("accepting every change of {} that could be", file()),
             Done::RejectFile => format!("rejecting every change of {}", file()),
             Done::AcceptVerified => "accepting every verified change".to_owned(),
+            Done::TakeOver => format!("taking the proposal of {} over the lines on disk", change()),
+            Done::RelocateAll => "moving every conflict the evidence places".to_owned(),
         }
     }
 

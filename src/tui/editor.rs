@@ -66,14 +66,35 @@ impl App {
                     let text = self.words().refusal(Asked::Edit, &refusal, self.review());
                     self.say(Tone::Error, text);
                 }
-                Ok(Edited::Unchanged { conflict }) => {
-                    let text = self.words().edit_unchanged(conflict);
-                    self.say(if conflict { Tone::Warning } else { Tone::Info }, text);
+                // A conflict saved as it is: as in `git add -p`, that means its proposal, over
+                // the lines on disk; asked first, with both shown.
+                Ok(Edited::Unchanged { conflict: true })
+                    if self.review().take_over_refusal(at).is_none() =>
+                {
+                    self.overlay = Some(Overlay::ConfirmTakeOver { pos });
+                }
+                Ok(Edited::Unchanged { .. }) => {
+                    let text = self.words().edit_unchanged();
+                    self.say(Tone::Info, text);
                 }
                 Ok(Edited::Done) => {
                     self.save_session();
+                    // Said as the commit will take it: resolved, or still in the way.
+                    let resolved = self.review().resolved(at);
                     self.advance();
-                    if self.message.is_none() {
+                    if !resolved {
+                        let text = format!(
+                            "edited, but still a conflict: {}",
+                            self.review()
+                                .change(at)
+                                .check
+                                .problems
+                                .iter()
+                                .find(|p| p.blocking)
+                                .map_or("its lines do not verify", |p| p.message.as_str())
+                        );
+                        self.say(Tone::Warning, text);
+                    } else if self.message.is_none() {
                         self.say(Tone::Info, "edited and accepted");
                     }
                 }

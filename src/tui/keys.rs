@@ -33,7 +33,11 @@ pub enum Action {
     AcceptVerified,
     Filter,
     Edit,
+    /// Write a conflict's proposal, as it is, over the lines on disk (asks first).
+    TakeOver,
     Relocate,
+    /// Move every conflict the evidence places where its expected lines stand.
+    RelocateAll,
     Place,
     OverrideSha,
     Undo,
@@ -72,6 +76,8 @@ pub enum Mode {
     /// Choosing where to place a change (digits type a line).
     Place,
     ConfirmAcceptVerified,
+    /// Taking a conflict's proposal over the lines on disk, once the person has seen both.
+    ConfirmTakeOver,
 }
 
 /// A key as the map names it.
@@ -224,6 +230,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('A')], A::AcceptFile, "accept file", "accept every change of this file that verifies"),
     bind(M::Browse, &[K::Char('R')], A::RejectFile, "reject file", "reject every change of this file"),
     bind(M::Browse, &[K::Char('V')], A::AcceptVerified, "accept verified", "accept every undecided change that verifies, batch-wide (asks first)"),
+    bind(M::Browse, &[K::Char('T')], A::TakeOver, "take", "write a conflict's proposal as it is over the lines on disk (shows both first; accepts it)"),
+    bind(M::Browse, &[K::Char('&')], A::RelocateAll, "move all", "move every undecided conflict whose expected lines stand at one place the evidence supports (accepts them)"),
     bind(M::Browse, &[K::Char('F')], A::Feedback, "feedback", "write what failed and what is on disk, for the model (as `patchdeck feedback`)"),
     bind(M::Browse, &[K::Char('X')], A::Export, "export", "write the batch as decided, rebased on the files now (as `patchdeck export`)"),
     bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
@@ -274,6 +282,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Place, &[K::Esc], A::Cancel, "cancel", "leave the change as it was"),
     bind(M::ConfirmAcceptVerified, &[K::Char('y')], A::Confirm, "accept them", "accept every change counted"),
     bind(M::ConfirmAcceptVerified, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
+    bind(M::ConfirmTakeOver, &[K::Char('y')], A::Confirm, "take it", "write the proposal over the lines on disk shown, and accept it"),
+    bind(M::ConfirmTakeOver, &[K::Char('n'), K::Esc], A::Cancel, "not now", "leave the conflict as it was"),
     bind(M::Reload, &[K::Char('y')], A::Confirm, "reload", "verify again against the files as they are now"),
     bind(M::Reload, &[K::Char('n'), K::Esc], A::Cancel, "not now", "back to the review"),
 ];
@@ -298,6 +308,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("reject", Action::Reject),
     ("edit", Action::Edit),
     ("move", Action::Relocate),
+    ("move_all", Action::RelocateAll),
+    ("take", Action::TakeOver),
     ("place", Action::Place),
     ("override_sha", Action::OverrideSha),
     ("next", Action::NextChange),
@@ -440,6 +452,7 @@ pub fn mode_title(mode: Mode) -> &'static str {
         Mode::Reload => "A file changed on disk",
         Mode::Place => "Placing a change (digits type a line)",
         Mode::ConfirmAcceptVerified => "Accepting every verified change",
+        Mode::ConfirmTakeOver => "Taking a proposal over the lines on disk",
     }
 }
 

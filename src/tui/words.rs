@@ -16,6 +16,7 @@ pub struct Words<'a> {
 pub enum Asked {
     Accept,
     Edit,
+    TakeOver,
     Relocate,
     Override,
     Place,
@@ -37,6 +38,10 @@ impl<'a> Words<'a> {
     pub fn way(&self, way: Way) -> String {
         match way {
             Way::Edit => format!("{} edits it over the lines on disk", self.key(Action::Edit)),
+            Way::TakeOver => format!(
+                "{} writes its proposal as it is over them",
+                self.key(Action::TakeOver)
+            ),
             Way::Relocate { to } => format!(
                 "{} moves it to line {to}, where its expected lines are",
                 self.key(Action::Relocate)
@@ -61,6 +66,7 @@ impl<'a> Words<'a> {
             .iter()
             .map(|way| match way {
                 Way::Edit => format!("{} edits", self.key(Action::Edit)),
+                Way::TakeOver => format!("{} takes its proposal", self.key(Action::TakeOver)),
                 Way::Relocate { to } => {
                     format!("{} moves it to line {to}", self.key(Action::Relocate))
                 }
@@ -76,6 +82,7 @@ impl<'a> Words<'a> {
         let verb = match asked {
             Asked::Accept => "accept",
             Asked::Edit => "edit",
+            Asked::TakeOver => "take its proposal",
             Asked::Relocate => "move",
             Asked::Override => "override",
             Asked::Place => "place",
@@ -106,9 +113,13 @@ impl<'a> Words<'a> {
             Refusal::NotInFile => {
                 format!("cannot edit: the change's lines are not in the file; {reject}")
             }
-            Refusal::NoPlace => format!(
-                "{} moves a conflicting change whose expected lines were found once elsewhere; this one has no such place",
+            Refusal::NoPlace { why } => format!(
+                "{} moves a conflict to the one place its expected lines stand where the evidence supports it; this one has none ({why})",
                 self.key(Action::Relocate)
+            ),
+            Refusal::NothingToTake => format!(
+                "{} writes a conflict's proposal over the lines on disk at its place; this change is not such a conflict (or is resolved already)",
+                self.key(Action::TakeOver)
             ),
             Refusal::NotThere { line } => format!(
                 "cannot place it at line {line}: the lines it replaces do not stand there (or the file is shorter); {}",
@@ -172,17 +183,10 @@ impl<'a> Words<'a> {
         }
     }
 
-    /// Said when an edit saved the lines the change writes already.
-    pub fn edit_unchanged(&self, conflict: bool) -> String {
-        if conflict {
-            format!(
-                "nothing changed, so nothing was decided: the change is still a conflict, as its '+' lines would replace lines the batch did not expect ({}, or {})",
-                self.way(Way::Edit),
-                self.way(Way::Reject)
-            )
-        } else {
-            "nothing changed: the edit is cancelled and the change is as it was".to_owned()
-        }
+    /// Said when an edit saved the lines the change writes already (a conflict's is asked
+    /// about instead: taking its proposal over the lines on disk).
+    pub fn edit_unchanged(&self) -> String {
+        "nothing changed: the edit is cancelled and the change is as it was".to_owned()
     }
 }
 

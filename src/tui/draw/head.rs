@@ -72,18 +72,16 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             }
         }
     }
+    // What the commit makes of it, asked of the rule it applies: a conflict resolved (moved,
+    // placed, edited or taken over the lines on disk) is said so, not shown as open.
+    let resolved =
+        check.status != crate::verify::Status::Ok && app.review().resolved(app.flat[app.pos]);
     for problem in &check.problems {
-        let glyph = if problem.blocking {
-            Glyph::Conflict
-        } else {
-            Glyph::Tolerant
+        let (glyph, style, label) = match (problem.blocking, resolved) {
+            (true, false) => (Glyph::Conflict, p.conflict, "CONFLICT"),
+            (true, true) => (Glyph::Accepted, p.warning, "resolved"),
+            (false, _) => (Glyph::Tolerant, p.warning, "note"),
         };
-        let style = if problem.blocking {
-            p.conflict
-        } else {
-            p.warning
-        };
-        let label = if problem.blocking { "CONFLICT" } else { "note" };
         out.push(Line::from(Span::styled(
             format!(
                 "{} {label} {}: {}",
@@ -116,11 +114,18 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
         }
     }
     if app.decisions().edited_over(&change.id).is_some() {
+        let edited = matches!(app.decisions().get(&change.id), Decision::Edit(_));
+        let text = match (resolved, edited) {
+            (true, true) => "edited over the lines on disk: the conflict is resolved by your edit",
+            (true, false) => {
+                "its proposal is taken over the lines on disk: the conflict is resolved"
+            }
+            (false, _) => {
+                "written over lines you saw at its place, which are no longer there: still a conflict"
+            }
+        };
         out.push(Line::from(Span::styled(
-            format!(
-                "{} edited over the lines on disk: the conflict is resolved by your edit",
-                Glyph::Edited.symbol()
-            ),
+            format!("{} {text}", Glyph::Edited.symbol()),
             p.edited,
         )));
     } else if matches!(app.decisions().get(&change.id), Decision::Edit(_)) {

@@ -357,6 +357,15 @@ impl<'a> Availability<'a> {
                     Action::Reject => decides && at.is_some(),
                     Action::Edit => decides && can(&|a| review.edit_refusal(a).is_none()),
                     Action::Relocate => decides && can(&|a| review.relocate_refusal(a).is_none()),
+                    Action::TakeOver => decides && can(&|a| review.take_over_refusal(a).is_none()),
+                    Action::RelocateAll => {
+                        decides
+                            && review.places().any(|a| {
+                                review.relocate_refusal(a).is_none()
+                                    && *review.decisions().get(&review.change(a).change.id)
+                                        == crate::review::Decision::Undecided
+                            })
+                    }
                     Action::OverrideSha => {
                         decides && can(&|a| review.override_refusal(a.file).is_none())
                     }

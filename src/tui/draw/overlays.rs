@@ -31,6 +31,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 "{count} undecided change(s) verify as they are and would be accepted; conflicts, invalid changes and your decisions stay as they are."
             )],
         ),
+        Some(Overlay::ConfirmTakeOver { pos }) => prompt(
+            frame,
+            app,
+            area,
+            "Write the proposal over the lines on disk?",
+            app.take_over_question(*pos),
+        ),
         Some(Overlay::ConfirmQuit) => {
             prompt(frame, app, area, "Quit?", vec![app.quit_question()])
         }
@@ -117,6 +124,7 @@ fn help_overlay(app: &App) -> Panel {
         Mode::Search,
         Mode::Place,
         Mode::ConfirmAcceptVerified,
+        Mode::ConfirmTakeOver,
         Mode::CommitSummary,
         Mode::Committed,
         Mode::ConfirmQuit,
