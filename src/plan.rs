@@ -350,6 +350,19 @@ pub fn plan_with(
             .iter()
             .filter(|p| p.blocking && !overridden(p.kind, file, decisions))
             .collect();
+        // Every selected change stands applied already: nothing is written to the file, so
+        // what only writing it would need (an override of its SHA-256 or its other names)
+        // stops nothing.
+        let nothing_to_write = selected
+            .iter()
+            .all(|&ci| check.changes[ci].placed == crate::verify::Placed::Applied);
+        if nothing_to_write
+            && file_blocking
+                .iter()
+                .all(|p| matches!(p.kind, ProblemKind::ShaMismatch | ProblemKind::HardLink))
+        {
+            return plan;
+        }
         if !file_blocking.is_empty() || check.resolved.is_none() {
             let status = if check.status == Status::Invalid {
                 Status::Invalid

@@ -45,6 +45,8 @@ mod place;
 mod planted;
 mod properties;
 mod readme;
+mod reapply;
+mod relocation;
 mod review_rules;
 mod reviewer_polish;
 mod tui_e2e;

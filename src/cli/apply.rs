@@ -43,7 +43,7 @@ pub struct SelectArgs {
     /// Apply the decisions saved in FILE (by the reviewer, or by hand); undecided changes are not applied [default: accept every change]
     #[arg(long, value_name = "FILE")]
     pub decisions: Option<String>,
-    /// Apply a change whose expected lines moved at the one place they were found [default: off]
+    /// Apply a change whose expected lines moved where they were found, when the evidence takes that place (the changes around it, its own lines, nothing edited where it says) [default: off]
     #[arg(long)]
     pub relocate: bool,
     /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies [default: off]

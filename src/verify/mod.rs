@@ -480,6 +480,9 @@ fn check_lines(mut check: FileCheck, file: &FilePatch) -> FileCheck {
                 .collect();
             let stale = sha_mismatch || file.expected_sha256.is_none();
             relocate::judge_file(file, &lines, &mut check.changes, stale);
+            if sha_mismatch {
+                applied_in_full(&mut check, file);
+            }
         }
     }
     let file_status = if check.problems.iter().any(|p| p.blocking) {
@@ -547,6 +550,32 @@ fn already_applied(
             },
         })
         .collect();
+}
+
+/// A file whose SHA-256 differs while every one of the batch's changes stands applied in it
+/// (after a commit that moved them, or edits of the person's around them): there is nothing
+/// to write, so the mismatch is a note that says so, not a conflict.
+fn applied_in_full(check: &mut FileCheck, file: &FilePatch) {
+    let all =
+        !check.changes.is_empty() && check.changes.iter().all(|c| c.placed == Placed::Applied);
+    if !all {
+        return;
+    }
+    let path = check
+        .resolved
+        .as_ref()
+        .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+    for problem in &mut check.problems {
+        if problem.kind == ProblemKind::ShaMismatch {
+            *problem = Problem::note(
+                ProblemKind::AlreadyApplied,
+                format!(
+                    "{path} already holds every one of the batch's {} change(s); its SHA-256 is not the batch's base (it changed around them), and there is nothing to write",
+                    file.changes.len()
+                ),
+            );
+        }
+    }
 }
 
 /// The note of a change applied already.
