@@ -19,8 +19,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Folder under the state folder that holds the sessions.
-pub const SESSIONS_DIR: &str = "sessions";
+pub use crate::state::SESSIONS_DIR;
 
 /// Where one batch's decisions are saved.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,6 +151,34 @@ impl Session {
         let mut json = serde_json::to_vec_pretty(decisions).expect("decisions always serialise");
         json.push(b'\n');
         state.write_sealed(&dir, self.name.as_ref(), Purpose::Session, &json, true)
+    }
+
+    /// Moves the session into the undo record of the commit its decisions made (`history_id`),
+    /// where `patchdeck undo` finds it and puts it back; without a record, forgets it.
+    pub fn keep_for_undo(&self, history_id: Option<&str>) -> io::Result<()> {
+        let Some((state, dir)) = self.folder(false)? else {
+            return Ok(());
+        };
+        if dir.stat(self.name.as_ref())?.is_none() {
+            return Ok(());
+        }
+        let record = match history_id {
+            Some(id) => state
+                .folder(state::HISTORY_DIR, false)?
+                .map(|history| state.folder_in(&history, id.as_ref(), false))
+                .transpose()?
+                .flatten(),
+            None => None,
+        };
+        match record {
+            Some(record) => {
+                let kept = OsString::from(format!("{}{}", state::KEPT_SESSION, self.name));
+                dir.rename(self.name.as_ref(), &record, &kept)?;
+                record.sync()?;
+                dir.sync()
+            }
+            None => dir.remove_file_if_exists(self.name.as_ref()),
+        }
     }
 
     /// Forgets the session (after its decisions were committed).

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// How many committed batches can be undone.
 pub const KEEP: usize = 10;
 
-const HISTORY: &str = "history";
+const HISTORY: &str = state::HISTORY_DIR;
 const RECORD: &str = "journal.json";
 /// The sealed mark that makes a folder of the history a record of this workspace: its body is
 /// the record's commit ID.
@@ -369,6 +369,29 @@ pub fn newest(state: &State) -> io::Result<(Option<Record>, Option<String>)> {
     }
     journal.validate(Originals::In(&record_dir_of(&journal.id)))?;
     Ok((Some((dir, journal)), warning))
+}
+
+/// Puts the sessions kept in `record` (the review its commit was made from) back among the
+/// sessions, replacing any made since: an undo brings back the decisions with the files.
+pub fn return_sessions(state: &State, record: &Dir) -> io::Result<usize> {
+    let kept: Vec<OsString> = record
+        .list()?
+        .into_iter()
+        .filter(|name| {
+            name.to_str()
+                .is_some_and(|n| n.starts_with(state::KEPT_SESSION))
+        })
+        .collect();
+    if kept.is_empty() {
+        return Ok(0);
+    }
+    let sessions = state.folder(state::SESSIONS_DIR, true)?.expect("made");
+    for name in &kept {
+        let back = &name.to_str().expect("checked")[state::KEPT_SESSION.len()..];
+        record.rename(name, &sessions, OsStr::new(back))?;
+    }
+    sessions.sync()?;
+    Ok(kept.len())
 }
 
 /// Marks the record in `record` as being undone, durably, before its files are restored.

@@ -216,6 +216,14 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         }
         Ok(restore(workspace.root(), &note))
     });
+    // The review the commit was made from comes back with its files (best effort: the undo
+    // is done either way).
+    let mut warnings = warnings;
+    if let Err(e) = history::return_sessions(&state, &record) {
+        warnings.push(format!(
+            "the review session this commit was made from could not be put back ({e}): its decisions start over when the batch is opened again"
+        ));
+    }
     history::forget(&state, &journal.id).map_err(unfinished)?;
     Ok(Undone {
         label: journal.label,

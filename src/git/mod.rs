@@ -145,7 +145,7 @@ pub fn mark_uncommitted(verification: &mut Verification, status: &GitStatus) {
         let message = match *how {
             "untracked" => "this file is not tracked by git: writing it leaves no copy in git to go back to".to_owned(),
             how => format!(
-                "this file has uncommitted changes in git ({how}); a whole-file replacement or an override would overwrite them, so commit or stash them first"
+                "this file has uncommitted changes in git ({how}); they stay, and the batch's changes are written among them (a whole-file replacement replaces them), so git will show the two together: commit or stash them first to keep them apart"
             ),
         };
         file.problems

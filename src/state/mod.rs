@@ -28,6 +28,7 @@
 //! | `unfinished/ID` | a committed journal whose cleanup waits for a later command, sealed | `commit::unfinished` |
 //! | `history/ID/` | an undo record: `mark` and `journal.json` sealed, originals `0`, `1`…, `index.json`, `undoing` | `commit::history` |
 //! | `sessions/SHA.json` | a review's decisions, sealed; `SHA.json.bak` set aside by `--fresh` | `session` |
+//! | `history/ID/session-SHA.json` | the session a commit was made from, back to `sessions/` on its undo | `session`, `commit::undo` |
 //! | `handback/SHA12-NAME` | feedback and exports the reviewer writes (outputs, not read back) | the reviewer |
 //! | `.NAME.RANDOM.tmp` | a file being written, beside its name | [`write_fresh`] |
 
@@ -45,6 +46,16 @@ use std::path::{Path, PathBuf};
 
 /// The folder of committed journals whose cleanup waits for a later command.
 pub const UNFINISHED_DIR: &str = "unfinished";
+
+/// The folder of the undo history's records.
+pub const HISTORY_DIR: &str = "history";
+
+/// The folder of the reviewer's sessions.
+pub const SESSIONS_DIR: &str = "sessions";
+
+/// How a session is named in the undo record of the commit it made, before its own name:
+/// `undo` puts it back among the sessions.
+pub const KEPT_SESSION: &str = "session-";
 
 /// The most of a record patchdeck reads back (a journal of 100,000 files is far less).
 pub const MOST_RECORD: u64 = 256 << 20;

@@ -112,10 +112,14 @@ impl App {
                         .map(|()| path.clone())
                         .map_err(|e| format!("cannot write the report {}: {e}", path.display()))
                 });
-                if let Some(session) = self.session() {
-                    let _ = session.remove();
-                }
+                // Every decision written first (dropping the saver waits for it), then the
+                // session goes with the commit's undo record: `patchdeck undo` brings the
+                // decisions back with the files (an edit made here among them).
+                let session = self.session().cloned();
                 self.saver = None;
+                if let Some(session) = session {
+                    let _ = session.keep_for_undo(applied.committed.history_id.as_deref());
+                }
                 if !applied.warnings.is_empty() {
                     self.say(Tone::Warning, applied.warnings.join("; "));
                 }

@@ -14,7 +14,7 @@ pub use applied::Placed;
 
 use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
-use crate::model::{Batch, Change, FileAction, FilePatch, Operation, EMPTY_SHA256};
+use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
 use crate::workspace::{read_snapshot, Release, Resolved, Snapshot, Workspace};
 use serde::Serialize;
@@ -661,7 +661,29 @@ pub fn verify_change(
         })
         .collect();
     if problems.iter().any(|p| p.blocking) {
-        // The format could not place the change: its range means nothing to check.
+        // The format could not place the change: its range means nothing to check, but a
+        // hunk not found where it says is shown against what stands there, as any conflict
+        // of expected lines is.
+        if let (Some(expected), Some(problem)) = (
+            &change.expected,
+            problems.iter_mut().find(|p| {
+                p.blocking && matches!(p.kind, ProblemKind::NotFound | ProblemKind::Ambiguous)
+            }),
+        ) {
+            if change.unplaced().is_none() && change.range.start >= 1 && change.range.start <= n {
+                problem.mismatch = Some(LineMismatch {
+                    at: change.range.start,
+                    expected: expected.to_vec(),
+                    actual: lines
+                        .range(LineRange {
+                            start: change.range.start,
+                            count: change.range.count.min(n + 1 - change.range.start),
+                        })
+                        .map(|l| l.text_str().into_owned())
+                        .collect(),
+                });
+            }
+        }
         return ChangeCheck {
             status: Status::Conflict,
             problems,

@@ -2,9 +2,9 @@
 //! monochrome terminal: every decision and every conflict has its own character.
 
 use crate::model::MatchTier;
-use crate::review::{Decision, Decisions};
+use crate::review::{At, Decision, Review};
 use crate::tui::theme::Styles;
-use crate::verify::{ChangeCheck, Status};
+use crate::verify::{Placed, Status};
 use ratatui::style::Style;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,10 @@ pub enum Glyph {
     Invalid,
     Relocated,
     Tolerant,
+    /// A note: something to know that blocks nothing.
+    Note,
+    /// Applied already: its lines stand in the file.
+    Applied,
     Ok,
 }
 
@@ -31,6 +35,8 @@ impl Glyph {
             Glyph::Invalid => "✖",
             Glyph::Relocated => "↷",
             Glyph::Tolerant => "≈",
+            Glyph::Note => "ℹ",
+            Glyph::Applied => "≡",
             Glyph::Ok => " ",
         }
     }
@@ -43,7 +49,8 @@ impl Glyph {
             Glyph::Rejected => styles.rejected,
             Glyph::Edited => styles.edited,
             Glyph::Conflict | Glyph::Invalid => styles.conflict,
-            Glyph::Relocated | Glyph::Tolerant => styles.warning,
+            Glyph::Relocated | Glyph::Tolerant | Glyph::Note => styles.warning,
+            Glyph::Applied => styles.accepted,
             Glyph::Ok => styles.text,
         }
     }
@@ -57,8 +64,10 @@ impl Glyph {
             Glyph::Edited => "edited",
             Glyph::Conflict => "conflict",
             Glyph::Invalid => "invalid",
-            Glyph::Relocated => "moved",
+            Glyph::Relocated => "resolved",
             Glyph::Tolerant => "tolerant match",
+            Glyph::Note => "note",
+            Glyph::Applied => "applied already",
             Glyph::Ok => "verified",
         }
     }
@@ -73,20 +82,30 @@ pub fn decision_glyph(decision: &Decision) -> Glyph {
     }
 }
 
-/// The decision glyph and the verification glyph of a change.
-pub fn change_glyphs(
-    decisions: &Decisions,
-    id: &crate::model::ChangeId,
-    tier: MatchTier,
-    check: &ChangeCheck,
-) -> (Glyph, Glyph) {
-    let decision = decision_glyph(decisions.get(id));
-    let status = match check.status {
-        Status::Conflict if decisions.relocated(id) => Glyph::Relocated,
-        Status::Conflict => Glyph::Conflict,
-        Status::Invalid => Glyph::Invalid,
-        Status::Ok if tier != MatchTier::Exact => Glyph::Tolerant,
-        Status::Ok => Glyph::Ok,
+/// The decision glyph and the state glyph of change `at`, the state as the commit sees it
+/// (the review's rules): applied already; an open conflict (its own lines, or its file's
+/// SHA-256 or state, not overridden); a conflict resolved (moved, placed, or written over the
+/// lines on disk); a tolerant match. A rejected conflict is no longer open: it shows its
+/// rejection alone.
+pub fn change_glyphs(review: &Review, at: At) -> (Glyph, Glyph) {
+    let view = review.change(at);
+    let decision = decision_glyph(review.decisions().get(&view.change.id));
+    let status = if view.check.placed == Placed::Applied {
+        Glyph::Applied
+    } else if review.open_conflict(at) {
+        match view.check.status {
+            Status::Invalid => Glyph::Invalid,
+            _ => Glyph::Conflict,
+        }
+    } else if view.check.status != Status::Ok {
+        match review.decisions().get(&view.change.id) {
+            Decision::Reject | Decision::Undecided => Glyph::Ok,
+            _ => Glyph::Relocated,
+        }
+    } else if view.change.match_tier != MatchTier::Exact {
+        Glyph::Tolerant
+    } else {
+        Glyph::Ok
     };
     (decision, status)
 }

@@ -46,7 +46,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
             let glyph = if problem.blocking {
                 Glyph::Invalid
             } else {
-                Glyph::Tolerant
+                Glyph::Note
             };
             out.push(Line::from(Span::styled(
                 format!("{} {}: {}", glyph.symbol(), problem.kind, problem.message),
@@ -80,7 +80,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
         let (glyph, style, label) = match (problem.blocking, resolved) {
             (true, false) => (Glyph::Conflict, p.conflict, "CONFLICT"),
             (true, true) => (Glyph::Accepted, p.warning, "resolved"),
-            (false, _) => (Glyph::Tolerant, p.warning, "note"),
+            (false, _) => (Glyph::Note, p.warning, "note"),
         };
         out.push(Line::from(Span::styled(
             format!(

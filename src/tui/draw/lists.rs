@@ -3,7 +3,7 @@
 //! costs one screen of rows.
 
 use super::glyphs::{change_glyphs, Glyph};
-use super::text::{highlight_matches, keep_start};
+use super::text::{highlight_matches, keep_end, keep_start};
 use crate::model::FileAction;
 use crate::preview::generated_marker;
 use crate::review::Decision;
@@ -117,13 +117,33 @@ fn row(
     }
 }
 
+/// The files the list shows: every one, or under a filter those with a change it shows (and
+/// the selected one, where the cursor is).
+fn shown_files(app: &App) -> Vec<usize> {
+    let files = app.review().batch().files.len();
+    if app.filter == crate::tui::app::Filter::All {
+        return (0..files).collect();
+    }
+    let selected = app.file_index();
+    (0..files)
+        .filter(|&f| {
+            f == selected
+                || app.first_of_file(f).is_some_and(|start| {
+                    (start..start + app.file(f).0.changes.len()).any(|p| app.shows(p))
+                })
+        })
+        .collect()
+}
+
 pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     let p = &app.palette;
     let files = &app.review().batch().files;
-    let selected = app.file_index();
+    let shown = shown_files(app);
+    let selected_file = app.file_index();
+    let selected = shown.iter().position(|&f| f == selected_file).unwrap_or(0);
     let height = area.height.saturating_sub(2) as usize;
     let inner_width = area.width.saturating_sub(2) as usize;
-    let first = list_window(files.len(), selected, height);
+    let first = list_window(shown.len(), selected, height);
     let needle = app.search_needle();
     let is_dirty = |check: &crate::verify::FileCheck| {
         check
@@ -133,7 +153,7 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
     };
     let any_dirty = app.review().verification().files.iter().any(is_dirty);
     let mut lines = Vec::with_capacity(height);
-    for index in first..(first + height).min(files.len()) {
+    for &index in &shown[first..(first + height).min(shown.len())] {
         let (patch, check) = app.file(index);
         let path = app.file_path(index);
         // The same definition of a conflict as the header's count and `!`; a file with no
@@ -150,7 +170,7 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             (" ", p.text)
         };
         let mut spans = vec![
-            Span::styled(if index == selected { "▸" } else { " " }, p.key),
+            Span::styled(if index == selected_file { "▸" } else { " " }, p.key),
             Span::styled(mark, mark_style),
         ];
         // A column of its own, so a conflict never hides the person's uncommitted work (the
@@ -159,9 +179,15 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
             spans.push(Span::styled(if dirty { "M" } else { " " }, p.warning));
         }
         spans.push(Span::styled(" ", p.text));
-        spans.push(Span::styled(path, p.text));
+        // A path too long for the row keeps its end (the file's name), cut on the left with
+        // `…`, so the counts beside it stay.
+        let summary = file_summary(app, index);
+        let used: usize = spans.iter().map(Span::width).sum();
+        let counts: usize = summary.iter().map(Span::width).sum();
+        let room = inner_width.saturating_sub(used + counts).max(8);
+        spans.push(Span::styled(keep_end(&path, room), p.text));
         let searched = spans.len();
-        spans.extend(file_summary(app, index));
+        spans.extend(summary);
         // The file's label, dimmed, where there is room for a useful part of it.
         if let Some(label) = &patch.label {
             let used: usize = spans.iter().map(Span::width).sum();
@@ -175,12 +201,20 @@ pub fn files(frame: &mut Frame, app: &App, area: Rect) {
         }
         // Only the path is searched.
         let rest = spans.split_off(searched);
-        let mut line = row(app, spans, index == selected, needle.as_deref());
-        let rest = row(app, rest, index == selected, None);
+        let mut line = row(app, spans, index == selected_file, needle.as_deref());
+        let rest = row(app, rest, index == selected_file, None);
         line.spans.extend(rest.spans);
         lines.push(line);
     }
-    let title = format!(" Files {}/{} ", selected + 1, files.len());
+    let title = match app.filter {
+        crate::tui::app::Filter::All => format!(" Files {}/{} ", selected_file + 1, files.len()),
+        filter => format!(
+            " Files {} of {} with {} ",
+            shown.len(),
+            files.len(),
+            filter.describe()
+        ),
+    };
     frame.render_widget(Paragraph::new(lines).block(block(app, title, false)), area);
 }
 
@@ -194,23 +228,27 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let (patch, check) = app.file(file);
-    let selected = app.pos - first_pos;
+    let (patch, _) = app.file(file);
+    let selected_change = app.pos - first_pos;
+    // Under a filter, the changes it shows (and the selected one, where the cursor is).
+    let shown: Vec<usize> = (0..patch.changes.len())
+        .filter(|&ci| ci == selected_change || app.shows(first_pos + ci))
+        .collect();
+    let selected = shown
+        .iter()
+        .position(|&ci| ci == selected_change)
+        .unwrap_or(0);
     let height = area.height.saturating_sub(2) as usize;
     let needle = app.search_needle();
-    let first = list_window(patch.changes.len(), selected, height);
+    let first = list_window(shown.len(), selected, height);
     let mut lines = Vec::with_capacity(height);
-    for ci in first..(first + height).min(patch.changes.len()) {
+    for &ci in &shown[first..(first + height).min(shown.len())] {
         let change = &patch.changes[ci];
-        let (decision, status) = change_glyphs(
-            app.decisions(),
-            &change.id,
-            change.match_tier,
-            &check.changes[ci],
-        );
+        let (decision, status) =
+            change_glyphs(app.review(), crate::review::At { file, change: ci });
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
         let spans = vec![
-            Span::styled(if ci == selected { "▸" } else { " " }, p.key),
+            Span::styled(if ci == selected_change { "▸" } else { " " }, p.key),
             Span::styled(decision.symbol(), decision.style(p)),
             Span::styled(status.symbol(), status.style(p)),
             Span::styled(format!(" {name}"), p.text),
@@ -226,14 +264,23 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
                 p.text,
             ),
         ];
-        lines.push(row(app, spans, ci == selected, needle.as_deref()));
+        lines.push(row(app, spans, ci == selected_change, needle.as_deref()));
     }
-    let title = format!(
-        " Changes {}/{} · {} ",
-        selected + 1,
-        patch.changes.len(),
-        patch.display_name()
-    );
+    let title = match app.filter {
+        crate::tui::app::Filter::All => format!(
+            " Changes {}/{} · {} ",
+            selected_change + 1,
+            patch.changes.len(),
+            patch.display_name()
+        ),
+        filter => format!(
+            " Changes {} of {} · {} · {} ",
+            shown.len(),
+            patch.changes.len(),
+            filter.describe(),
+            patch.display_name()
+        ),
+    };
     frame.render_widget(
         Paragraph::new(lines)
             .style(Style::default())

@@ -345,7 +345,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         file,
         change,
         file_check,
-        check,
+        ..
     } = app.change(app.pos);
     let (first, row_first, row_count) = window(app, &content, height);
     let total = content.head.len() + content.rows.len();
@@ -370,7 +370,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     for (row, pieces) in rows.iter().zip(pieces) {
         lines.push(row_line(app, row, &pieces, &view));
     }
-    let (decision, status) = change_glyphs(app.decisions(), &change.id, change.match_tier, check);
+    let (decision, status) = change_glyphs(app.review(), app.flat[app.pos]);
     let mut title = Vec::new();
     if status != Glyph::Ok {
         title.push(Span::styled(
@@ -382,22 +382,32 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         format!(" {} {} ", decision.symbol(), decision.word()),
         decision.style(p),
     ));
-    title.push(Span::styled(
-        format!(
-            " {path} · {}/{} {} · {} ",
-            ci + 1,
-            file.changes.len(),
-            change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1)),
-            super::operation_label(
-                app.review(),
-                crate::review::At {
-                    file: fi,
-                    change: ci
-                }
-            )
-        ),
-        p.title,
-    ));
+    // The title fits the border: the path keeps its end (cut on the left with `…`), then what
+    // the change does is cut at its end with `…`, never mid-number without a mark.
+    let place = format!(
+        " · {}/{} {} · ",
+        ci + 1,
+        file.changes.len(),
+        change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1))
+    );
+    let operation = super::operation_label(
+        app.review(),
+        crate::review::At {
+            file: fi,
+            change: ci,
+        },
+    );
+    let room = (inner_width as usize).saturating_sub(title.iter().map(Span::width).sum::<usize>());
+    let width = |text: &str| text.chars().count();
+    // " {path}{place}{operation} ": the path gives way first, then what the change does.
+    let others = width(&place) + width(&operation) + 2;
+    let path = match width(&path) + others > room {
+        true => super::text::keep_end(&path, room.saturating_sub(others).max(12)),
+        false => path.clone(),
+    };
+    let left = room.saturating_sub(width(&path) + width(&place) + 2);
+    let operation = super::text::keep_start(&operation, left.max(6));
+    title.push(Span::styled(format!(" {path}{place}{operation} "), p.title));
     if app.whole_file {
         title.push(Span::styled(" whole file ", p.dim));
     }
@@ -457,16 +467,10 @@ fn row_line(app: &App, row: &Row, pieces: &[Piece], view: &RowView) -> Line<'sta
     } else {
         (base, emphasis)
     };
-    let status = row.change.filter(|_| app.whole_file).map(|c| {
-        let (patch, check) = app.file(file);
-        let change = &patch.changes[c];
-        change_glyphs(
-            app.decisions(),
-            &change.id,
-            change.match_tier,
-            &check.changes[c],
-        )
-    });
+    let status = row
+        .change
+        .filter(|_| app.whole_file)
+        .map(|c| change_glyphs(app.review(), crate::review::At { file, change: c }));
     let conflict = matches!(status, Some((_, Glyph::Conflict | Glyph::Invalid)));
     let marker = match (row.change, status) {
         (Some(c), Some(_)) if c == view.selected => {

@@ -197,6 +197,16 @@ fn counts_line(app: &App) -> Vec<Span<'static>> {
             p.accepted,
         ));
     }
+    if counts.applied > 0 {
+        second.push(Span::styled(
+            format!(
+                " {} {} applied already ",
+                Glyph::Applied.symbol(),
+                counts.applied
+            ),
+            p.accepted,
+        ));
+    }
     if app.filter != Filter::All {
         second.push(Span::styled(
             format!(" [showing {}]", app.filter.describe()),
@@ -241,6 +251,8 @@ struct Counts {
     open: usize,
     /// Conflicts the person resolved (moved, placed, edited over, overridden).
     resolved: usize,
+    /// Changes whose lines stand in the file already (a batch committed in part, say).
+    applied: usize,
 }
 
 impl Counts {
@@ -257,6 +269,9 @@ impl Counts {
             }
         }
         for pos in 0..app.flat.len() {
+            if app.change(pos).check.placed == crate::verify::Placed::Applied {
+                counts.applied += 1;
+            }
             if app.open_conflict(pos) {
                 counts.open += 1;
             } else if app.conflicting(pos) && !app.is_rejected(pos) {

@@ -106,6 +106,8 @@ fn help_overlay(app: &App) -> Panel {
         Glyph::Invalid,
         Glyph::Relocated,
         Glyph::Tolerant,
+        Glyph::Note,
+        Glyph::Applied,
     ];
     for row in glyphs.chunks(4) {
         let mut spans = vec![Span::raw("  ")];
