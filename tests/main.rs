@@ -47,6 +47,7 @@ mod properties;
 mod readme;
 mod reapply;
 mod relocation;
+mod resolution_paths;
 mod review_rules;
 mod reviewer_polish;
 mod tui_e2e;

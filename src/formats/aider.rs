@@ -131,6 +131,7 @@ pub fn load(
                     builder.push(
                         &mut file,
                         ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                            .seeking(&miss, b.search.clone())
                             .writing(b.replace.clone()),
                     );
                 }

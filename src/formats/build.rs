@@ -73,6 +73,30 @@ impl ChangeSpec {
         spec
     }
 
+    /// The whole lines its find looked for (an Aider block's, a Codex section's), as its
+    /// expected lines, when they stand exactly at several places (`miss`): the person may then
+    /// place it at one of them, and the commit checks those lines there, as it checks any
+    /// change's. (Found only with a tolerance, they do not stand as written anywhere, and a
+    /// find of text within lines has no lines of its own: neither is offered a place.)
+    pub fn seeking(
+        mut self,
+        miss: &super::matcher::Miss,
+        sought: impl Into<TextLines>,
+    ) -> ChangeSpec {
+        if let super::matcher::Miss::Ambiguous(places, MatchTier::Exact) = miss {
+            let sought: TextLines = sought.into();
+            // Shown at the first place, replacing the lines it looked for there.
+            if let Some(&first) = places.first() {
+                self.range = Some(LineRange {
+                    start: first,
+                    count: sought.len(),
+                });
+            }
+            self.expected = Some(sought);
+        }
+        self
+    }
+
     /// The lines it would write, for a change that could not be placed (shown to the reviewer;
     /// never written, since the change has no place).
     pub fn writing(mut self, new_lines: impl Into<TextLines>) -> ChangeSpec {

@@ -323,6 +323,7 @@ fn place_sections(path: &str, sections: &[Section], doc: Option<&Doc>) -> Vec<Ch
                 };
                 out.push(
                     ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                        .seeking(&miss, section.old.clone())
                         .writing(section.new.clone()),
                 );
             }

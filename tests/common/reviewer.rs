@@ -85,7 +85,7 @@ pub fn screen(app: &mut App, width: u16, height: u16) -> String {
         .collect()
 }
 
-fn open_bytes(root: &Path, name: &str, bytes: Vec<u8>, how: Open) -> App {
+pub fn open_bytes(root: &Path, name: &str, bytes: Vec<u8>, how: Open) -> App {
     let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(5)).unwrap();
     let input = Input::from_bytes(name, bytes);
     let checked = pipeline::load(&opened.workspace, &input, None).unwrap();
