@@ -50,6 +50,7 @@ mod relocation;
 mod resolution_paths;
 mod review_rules;
 mod reviewer_polish;
+mod tui_conflicts;
 mod tui_e2e;
 mod tui_loading;
 mod tui_render;
