@@ -131,7 +131,7 @@ impl Content {
         for piece in self.pieces() {
             hasher.update(piece);
         }
-        crate::model::hex(&hasher.finalize())
+        crate::sha256::hex(&hasher.finalize())
     }
 
     /// The [`Checksum`] of the bytes, piece by piece.
@@ -305,7 +305,7 @@ mod tests {
         assert_eq!(content.written, b"TWO\n");
         assert_eq!(
             content.sha256(),
-            crate::model::sha256_hex(b"one\nTWO\nthree\n")
+            crate::sha256::sha256_hex(b"one\nTWO\nthree\n")
         );
         let mut out = Vec::new();
         content.write_to(&mut out).unwrap();
@@ -363,7 +363,7 @@ mod tests {
         assert!(empty.is_empty());
         assert_eq!(empty.pieces().count(), 0);
         assert_eq!(empty, Content::default());
-        assert_eq!(empty.sha256(), crate::model::sha256_hex(b""));
+        assert_eq!(empty.sha256(), crate::sha256::sha256_hex(b""));
     }
 
     /// A writer that takes at most `most` bytes a call, as a pipe or a full disk may.

@@ -257,7 +257,7 @@ mod tests {
         std::fs::write(&path, before).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let snapshot = crate::workspace::read_snapshot(&path).unwrap();
+        let snapshot = crate::fs::read_snapshot(&path).unwrap();
         FileWrite {
             file: 0,
             rel: "run.sh".into(),

@@ -6,9 +6,78 @@
 //! ([`LineIndex`]) and its lines cut from the bytes when asked for. Rewriting line ranges is
 //! [`crate::splice`]'s; this module knows nothing of batches beyond a range and lines.
 
-use crate::model::LineRange;
 use crate::text_lines::TextLines;
 use std::borrow::Cow;
+
+/// A run of whole lines in the current file: `count` lines starting at 1-based line `start`.
+/// An insertion is an empty range whose `start` is the line it goes before (so inserting after
+/// line 5 is `start: 6, count: 0`, and at the top of the file `start: 1, count: 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LineRange {
+    pub start: usize,
+    pub count: usize,
+}
+
+impl LineRange {
+    /// The range of lines `first..=last` (1-based, inclusive).
+    pub fn inclusive(first: usize, last: usize) -> LineRange {
+        LineRange {
+            start: first,
+            count: last + 1 - first,
+        }
+    }
+
+    /// The empty range just after line `after` (0 = before the first line).
+    pub fn after(after: usize) -> LineRange {
+        LineRange {
+            start: after + 1,
+            count: 0,
+        }
+    }
+
+    /// One past the last line of the range.
+    pub fn end(self) -> usize {
+        self.start + self.count
+    }
+
+    /// The last line of a non-empty range.
+    pub fn last(self) -> usize {
+        self.end() - 1
+    }
+
+    /// Zero-based index of the first line, for slicing a line vector.
+    pub fn index(self) -> usize {
+        self.start - 1
+    }
+
+    /// Whether two ranges touch the same lines, or are two insertions at the same place (whose
+    /// order would then be ambiguous).
+    pub fn overlaps(self, other: LineRange) -> bool {
+        if self.count == 0 && other.count == 0 {
+            return self.start == other.start;
+        }
+        self.start < other.end() && other.start < self.end()
+    }
+
+    /// How the range reads in a sentence: `line 12`, `lines 12-14`, or `after line 11` for an
+    /// insertion.
+    pub fn describe_lines(self) -> String {
+        match self.count {
+            0 => format!("after line {}", self.start - 1),
+            1 => format!("line {}", self.start),
+            _ => format!("lines {}-{}", self.start, self.last()),
+        }
+    }
+
+    /// How the range reads to a person: `12`, `12-14`, or `after 11` for an insertion.
+    pub fn describe(self) -> String {
+        match self.count {
+            0 => format!("after {}", self.start - 1),
+            1 => format!("{}", self.start),
+            _ => format!("{}-{}", self.start, self.last()),
+        }
+    }
+}
 
 /// A line ending as it appears in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +116,7 @@ impl<'a> Line<'a> {
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where each line of a file ends, found once per file and shared by everything that reads the
-/// file by lines (see [`crate::workspace::Snapshot::lines`]): placing a diff's hunks, verifying
+/// file by lines (see [`crate::fs::Snapshot::lines`]): placing a diff's hunks, verifying
 /// changes, computing the new content and the reviewer's frames. Four bytes a line (eight past 4 GiB), against the
 /// 24 of a [`Line`]: the lines themselves are cut from the bytes when asked for.
 #[derive(Clone, Debug, Default)]
@@ -160,7 +229,7 @@ pub struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     /// The lines of `bytes`, indexed now. A file read from the workspace is indexed once, by
-    /// [`crate::workspace::Snapshot::lines`].
+    /// [`crate::fs::Snapshot::lines`].
     pub fn split(bytes: &'a [u8]) -> Lines<'a> {
         Lines {
             bytes,

@@ -147,9 +147,9 @@ fn load(
     options: &LoadOptions,
     stage: &AtomicU8,
 ) -> Result<Loaded> {
-    if let Some(failpoint) = crate::commit::failpoint::from_env() {
+    if let Some(failpoint) = crate::failpoint::from_env() {
         failpoint
-            .hit("load")
+            .hit(crate::failpoint::Step::Load)
             .map_err(|e| Error::io("loading the batch", e))?;
     }
     let workspace = Workspace::open(root).map_err(|e| Error::Root {

@@ -7,8 +7,12 @@
 //! the deterministic ID scheme; it does not read files or parse input.
 
 use crate::lines::Eol;
+pub use crate::lines::LineRange;
 use crate::problem::ProblemKind;
-use crate::sha256::Sha256;
+#[cfg(test)]
+use crate::sha256::hex;
+use crate::sha256::{prefixed_hex, Sha256};
+pub use crate::sha256::{sha256_hex, EMPTY_SHA256};
 use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -163,76 +167,6 @@ impl Operation {
     }
 }
 
-/// A run of whole lines in the current file: `count` lines starting at 1-based line `start`.
-/// An insertion is an empty range whose `start` is the line it goes before (so inserting after
-/// line 5 is `start: 6, count: 0`, and at the top of the file `start: 1, count: 0`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LineRange {
-    pub start: usize,
-    pub count: usize,
-}
-
-impl LineRange {
-    /// The range of lines `first..=last` (1-based, inclusive).
-    pub fn inclusive(first: usize, last: usize) -> LineRange {
-        LineRange {
-            start: first,
-            count: last + 1 - first,
-        }
-    }
-
-    /// The empty range just after line `after` (0 = before the first line).
-    pub fn after(after: usize) -> LineRange {
-        LineRange {
-            start: after + 1,
-            count: 0,
-        }
-    }
-
-    /// One past the last line of the range.
-    pub fn end(self) -> usize {
-        self.start + self.count
-    }
-
-    /// The last line of a non-empty range.
-    pub fn last(self) -> usize {
-        self.end() - 1
-    }
-
-    /// Zero-based index of the first line, for slicing a line vector.
-    pub fn index(self) -> usize {
-        self.start - 1
-    }
-
-    /// Whether two ranges touch the same lines, or are two insertions at the same place (whose
-    /// order would then be ambiguous).
-    pub fn overlaps(self, other: LineRange) -> bool {
-        if self.count == 0 && other.count == 0 {
-            return self.start == other.start;
-        }
-        self.start < other.end() && other.start < self.end()
-    }
-
-    /// How the range reads in a sentence: `line 12`, `lines 12-14`, or `after line 11` for an
-    /// insertion.
-    pub fn describe_lines(self) -> String {
-        match self.count {
-            0 => format!("after line {}", self.start - 1),
-            1 => format!("line {}", self.start),
-            _ => format!("lines {}-{}", self.start, self.last()),
-        }
-    }
-
-    /// How the range reads to a person: `12`, `12-14`, or `after 11` for an insertion.
-    pub fn describe(self) -> String {
-        match self.count {
-            0 => format!("after {}", self.start - 1),
-            1 => format!("{}", self.start),
-            _ => format!("{}-{}", self.start, self.last()),
-        }
-    }
-}
-
 /// How a change found the lines it replaces, when it found them by text. Every tier other than
 /// `Exact` is reported to the reviewer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -346,30 +280,6 @@ impl FilePatch {
     pub fn display_name(&self) -> &str {
         self.key.as_deref().unwrap_or(&self.doc_path)
     }
-}
-
-/// Hex SHA-256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// SHA-256 of empty content: the `originalSha256` of a file that does not exist yet.
-pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    prefixed_hex("", bytes)
-}
-
-/// `prefix` and then `bytes` as lowercase hex, in one string (an ID is one allocation).
-fn prefixed_hex(prefix: &str, bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(prefix.len() + bytes.len() * 2);
-    out.push_str(prefix);
-    for byte in bytes {
-        out.push(DIGITS[(byte >> 4) as usize] as char);
-        out.push(DIGITS[(byte & 15) as usize] as char);
-    }
-    out
 }
 
 /// 128 bits drawn at random once per process, as hex: what [`IdDeriver::unnamed`] derives file

@@ -13,13 +13,14 @@ use crate::commit::{self, CommitOptions, Committed, NewContents};
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
+use crate::fs::Snapshot;
 use crate::git::Staging;
 use crate::model::Batch;
 use crate::plan::{self, FileWrite, Plan};
 use crate::report::{Decided, Report};
 use crate::review::Decisions;
 use crate::verify::{self, Verification};
-use crate::workspace::{Snapshot, Workspace};
+use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -6,6 +6,7 @@
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 
 use crate::content::Content;
+use crate::fs::Snapshot;
 use crate::lines::{Eol, Lines};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
@@ -14,7 +15,6 @@ use crate::review::{Decision, Decisions};
 use crate::splice::{splice_content, Splice};
 use crate::text_lines::TextLines;
 use crate::verify::{FileCheck, Status, Verification};
-use crate::workspace::Snapshot;
 use std::path::PathBuf;
 use std::sync::Arc;
 

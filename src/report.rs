@@ -5,13 +5,13 @@
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 
 use crate::commit::Committed;
+use crate::fs::Snapshot;
 use crate::lines::visible;
 use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
 use crate::plan::{overridden, Blocker, Override, Plan};
 use crate::problem::ProblemKind;
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Problem, Status, Verification};
-use crate::workspace::Snapshot;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -375,7 +375,7 @@ impl<'a> Report<'a> {
             let new_sha256 = check
                 .resolved
                 .as_ref()
-                .and_then(|r| new_shas.get(r.rel()))
+                .and_then(|r| new_shas.get(r.rel().as_path()))
                 .map(|sha| sha.as_str());
             // A file-level problem nobody overrode holds back every change of the file.
             let file_problem = check

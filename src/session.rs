@@ -10,7 +10,7 @@
 //! the old one, fsynced, so a session is always either the old or the new decisions, never
 //! half of each, and never written through a link. This module does not decide anything itself.
 
-use crate::commit::beneath::{Dir, Root};
+use crate::fs::{Dir, Root};
 use crate::model::Batch;
 use crate::review::Decisions;
 use crate::state::{self, seal::Purpose, State};

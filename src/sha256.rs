@@ -98,6 +98,31 @@ impl Default for Sha256 {
     }
 }
 
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// SHA-256 of empty content: the `originalSha256` of a file that does not exist yet.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    prefixed_hex("", bytes)
+}
+
+/// `prefix` and then `bytes` as lowercase hex, in one string (an ID is one allocation).
+pub fn prefixed_hex(prefix: &str, bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(prefix.len() + bytes.len() * 2);
+    out.push_str(prefix);
+    for byte in bytes {
+        out.push(DIGITS[(byte >> 4) as usize] as char);
+        out.push(DIGITS[(byte & 15) as usize] as char);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

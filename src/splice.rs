@@ -386,7 +386,7 @@ mod tests {
             let base = Arc::new(original.clone());
             let content = splice_content(&base, &Lines::split(&base), &splices, default_eol);
             assert_eq!(content, expected, "case {case}: as a content");
-            assert_eq!(content.sha256(), crate::model::sha256_hex(&expected));
+            assert_eq!(content.sha256(), crate::sha256::sha256_hex(&expected));
             let mut written = Vec::new();
             content.write_to(&mut written).unwrap();
             assert_eq!(written, expected, "case {case}: written");

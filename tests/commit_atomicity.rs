@@ -469,7 +469,7 @@ fn recovery_clears_a_lock_left_by_a_dead_process_and_says_so() {
     assert!(!ws.path().join(".patchdeck/lock").exists());
     // A live owner's lock is left alone: the kernel's lock on the file, not the pid in it,
     // says who holds it.
-    let state = patchdeck::commit::beneath::Root::open(ws.path())
+    let state = patchdeck::fs::Root::open(ws.path())
         .unwrap()
         .dir(Path::new(".patchdeck"))
         .unwrap();
@@ -486,7 +486,7 @@ fn a_live_lock_makes_a_second_commit_fail_clearly() {
     let (opened, checked) = load_clean(ws.path());
     let plan = checked.plan(&Decisions::accept_all(&checked.batch));
     fs::create_dir_all(ws.path().join(".patchdeck")).unwrap();
-    let state = patchdeck::commit::beneath::Root::open(ws.path())
+    let state = patchdeck::fs::Root::open(ws.path())
         .unwrap()
         .dir(Path::new(".patchdeck"))
         .unwrap();

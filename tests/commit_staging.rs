@@ -202,9 +202,10 @@ fn staged_files_are_kept_open_only_within_the_budget() {
 fn a_write_found_unchanged_only_as_it_is_staged_is_left_alone() {
     use patchdeck::commit::{commit_with, CommitOptions, NewContents};
     use patchdeck::formats::Input;
+    use patchdeck::fs::Snapshot;
     use patchdeck::pipeline;
     use patchdeck::review::Decisions;
-    use patchdeck::workspace::{Release, Snapshot};
+    use patchdeck::workspace::Release;
     let ws = workspace_with(&[("same.txt", b"keep\ntwo\n"), ("real.txt", b"old\n")]);
     let same = ws.path().join("same.txt");
     let inode = fs::metadata(&same).unwrap().ino();

@@ -6,7 +6,7 @@
 
 use crate::common::terminal::Terminal;
 use crate::common::{patchdeck_env, sha, stderr, tree, user_tree, workspace_with};
-use patchdeck::commit::beneath::Root;
+use patchdeck::fs::Root;
 use patchdeck::state::seal::{Binding, Key, Purpose};
 use std::fs;
 use std::path::Path;

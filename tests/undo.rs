@@ -7,8 +7,9 @@ use crate::common::{
 };
 use patchdeck::commit::undo::undo;
 use patchdeck::commit::{commit, CommitOptions};
+use patchdeck::fs::read_snapshot;
 use patchdeck::plan::{FileWrite, Plan, WriteKind};
-use patchdeck::workspace::{read_snapshot, Workspace};
+use patchdeck::workspace::Workspace;
 use serde_json::json;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

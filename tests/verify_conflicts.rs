@@ -220,7 +220,7 @@ fn a_missing_file_with_the_empty_sha_is_a_creation() {
     assert_eq!(
         v.files[0].resolved,
         Some(Resolved::Missing {
-            rel: "docs/new/guide.md".into()
+            rel: repo_path("docs/new/guide.md")
         })
     );
 }
@@ -294,7 +294,7 @@ fn doc_paths_resolve_case_insensitively_when_the_exact_path_is_missing() {
     assert_eq!(
         v.files[0].resolved,
         Some(Resolved::File {
-            rel: "Src/Services/Orchestrator.cs".into(),
+            rel: repo_path("Src/Services/Orchestrator.cs"),
             by_case: true
         })
     );
@@ -310,7 +310,7 @@ fn the_exact_path_wins_over_case_variants() {
     assert_eq!(
         v.files[0].resolved,
         Some(Resolved::File {
-            rel: "a.txt".into(),
+            rel: repo_path("a.txt"),
             by_case: false
         })
     );
@@ -346,7 +346,7 @@ fn creation_uses_the_on_disk_spelling_of_existing_folders() {
     assert_eq!(
         v.files[0].resolved,
         Some(Resolved::Missing {
-            rel: "Docs/new.md".into()
+            rel: repo_path("Docs/new.md")
         })
     );
 }
@@ -455,4 +455,9 @@ fn the_moved_line_sample_reports_where_the_line_went() {
     let v = verify(&batch, &workspace);
     assert_eq!(v.files[0].changes[0].found_at(), Some(19));
     assert_eq!(v.files[0].changes[1].status, Status::Ok);
+}
+
+/// A path under the root, as resolving gives it.
+fn repo_path(path: &str) -> patchdeck::fs::RepoPath {
+    patchdeck::fs::RepoPath::parse(path).unwrap().0
 }

@@ -2,14 +2,15 @@
 
 use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
-use patchdeck::commit::failpoint::Failpoint;
 use patchdeck::commit::{CommitOptions, NewContents};
 use patchdeck::error::{exit, Error};
+use patchdeck::failpoint::Failpoint;
+use patchdeck::fs::Snapshot;
 use patchdeck::pipeline::{self, Checked};
 use patchdeck::plan::{FileWrite, WriteKind};
 use patchdeck::report::{Decided, Interrupted, Report};
 use patchdeck::review::{Decisions, Selection};
-use patchdeck::workspace::{Release, Snapshot};
+use patchdeck::workspace::Release;
 
 #[derive(Args, Debug)]
 pub struct ApplyArgs {

@@ -370,7 +370,7 @@ fn open_quietly(
 ) -> Result<pipeline::Opened, Error> {
     // Recovering a large commit can take a while: say so once it does.
     // (Only looked at: a `.patchdeck` that is a link is not followed.)
-    let state = root.join(patchdeck::workspace::STATE_DIR);
+    let state = root.join(patchdeck::fs::path::STATE_DIR);
     let recovering = access == pipeline::Access::Write
         && std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_dir())
         && std::fs::symlink_metadata(state.join("journal")).is_ok();

@@ -3,13 +3,13 @@
 //! re-check is lost. The exchange leaves the original at the staged name, where it is the
 //! backup; where the file system cannot exchange, a link or a copy beside the target keeps it.
 
-use super::beneath::{Dir, Folders, Kind, Stat};
-use super::failpoint::{hit, Failpoint};
 use super::journal::{self, Entry};
 use super::stage::give_to;
 use crate::checksum::Checksum;
+use crate::failpoint::{hit, Failpoint, Step};
+use crate::fs::{Dir, Folders, Kind, Stat};
+use crate::fs::{Stamp, Unread};
 use crate::plan::FileWrite;
-use crate::workspace::{Stamp, Unread};
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, ErrorKind};
@@ -63,7 +63,7 @@ pub(super) fn put_all_in_place(
                         let Ok((dir, name, staged, entry, write, stamp)) = next else {
                             return first;
                         };
-                        let checked = hit(failpoint, "check").and_then(|()| {
+                        let checked = hit(failpoint, Step::Check).and_then(|()| {
                             check_exchanged(&dir, name, &staged, entry, write, stamp)
                         });
                         if let Err(e) = checked {
@@ -80,7 +80,7 @@ pub(super) fn put_all_in_place(
                 break;
             }
             let put = folders.parent_of(&entry.path).and_then(|(dir, name)| {
-                hit(failpoint, "rename")?;
+                hit(failpoint, Step::Rename)?;
                 let put = put_in_place(&dir, name, entry, write, stamp)?;
                 Ok((dir, name, put))
             });

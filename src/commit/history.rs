@@ -13,12 +13,13 @@
 //! of another workspace's record) is ignored and named in a warning: never counted against the
 //! records kept, never removed, never a reason to refuse a command.
 
-use super::beneath::{Dir, Folders, Kind, Root};
 use super::journal::{beside_of, identity_beneath, is_commit_id, EntryKind, Journal, Originals};
+use crate::fs::path::STATE_DIR;
+use crate::fs::{Dir, Folders, Kind, Root};
 use crate::git::index::Note;
 use crate::state::seal::{self, Purpose};
 use crate::state::{self, State};
-use crate::workspace::{Workspace, STATE_DIR};
+use crate::workspace::Workspace;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};

@@ -15,16 +15,16 @@
 //! for this user in this workspace, not brought by a clone, an archive or a copy), and only after
 //! [`Journal::validate`] has held every path in it to the shapes patchdeck itself writes (a
 //! file path beneath the root, its staged and original names beside it); every file operation
-//! then goes through [`super::beneath`], which never follows a link. A journal planted in a cloned
+//! then goes through [`crate::fs::beneath`], which never follows a link. A journal planted in a cloned
 //! repository therefore cannot reach outside the root or into `.git`.
 
-use super::beneath::{Dir, Folders, Kind, Root, Stat};
 use crate::checksum::Checksum;
-use crate::model::sha256_hex;
+use crate::fs::RepoPath;
+use crate::fs::{Dir, Folders, Kind, Root, Stat};
 use crate::plan::WriteKind;
+use crate::sha256::sha256_hex;
 use crate::state::seal::{Origin, Purpose};
 use crate::state::{self, State as StateFolder};
-use crate::workspace::check_lexically;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
 use std::io::{self, ErrorKind};
@@ -364,7 +364,7 @@ impl Journal {
                 .path
                 .to_str()
                 .ok_or_else(|| bad("a path is not UTF-8".into()))?;
-            check_lexically(path).map_err(|p| bad(p.message))?;
+            RepoPath::parse(path).map_err(|p| bad(p.message))?;
             let staged_ok = match (entry.kind, &entry.staged) {
                 (EntryKind::Delete | EntryKind::Unchanged, None) => true,
                 (EntryKind::Delete | EntryKind::Unchanged, Some(_)) | (_, None) => false,
@@ -464,10 +464,10 @@ impl Journal {
         progress.total.store(self.entries.len(), Ordering::Relaxed);
         match self.state {
             State::Staging | State::Prepared => {
-                let failpoint = super::failpoint::from_env();
+                let failpoint = crate::failpoint::from_env();
                 let hashing = self.hashing();
                 for entry in self.entries.iter().rev() {
-                    super::failpoint::hit(failpoint.as_ref(), "recover")?;
+                    crate::failpoint::hit(failpoint.as_ref(), crate::failpoint::Step::Recover)?;
                     if self.state == State::Staging {
                         unstage_entry(root, entry)?;
                     } else {
@@ -743,7 +743,7 @@ pub(super) fn identity_in(
         _ => return Ok(None),
     };
     let mode = meta.mode() & 0o7777;
-    let bytes = crate::workspace::Unread::with(file, meta)?.finish_bytes()?;
+    let bytes = crate::fs::Unread::with(file, meta)?.finish_bytes()?;
     Ok(Some(Identity {
         hash: hashing.hash(&bytes),
         mode,
@@ -764,7 +764,7 @@ pub fn identity_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result
 /// calls as it can be).
 pub fn read_all(dir: &Dir, name: &OsStr) -> io::Result<Vec<u8>> {
     let (file, meta) = dir.open_file_stat(name)?;
-    crate::workspace::Unread::with(file, meta)?.finish_bytes()
+    crate::fs::Unread::with(file, meta)?.finish_bytes()
 }
 
 #[cfg(test)]

@@ -9,14 +9,12 @@
 //! staged name, is the backup; where the file system cannot exchange, a hard link or a copy
 //! keeps it) and move deleted files aside, each checked once more; fsync folders; mark the
 //! journal committed; clean up (the originals go to the undo history). Each folder is opened
-//! once per commit ([`beneath::Folders`]). Any failure
+//! once per commit ([`crate::fs::Folders`]). Any failure
 //! before the mark rolls every file back; a crash leaves the journal for the next run
-//! ([`recover`]). Every file operation goes through [`beneath`]: nothing here follows a
+//! ([`recover`]). Every file operation goes through [`crate::fs::beneath`]: nothing here follows a
 //! symbolic link, even one that appears while the commit runs.
 
-pub mod beneath;
 mod exchange;
-pub mod failpoint;
 pub mod history;
 pub mod journal;
 mod recover;
@@ -26,20 +24,20 @@ mod unfinished;
 
 use crate::checksum::Checksum;
 use crate::error::{Error, Result};
+use crate::failpoint::{hit, Failpoint, Step};
+use crate::fs::Stamp;
+use crate::fs::{Folders, Kind, Root};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::state::lock::Lock;
 use crate::state::State as StateFolder;
-use crate::workspace::{Snapshot, Stamp, Unread, Workspace};
-use beneath::{Dir, Folders, Kind, Root};
+use crate::workspace::Workspace;
 use exchange::put_all_in_place;
-use failpoint::{hit, Failpoint};
 use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
 pub use recover::{pending, recover, recover_counted};
 use recover::{recover_locked, removed_lock, state_failed, Finish};
 pub use stage::{as_changed, Changed, Make, NewContents};
 use stage::{keeps_permissions, still_verified, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
-use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -133,6 +131,9 @@ pub fn commit_with(
     if options.read_only {
         return Err(Error::ReadOnly);
     }
+    // The commit walks its own folders, each held open through it: the folders resolving
+    // kept open are let go, so that its descriptor budget is its own.
+    workspace.close_folders();
     let root = open_root(workspace)?;
     let writes: Vec<&FileWrite> = match contents {
         // A write that changes only the permissions (a mode change, or its undo) is one.
@@ -266,7 +267,7 @@ fn made_unchanged(root: &Root, write: &FileWrite, make: &Make<'_>) -> bool {
         return make(write, Some(before)) == **before.bytes()
             && keeps_permissions(write, &before.stamp);
     }
-    let Ok(Some(now)) = read_beneath(root, &write.rel) else {
+    let Ok(Some(now)) = crate::fs::read_beneath(root, &write.rel) else {
         return false;
     };
     still_verified(before, &now)
@@ -280,25 +281,6 @@ pub(crate) fn open_root(workspace: &Workspace) -> Result<Root> {
         root: workspace.root().to_path_buf(),
         message: e.to_string(),
     })
-}
-
-/// Reads the regular file at `rel` without following links; `None` when nothing is there.
-pub(crate) fn read_beneath(root: &Root, rel: &Path) -> io::Result<Option<Snapshot>> {
-    let (dir, name) = match root.parent_of(rel) {
-        Ok(found) => found,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    match dir.stat(name)? {
-        None => Ok(None),
-        Some(_) => snapshot_at(&dir, name).map(Some),
-    }
-}
-
-/// Reads the regular file `name` of `dir` whole (its metadata asked for once).
-fn snapshot_at(dir: &Dir, name: &OsStr) -> io::Result<Snapshot> {
-    let (file, meta) = dir.open_file_stat(name)?;
-    Unread::with(file, meta)?.finish()
 }
 
 /// Checks, under the lock and before anything is written, that a target is still the file
@@ -415,7 +397,7 @@ impl<'a> Transaction<'a> {
         options: &'a CommitOptions,
     ) -> Self {
         let pid = std::process::id();
-        let nanos = failpoint::now_nanos();
+        let nanos = crate::failpoint::now_nanos();
         // The sequence number first, zero-padded, so that IDs sort in commit order whatever
         // the clock says (the undo history relies on it); the time and pid keep them unique.
         let id = format!("{sequence:016x}{nanos:016x}-{pid}");
@@ -456,15 +438,10 @@ impl<'a> Transaction<'a> {
         }
     }
 
-    fn step(
-        &self,
-        step: &'static str,
-        path: &Path,
-        result: io::Result<()>,
-    ) -> Result<(), StepError> {
+    fn step(&self, step: Step, path: &Path, result: io::Result<()>) -> Result<(), StepError> {
         result
             .and_then(|()| hit(self.failpoint, step))
-            .map_err(|e| (path.to_path_buf(), step_name(step), e))
+            .map_err(|e| (path.to_path_buf(), step.doing(), e))
     }
 
     /// Runs the commit from its first journal to its cleanup; what it wrote. An error leaves
@@ -479,13 +456,13 @@ impl<'a> Transaction<'a> {
     ) -> Result<(Vec<Written>, Vec<String>), StepError> {
         let root = folders.root();
         let state_rel = state.dir().rel().to_path_buf();
-        self.step("journal", &state_rel, self.journal.save(state))?;
+        self.step(Step::Journal, &state_rel, self.journal.save(state))?;
         for entry in &self.journal.entries {
             for dir in &entry.created_dirs {
                 let made = root
                     .parent_of(dir)
                     .and_then(|(parent, name)| parent.mkdir(name));
-                self.step("mkdir", dir, made)?;
+                self.step(Step::Mkdir, dir, made)?;
             }
         }
         // Staging, on several threads: each target read and checked, its new content made and
@@ -511,11 +488,11 @@ impl<'a> Transaction<'a> {
             let entry = &self.journal.entries[n];
             let staged = staging
                 .stage(writes[n], entry.staged.as_deref())
-                .map_err(|e| (entry.path.clone(), step_name("stage"), e))?;
+                .map_err(|e| (entry.path.clone(), Step::Stage.doing(), e))?;
             let wrote = matches!(staged.outcome, Outcome::Written { .. });
             let _ = slots[n].set(staged);
             if wrote {
-                self.step("stage", &entry.path, Ok(()))?;
+                self.step(Step::Stage, &entry.path, Ok(()))?;
             }
             Ok(())
         })?;
@@ -535,7 +512,7 @@ impl<'a> Transaction<'a> {
             })
             .collect();
         crate::parallel::try_each(&to_sync, IO_THREADS, |&(path, file)| {
-            sync_staged(folders, path, file).map_err(|e| (path.to_owned(), step_name("stage"), e))
+            sync_staged(folders, path, file).map_err(|e| (path.to_owned(), Step::Stage.doing(), e))
         })?;
         drop(to_sync);
         if staged
@@ -546,7 +523,7 @@ impl<'a> Transaction<'a> {
             // (still staging, nothing staged) goes.
             self.journal
                 .recover(root, state)
-                .map_err(|e| (state_rel.clone(), step_name("journal"), e))?;
+                .map_err(|e| (state_rel.clone(), Step::Journal.doing(), e))?;
             return Ok((Vec::new(), Vec::new()));
         }
         // The journal now names every new content (recovery tells the commit's files from
@@ -604,11 +581,11 @@ impl<'a> Transaction<'a> {
             .collect();
         self.sync_dirs(folders, &dirs)?;
         self.journal.state = State::Prepared;
-        self.step("prepare", &state_rel, self.journal.save(state))?;
+        self.step(Step::Prepare, &state_rel, self.journal.save(state))?;
         // The folders were opened once, at staging: each must still be where it was.
         folders
             .still_in_place()
-            .map_err(|e| (state_rel.clone(), step_name("rename"), e))?;
+            .map_err(|e| (state_rel.clone(), Step::Rename.doing(), e))?;
         let entries: Vec<(&Entry, &FileWrite, Option<&Stamp>)> = self
             .journal
             .entries
@@ -619,20 +596,20 @@ impl<'a> Transaction<'a> {
             .map(|((entry, write), found)| (entry, write, found.as_ref()))
             .collect();
         put_all_in_place(folders, &entries, self.failpoint)
-            .map_err(|(path, e)| (path, step_name("rename"), e))?;
+            .map_err(|(path, e)| (path, Step::Rename.doing(), e))?;
         self.sync_dirs(folders, &dirs)?;
         // The failpoint comes first: "mark" is the last moment before the commit is decided.
         self.journal.state = State::Committed;
-        let marked = hit(self.failpoint, "mark").and_then(|()| self.journal.save(state));
+        let marked = hit(self.failpoint, Step::Mark).and_then(|()| self.journal.save(state));
         if let Err(e) = marked {
             self.journal.state = State::Prepared;
-            return Err((state_rel, step_name("mark"), e));
+            return Err((state_rel, Step::Mark.doing(), e));
         }
         // Committed: from here on the new files stand. Cleanup says what it could not do in
         // warnings; a failure of its own (the state folder gone, say) leaves a committed
         // journal that the next run finishes.
         let cleaned =
-            hit(self.failpoint, "cleanup").and_then(|()| self.journal.recover(root, state));
+            hit(self.failpoint, Step::Cleanup).and_then(|()| self.journal.recover(root, state));
         match cleaned {
             Ok(recovery) => {
                 self.archived = recovery.archived;
@@ -652,21 +629,8 @@ impl<'a> Transaction<'a> {
     fn sync_dirs(&self, folders: &Folders, dirs: &[PathBuf]) -> Result<(), StepError> {
         let dirs: Vec<&PathBuf> = dirs.iter().collect();
         crate::parallel::try_each(&dirs, IO_THREADS, |dir| {
-            self.step("sync", dir, folders.dir(dir).and_then(|d| d.sync()))
+            self.step(Step::Sync, dir, folders.dir(dir).and_then(|d| d.sync()))
         })
-    }
-}
-
-fn step_name(step: &str) -> &'static str {
-    match step {
-        "journal" => "writing the journal",
-        "mkdir" => "creating a folder",
-        "stage" => "staging the new content",
-        "prepare" => "recording the staged contents in the journal",
-        "sync" => "syncing a folder to disk",
-        "rename" => "moving the new content into place",
-        "mark" => "marking the journal committed",
-        _ => "cleaning up",
     }
 }
 

@@ -8,14 +8,15 @@
 //! not open (set aside once, as `journal.ignored`), something at the lock's name that is not a
 //! lock, junk in the history. Each is said in the recovery's warnings.
 
-use super::beneath::{Kind, Root};
 use super::journal::{self, Journal, Recovery};
 use super::{history, open_root, unfinished};
 use crate::error::{Error, Result};
+use crate::fs::path::STATE_DIR;
+use crate::fs::{Kind, Root};
 use crate::state::lock::Lock;
 use crate::state::seal::{as_foreign, Origin};
 use crate::state::{as_untrusted, State as StateFolder};
-use crate::workspace::{Workspace, STATE_DIR};
+use crate::workspace::Workspace;
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};

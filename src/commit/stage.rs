@@ -4,11 +4,11 @@
 //! makes every staged file durable in one later pass, through the descriptor staging kept
 //! open where it could.
 
-use super::beneath::{Dir, Folders};
 use crate::checksum::Checksum;
 use crate::content::Content;
+use crate::fs::{Dir, Folders};
+use crate::fs::{Snapshot, Stamp, Unread};
 use crate::plan::{FileWrite, WriteKind};
-use crate::workspace::{Snapshot, Stamp, Unread};
 use std::fmt;
 use std::fs::{self, File};
 use std::io;
@@ -262,7 +262,7 @@ pub(super) fn still_verified(before: &Snapshot, now: &Snapshot) -> bool {
 /// changed on disk); else the error as it is (the process's limit on open files, the disk),
 /// which fails the commit as any I/O error does.
 fn gone_or(dir: &Dir, name: &std::ffi::OsStr, error: io::Error) -> io::Error {
-    use super::beneath::Kind;
+    use crate::fs::Kind;
     match dir.stat(name) {
         Ok(None) => changed("it was deleted since the batch was verified".into()),
         Ok(Some(st)) if st.kind == Kind::Symlink => {
@@ -276,7 +276,7 @@ fn gone_or(dir: &Dir, name: &std::ffi::OsStr, error: io::Error) -> io::Error {
 /// How a file edited since it was verified is described: by its SHA-256 then (when it is
 /// known: a released file's is kept only when something asked for it) and now.
 pub(super) fn edited(before: &Snapshot, now: &[u8]) -> String {
-    let now = crate::model::sha256_hex(now);
+    let now = crate::sha256::sha256_hex(now);
     match before.known_sha256() {
         Some(then) => format!(
             "it was edited since the batch was verified (SHA-256 {} then, {} now)",
@@ -415,7 +415,7 @@ pub(super) fn give_to(file: &File, (uid, gid): (u32, u32)) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commit::beneath::Root;
+    use crate::fs::Root;
 
     /// A target that cannot be opened is a change only when another program took it away or
     /// put something else at its name; any other error (too many open files, the disk) is

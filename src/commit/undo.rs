@@ -7,12 +7,13 @@
 //! one atomic commit through [`super::commit`], and it is not recorded in the history, so
 //! undoing twice undoes the two last batches.
 
-use super::beneath::Root;
-use super::failpoint::hit;
 use super::journal::{read_all, EntryKind};
-use super::{commit, history, open_root, read_beneath, CommitOptions, Committed};
+use super::{commit, history, open_root, CommitOptions, Committed};
 use crate::content::Content;
 use crate::error::{Error, Result};
+use crate::failpoint::{hit, Step};
+use crate::fs::read_beneath;
+use crate::fs::Root;
 use crate::git::index::{restore, Restored};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::state::{as_untrusted, seal, State};
@@ -199,7 +200,7 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             remove_empty_dir(&root, created);
         }
     }
-    hit(options.failpoint.as_ref(), "forget").map_err(unfinished)?;
+    hit(options.failpoint.as_ref(), Step::Forget).map_err(unfinished)?;
     // The index goes back before the record (and the note in it) is forgotten.
     let index = history::index_note(&record).map(|note| {
         let note = note?;

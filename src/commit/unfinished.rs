@@ -8,8 +8,8 @@
 //! which can wait. A journal of a commit that was not committed is rolled back before anything
 //! else is written, as it always was.
 
-use super::beneath::Root;
 use super::journal::{Journal, Progress, State, JOURNAL};
+use crate::fs::Root;
 use crate::state::as_untrusted;
 use crate::state::seal::as_foreign;
 use crate::state::{State as StateFolder, UNFINISHED_DIR as UNFINISHED};

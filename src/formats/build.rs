@@ -2,6 +2,7 @@
 //! the file a change is located in. Nothing here knows any format's syntax.
 
 use crate::formats::Input;
+use crate::fs::Snapshot;
 use crate::lines::{Eol, Lines};
 use crate::model::{
     Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, InputWarning, LineRange,
@@ -9,7 +10,7 @@ use crate::model::{
 };
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{Resolved, Snapshot, Workspace};
+use crate::workspace::{Resolved, Workspace};
 use similar::group_diff_ops;
 use std::sync::{Arc, OnceLock};
 
@@ -414,7 +415,7 @@ pub fn create_all(content: &[u8], description: String) -> ChangeSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Stamp;
+    use crate::fs::Stamp;
 
     #[test]
     fn a_pin_goes_to_its_own_file_not_to_one_that_shares_its_id() {
@@ -440,7 +441,7 @@ mod tests {
         builder.hash_pins(&mut files);
         assert_eq!(
             files[0].expected_sha256.as_deref(),
-            Some(crate::model::sha256_hex(b"alpha\n").as_str())
+            Some(crate::sha256::sha256_hex(b"alpha\n").as_str())
         );
         assert_eq!(files[1].expected_sha256, None, "b.txt took a.txt's pin");
     }

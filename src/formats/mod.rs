@@ -166,7 +166,7 @@ impl Input {
     /// computing it waits for that thread's answer.
     pub fn sha256(&self) -> &str {
         self.sha256
-            .get_or_init(|| crate::model::sha256_hex(self.bytes()))
+            .get_or_init(|| crate::sha256::sha256_hex(self.bytes()))
     }
 
     /// Whether the SHA-256 has been computed (for tests of what is hashed).
@@ -594,7 +594,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
-        let sha = crate::model::sha256_hex(b"one\ntwo\n");
+        let sha = crate::sha256::sha256_hex(b"one\ntwo\n");
         let json = format!(
             r#"{{"files": [{{"docPath": "a.txt", "originalSha256": "{sha}", "changes": [
                 {{"operation": "replace", "startLine": 1, "endLine": 1,

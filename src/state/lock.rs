@@ -16,8 +16,8 @@
 //! or something patchdeck did not make, and its name is removed (never its contents
 //! written) before the taker looks again. The owner removes its own file before it lets go.
 
-use crate::commit::beneath::{Dir, Kind, Stat};
 use crate::error::{Error, Result};
+use crate::fs::{Dir, Kind, Stat};
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{ErrorKind, Write};
@@ -258,7 +258,7 @@ fn read_pid(file: &File) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commit::beneath::Root;
+    use crate::fs::Root;
 
     fn state() -> (tempfile::TempDir, Dir) {
         let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@
 //! this workspace: a cloned repository, an unpacked archive or another user can bring a
 //! `.patchdeck/` folder, and a copy of this user's own can land in another workspace. So:
 //! - the folder, and every folder in it, is reached beneath the root without following a link
-//!   ([`crate::commit::beneath`]), and used only when it is a real folder owned by this user
+//!   ([`crate::fs::beneath`]), and used only when it is a real folder owned by this user
 //!   that no one else may write in; otherwise it is refused ([`Untrusted`]) with the fix;
 //! - a file is written only by creating a new one under a name no one can guess (exclusive,
 //!   no link followed, mode 600) and renaming it over its name ([`write_fresh`]): never
@@ -35,8 +35,8 @@
 pub mod lock;
 pub mod seal;
 
-use crate::commit::beneath::{Dir, Kind, Root, Stat};
-pub use crate::workspace::STATE_DIR;
+pub use crate::fs::path::STATE_DIR;
+use crate::fs::{Dir, Kind, Root, Stat};
 use seal::{Binding, Key, Purpose};
 use std::ffi::{OsStr, OsString};
 use std::fmt;

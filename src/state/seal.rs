@@ -16,7 +16,7 @@
 //! bytes. The workspace is written in it in clear so that a record sealed by this user for
 //! another workspace can be named as such; it is the MAC that proves it.
 
-use crate::commit::beneath::Root;
+use crate::fs::Root;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::fmt;

@@ -12,10 +12,10 @@ use super::keys::Action;
 use super::summary::{Summary, SummaryLine};
 use crate::commit::{CommitOptions, NewContents};
 use crate::error::Error;
+use crate::fs::Snapshot;
 use crate::pipeline;
 use crate::plan::FileWrite;
 use crate::report::Decided;
-use crate::workspace::Snapshot;
 
 /// Why nothing can be committed in read-only mode, in patchdeck's words.
 pub const READ_ONLY_REFUSAL: &str = "read-only review (--read-only): nothing can be written; open the batch again without --read-only to commit";

@@ -6,7 +6,7 @@
 //! whatever stands at its name (a link a clone planted, say) is replaced, never written through.
 
 use super::app::{App, Tone};
-use crate::commit::beneath::Root;
+use crate::fs::Root;
 use crate::state::State;
 use crate::{export, feedback};
 use std::path::PathBuf;

@@ -5,8 +5,8 @@
 
 use super::keys::Action;
 use super::words::{change_name, Words};
-use crate::commit::failpoint::Failpoint;
 use crate::content::Content;
+use crate::failpoint::Failpoint;
 use crate::model::Batch;
 use crate::plan::{Blocker, FileWrite, Override, Plan, Remedy, WriteKind};
 use crate::review::{At, Decision, Review};
@@ -60,7 +60,7 @@ impl Summary {
             lines,
             scroll: 0,
             counts: Vec::new(),
-            failpoint: crate::commit::failpoint::from_env(),
+            failpoint: crate::failpoint::from_env(),
         };
         summary.count_more(review, Duration::ZERO);
         summary
@@ -92,7 +92,7 @@ impl Summary {
             if let Some(failpoint) = &self.failpoint {
                 // A group that takes long (`sleep`), or stops the process (`stop`) or ends it
                 // (`kill`), for a test; an injected error means nothing here.
-                let _ = failpoint.hit("count");
+                let _ = failpoint.hit(crate::failpoint::Step::Count);
             }
             if start.elapsed() >= budget {
                 break;

@@ -12,14 +12,15 @@ mod relocate;
 
 pub use applied::Placed;
 
+use crate::fs::{read_file, RepoPath, Root, Snapshot};
 use crate::generated::why_generated;
 use crate::lines::{invalid_utf8_offset, Lines};
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, EMPTY_SHA256};
 use crate::problem::ProblemKind;
-use crate::workspace::{read_snapshot, Release, Resolved, Snapshot, Workspace};
+use crate::workspace::{Release, Resolved, Workspace};
 use serde::Serialize;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The verdict on a file or a change.
@@ -198,7 +199,7 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
         .iter()
         .map(|file| (file, open_file(file, workspace)))
         .collect();
-    let root = workspace.root();
+    let root = workspace.beneath();
     Verification {
         files: crate::parallel::map_into(opened, |(file, opened)| {
             let mut check = opened.check(file, root);
@@ -212,7 +213,7 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
 
 /// Verifies one file patch.
 pub fn verify_file(file: &FilePatch, workspace: &Workspace) -> FileCheck {
-    open_file(file, workspace).check(file, workspace.root())
+    open_file(file, workspace).check(file, workspace.beneath())
 }
 
 /// A file patch's target, resolved and, unless the checking thread is to read it, read:
@@ -222,17 +223,17 @@ enum Opened {
     Read(FileCheck),
     /// Resolved to this file (relative to the root), which the checking thread reads: a
     /// workspace that releases files holds none to hand over.
-    Unread(FileCheck, PathBuf),
+    Unread(FileCheck, RepoPath),
 }
 
 impl Opened {
     /// The whole check: the target read if it was not yet (see [`examine`]), then the lines
     /// of a read file checked (see [`check_lines`]).
-    fn check(self, file: &FilePatch, root: &Path) -> FileCheck {
+    fn check(self, file: &FilePatch, root: &Root) -> FileCheck {
         match self {
             Opened::Finished(check) => check,
             Opened::Read(check) => check_lines(check, file),
-            Opened::Unread(check, rel) => match read_snapshot(&root.join(&rel)) {
+            Opened::Unread(check, rel) => match read_file(root, &rel) {
                 Ok(snapshot) => examine(check, file, &rel, snapshot, || None).check(file, root),
                 Err(e) => unreadable(check, file, &rel, &e).check(file, root),
             },
@@ -262,9 +263,9 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
     };
     let resolved = match workspace.resolve(&file.doc_path) {
         Ok(Resolved::File { rel, by_case: true }) if renamed_by_case(file, &rel, workspace) => {
-            Resolved::Missing {
-                rel: PathBuf::from(&file.doc_path),
-            }
+            let (rel, _) = RepoPath::parse(&file.doc_path)
+                .expect("a docPath that resolved passed the lexical check");
+            Resolved::Missing { rel }
         }
         Ok(resolved) => resolved,
         Err(problem) => {
@@ -602,7 +603,7 @@ fn renamed_by_case(file: &FilePatch, rel: &Path, workspace: &Workspace) -> bool 
     };
     file.action == FileAction::Create
         && Path::new(&file.doc_path).parent() == rel.parent()
-        && matches!(workspace.resolve(source), Ok(Resolved::File { rel: from, by_case: false }) if from == rel)
+        && matches!(workspace.resolve(source), Ok(Resolved::File { rel: from, by_case: false }) if from.as_path() == rel)
 }
 
 /// Reads the file a created file copies (the old side of a rename); it must exist.

@@ -15,8 +15,8 @@ use crate::model::{
     Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, LineRange,
     MatchTier, Operation,
 };
-use crate::read_ahead::ReadAhead;
 use crate::text_lines::TextLines;
+use crate::workspace::ReadAhead;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -570,7 +570,7 @@ fn position_of(location: &str) -> Place {
 
 /// What makes two docPaths the same file: equal after lowercasing and Unicode NFC.
 pub fn path_identity(doc_path: &str) -> String {
-    crate::workspace::fold(doc_path)
+    crate::fs::path::fold(doc_path)
 }
 
 /// The parts of a batch a format produces; `formats` adds the source and hashes.
@@ -795,7 +795,7 @@ fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &Text
 
 /// The highest line number a batch may name: a file patchdeck edits has at most one line per
 /// byte, so anything larger cannot be in range (and `afterLine + 1` cannot overflow).
-pub const MAX_LINE_NUMBER: u64 = crate::workspace::MAX_FILE_BYTES;
+pub const MAX_LINE_NUMBER: u64 = crate::fs::MAX_FILE_BYTES;
 
 /// A required line number, refused when no file patchdeck edits could have that line.
 fn line_number(walker: &mut Walker, fields: &ChangeFields, path: &str, key: &str) -> Option<usize> {

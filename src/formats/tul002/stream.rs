@@ -14,7 +14,7 @@ use crate::formats::{MAX_CHANGES, MAX_FILES};
 use crate::json::stream::{Ignore, Key, KeySeed, Lean, LeanSeed, SeenKeys};
 use crate::json::{field_path, index_path, Trail, Walker};
 use crate::model::IdDeriver;
-use crate::read_ahead::ReadAhead;
+use crate::workspace::ReadAhead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
 use std::fmt::{self, Write};

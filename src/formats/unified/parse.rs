@@ -4,7 +4,7 @@
 use super::{parts, DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
 use crate::lines::Eol;
-use crate::read_ahead::ReadAhead;
+use crate::workspace::ReadAhead;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
 /// input), `strip` the number of leading path components to remove.

@@ -4,11 +4,12 @@
 use super::{mode, DiffFile, Hunk, HunkLine};
 use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
 use crate::formats::chain::{self, continued, Continuation};
+use crate::fs::{read_snapshot, Snapshot};
 use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{read_snapshot, Resolved, Snapshot, Workspace};
+use crate::workspace::{Resolved, Workspace};
 use std::sync::Arc;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.

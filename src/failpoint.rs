@@ -1,4 +1,5 @@
-//! Fault injection for the commit: named points where a test makes the commit fail or die.
+//! Fault injection: named points where a test makes the commit (or the reviewer's load and
+//! count) fail or die.
 //!
 //! A failpoint spec is `STEP[:N][=ACTION]`, or several joined by commas (each counted on its
 //! own): at the N-th time (from 1; any time when omitted) the commit reaches STEP, ACTION
@@ -39,7 +40,7 @@ pub struct Failpoint {
 /// One armed point.
 #[derive(Debug)]
 struct Point {
-    step: String,
+    step: Step,
     nth: Option<usize>,
     action: Action,
     seen: AtomicUsize,
@@ -47,10 +48,77 @@ struct Point {
 
 /// The steps a commit passes through, in order, then recovery's, the reviewer's load and its
 /// commit summary's counting.
-pub const STEPS: &[&str] = &[
-    "journal", "mkdir", "stage", "sync", "prepare", "rename", "check", "mark", "cleanup", "forget",
-    "recover", "load", "count",
-];
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Journal,
+    Mkdir,
+    Stage,
+    Sync,
+    Prepare,
+    Rename,
+    Check,
+    Mark,
+    Cleanup,
+    Forget,
+    Recover,
+    Load,
+    Count,
+}
+
+impl Step {
+    /// Every step, in order.
+    pub const ALL: [Step; 13] = [
+        Step::Journal,
+        Step::Mkdir,
+        Step::Stage,
+        Step::Sync,
+        Step::Prepare,
+        Step::Rename,
+        Step::Check,
+        Step::Mark,
+        Step::Cleanup,
+        Step::Forget,
+        Step::Recover,
+        Step::Load,
+        Step::Count,
+    ];
+
+    /// The step's name in a failpoint spec.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Journal => "journal",
+            Step::Mkdir => "mkdir",
+            Step::Stage => "stage",
+            Step::Sync => "sync",
+            Step::Prepare => "prepare",
+            Step::Rename => "rename",
+            Step::Check => "check",
+            Step::Mark => "mark",
+            Step::Cleanup => "cleanup",
+            Step::Forget => "forget",
+            Step::Recover => "recover",
+            Step::Load => "load",
+            Step::Count => "count",
+        }
+    }
+
+    /// What the step is doing, for a message saying where a commit failed.
+    pub fn doing(self) -> &'static str {
+        match self {
+            Step::Journal => "writing the journal",
+            Step::Mkdir => "creating a folder",
+            Step::Stage => "staging the new content",
+            Step::Prepare => "recording the staged contents in the journal",
+            Step::Sync => "syncing a folder to disk",
+            Step::Rename | Step::Check => "moving the new content into place",
+            Step::Mark => "marking the journal committed",
+            Step::Cleanup | Step::Forget => "cleaning up",
+            Step::Recover => "rolling back",
+            Step::Load => "loading the batch",
+            Step::Count => "counting the summary's lines",
+        }
+    }
+}
 
 /// The failpoint `PATCHDECK_FAILPOINT` arms, in debug builds and with the `failpoints`
 /// feature, for the steps no command passes one to (recovery runs before any command's
@@ -73,7 +141,7 @@ impl Failpoint {
     }
 
     /// Called at each step; fails or dies when this is an armed point.
-    pub fn hit(&self, step: &str) -> io::Result<()> {
+    pub fn hit(&self, step: Step) -> io::Result<()> {
         self.points.iter().try_for_each(|point| point.hit(step))
     }
 }
@@ -107,21 +175,22 @@ impl Point {
             ),
             None => (point, None),
         };
-        if !STEPS.contains(&step) {
+        let Some(step) = Step::ALL.into_iter().find(|s| s.name() == step) else {
+            let names: Vec<&str> = Step::ALL.iter().map(|s| s.name()).collect();
             return Err(format!(
                 "unknown failpoint step \"{step}\" ({})",
-                STEPS.join(", ")
+                names.join(", ")
             ));
-        }
+        };
         Ok(Point {
-            step: step.to_owned(),
+            step,
             nth,
             action,
             seen: AtomicUsize::new(0),
         })
     }
 
-    fn hit(&self, step: &str) -> io::Result<()> {
+    fn hit(&self, step: Step) -> io::Result<()> {
         if step != self.step {
             return Ok(());
         }
@@ -151,7 +220,10 @@ impl Point {
                 std::thread::sleep(std::time::Duration::from_millis(1500));
                 Ok(())
             }
-            Action::Error => Err(io::Error::other(format!("injected failure at {step}"))),
+            Action::Error => Err(io::Error::other(format!(
+                "injected failure at {}",
+                step.name()
+            ))),
             Action::NoSpace => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
             Action::Denied => Err(io::Error::from_raw_os_error(libc::EACCES)),
         }
@@ -194,7 +266,7 @@ pub fn without_rename2() -> bool {
 }
 
 /// Hits the failpoint if one is armed.
-pub fn hit(failpoint: Option<&Failpoint>, step: &str) -> io::Result<()> {
+pub fn hit(failpoint: Option<&Failpoint>, step: Step) -> io::Result<()> {
     failpoint.map_or(Ok(()), |f| f.hit(step))
 }
 
@@ -205,22 +277,22 @@ mod tests {
     #[test]
     fn fires_on_the_nth_hit_of_its_step_only() {
         let f = Failpoint::parse("rename:2").unwrap();
-        assert!(f.hit("stage").is_ok());
-        assert!(f.hit("rename").is_ok());
-        assert!(f.hit("rename").is_err());
-        assert!(f.hit("rename").is_ok());
+        assert!(f.hit(Step::Stage).is_ok());
+        assert!(f.hit(Step::Rename).is_ok());
+        assert!(f.hit(Step::Rename).is_err());
+        assert!(f.hit(Step::Rename).is_ok());
     }
 
     #[test]
     fn several_points_are_each_counted_on_their_own() {
         let f = Failpoint::parse("rename:2,check:1=eacces").unwrap();
-        assert!(f.hit("rename").is_ok());
+        assert!(f.hit(Step::Rename).is_ok());
         assert_eq!(
-            f.hit("check").unwrap_err().raw_os_error(),
+            f.hit(Step::Check).unwrap_err().raw_os_error(),
             Some(libc::EACCES)
         );
-        assert!(f.hit("check").is_ok());
-        assert!(f.hit("rename").is_err());
+        assert!(f.hit(Step::Check).is_ok());
+        assert!(f.hit(Step::Rename).is_err());
         assert!(Failpoint::parse("rename:1,nowhere").is_err());
     }
 
@@ -230,7 +302,7 @@ mod tests {
         assert!(Failpoint::parse("stage=explode").is_err());
         let f = Failpoint::parse("stage=enospc").unwrap();
         assert_eq!(
-            f.hit("stage").unwrap_err().raw_os_error(),
+            f.hit(Step::Stage).unwrap_err().raw_os_error(),
             Some(libc::ENOSPC)
         );
     }

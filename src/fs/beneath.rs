@@ -9,13 +9,14 @@
 //! the root. Paths given here are root-relative and made of plain names only; anything else
 //! (`..`, an absolute path, `.`) is refused before a system call is made.
 
-use crate::workspace::Stamp;
+use super::path::plain_names;
+use super::read::Stamp;
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, ErrorKind};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The workspace root, held open.
 #[derive(Debug)]
@@ -73,7 +74,7 @@ impl Root {
     /// Opens the folder `rel` beneath the root, refusing a link at every step.
     pub fn dir(&self, rel: &Path) -> io::Result<Dir> {
         let mut dir = self.top()?;
-        for name in names(rel)? {
+        for name in plain_names(rel)? {
             dir = dir.subdir(name)?;
         }
         Ok(dir)
@@ -81,7 +82,7 @@ impl Root {
 
     /// The folder that holds `rel`, opened, and `rel`'s last name.
     pub fn parent_of<'p>(&self, rel: &'p Path) -> io::Result<(Dir, &'p OsStr)> {
-        let names = names(rel)?;
+        let names = plain_names(rel)?;
         let (last, parents) = names.split_last().ok_or_else(|| invalid(rel, "is empty"))?;
         let mut dir = self.top()?;
         for name in parents {
@@ -140,7 +141,7 @@ impl<'r> Folders<'r> {
                 let name = rel
                     .file_name()
                     .ok_or_else(|| invalid(rel, "is not a plain path beneath the root"))?;
-                names(rel)?;
+                plain_names(rel)?;
                 self.dir(parent)?.subdir(name)?
             }
         };
@@ -151,7 +152,7 @@ impl<'r> Folders<'r> {
 
     /// The folder that holds `rel`, and `rel`'s last name.
     pub fn parent_of<'p>(&self, rel: &'p Path) -> io::Result<(std::sync::Arc<Dir>, &'p OsStr)> {
-        let names = names(rel)?;
+        let names = plain_names(rel)?;
         let last = names.last().ok_or_else(|| invalid(rel, "is empty"))?;
         Ok((self.dir(rel.parent().unwrap_or(Path::new("")))?, last))
     }
@@ -353,7 +354,7 @@ impl Dir {
         to: &OsStr,
         flags: libc::c_uint,
     ) -> io::Result<bool> {
-        if super::failpoint::without_rename2() {
+        if crate::failpoint::without_rename2() {
             return Ok(false);
         }
         let (f, t) = (self.at(from)?, dest.at(to)?);
@@ -538,16 +539,6 @@ impl Stat {
     }
 }
 
-/// The plain names of a root-relative path; anything else is refused.
-pub fn names(rel: &Path) -> io::Result<Vec<&OsStr>> {
-    rel.components()
-        .map(|c| match c {
-            Component::Normal(name) => Ok(name),
-            _ => Err(invalid(rel, "is not a plain path beneath the root")),
-        })
-        .collect()
-}
-
 fn invalid(path: &Path, why: &str) -> io::Error {
     io::Error::new(ErrorKind::InvalidInput, format!("{} {why}", path.display()))
 }
@@ -622,7 +613,7 @@ mod tests {
     #[test]
     fn names_must_be_plain() {
         for bad in ["../x", "/etc/passwd", "a/../b"] {
-            assert!(names(Path::new(bad)).is_err(), "{bad}");
+            assert!(plain_names(Path::new(bad)).is_err(), "{bad}");
         }
         let root = Root::open(tempfile::tempdir().unwrap().path()).unwrap();
         assert!(root.top().unwrap().stat(OsStr::new("..")).is_err());

@@ -18,7 +18,7 @@
 //! the same with them and without.
 //!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
-//! time without following a link (as the commit walks, [`crate::commit::beneath`]), and only
+//! time without following a link (as the commit walks, [`crate::fs::beneath`]), and only
 //! when it names a regular file. Anything else (a path that is not plain, a missing file, a
 //! link, a special file, a name that only matches ignoring case) is left alone for
 //! [`Workspace::resolve`] and [`Workspace::read`], which say why. A file read ahead is what
@@ -33,8 +33,7 @@
 //! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
 //! [`Workspace::read`]: crate::workspace::Workspace::read
 
-use crate::commit::beneath::{Folders, Kind, Root, Stat};
-use crate::workspace::{check_lexically, Snapshot, Unread};
+use crate::fs::{Folders, Kind, RepoPath, Root, Snapshot, Stat, Unread};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
@@ -76,7 +75,7 @@ pub struct ReadAhead {
 /// bytes as read.
 pub struct Read {
     pub doc_path: String,
-    pub rel: PathBuf,
+    pub rel: RepoPath,
     pub snapshot: Snapshot,
 }
 
@@ -159,10 +158,9 @@ fn read_wanted(
             Err(_) => break,
         };
         let Ok(doc_path) = next else { break };
-        let Ok(components) = check_lexically(&doc_path) else {
+        let Ok((rel, _)) = RepoPath::parse(&doc_path) else {
             continue;
         };
-        let rel: PathBuf = components.iter().collect();
         if folders.open_count() > OPEN_FOLDERS {
             folders = Folders::new(&root);
         }
@@ -206,7 +204,7 @@ fn read_wanted(
 }
 
 impl Read {
-    fn of(doc_path: String, rel: PathBuf, snapshot: Snapshot, hash: bool) -> Read {
+    fn of(doc_path: String, rel: RepoPath, snapshot: Snapshot, hash: bool) -> Read {
         if hash {
             snapshot.sha256();
         }
@@ -220,7 +218,7 @@ impl Read {
 
 /// A file to finish reading: the docPath it was asked for by, its path, the file as far as it
 /// was read.
-type Job = (String, PathBuf, Unread);
+type Job = (String, RepoPath, Unread);
 
 /// Threads that finish reading files whose bytes were not in memory, each waiting on the disk
 /// for its own, shared by every reader of a [`ReadAhead`]: started at the first such file.
