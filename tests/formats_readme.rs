@@ -1,16 +1,15 @@
-//! Every example in `src/formats/README.md` really loads: each fenced block whose info string
-//! names a format (` ```json tul002 `) is loaded with that format forced against the small
-//! workspace the README describes, detection names the same format, and nothing in it
-//! conflicts.
+//! Every example in `docs/formats.md` really loads: each fenced block whose info string names
+//! a format (` ```json tul002 `) is loaded with that format forced against the small workspace
+//! the page describes, detection names the same format, and nothing in it conflicts.
 
 use crate::common::workspace_with;
 use patchdeck::formats::{detect, load, Input, NAMES};
 use patchdeck::verify::{verify, Status};
 use patchdeck::workspace::Workspace;
 
-const README: &str = include_str!("../src/formats/README.md");
+const PAGE: &str = include_str!("../docs/formats.md");
 
-/// The workspace the README's examples are written against.
+/// The workspace the examples of `docs/formats.md` are written against.
 const FILES: &[(&str, &[u8])] = &[
     (
         "src/app.py",
@@ -19,11 +18,11 @@ const FILES: &[(&str, &[u8])] = &[
     ("notes.txt", b"first\nsecond\n"),
 ];
 
-/// Each example: the format its fence names, its first line in the README, and its text.
+/// Each example: the format its fence names, its first line in `docs/formats.md`, and its text.
 fn examples() -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     let mut open: Option<(String, String, usize, String)> = None;
-    for (i, line) in README.lines().enumerate() {
+    for (i, line) in PAGE.lines().enumerate() {
         match &mut open {
             Some((fence, _, _, text)) if line != fence.as_str() => {
                 text.push_str(line);
@@ -47,7 +46,7 @@ fn examples() -> Vec<(String, usize, String)> {
 }
 
 #[test]
-fn every_example_in_the_formats_readme_loads_as_its_format() {
+fn every_example_in_the_formats_page_loads_as_its_format() {
     let examples = examples();
     let mut shown: Vec<&str> = examples.iter().map(|(f, _, _)| f.as_str()).collect();
     shown.sort_unstable();
@@ -57,8 +56,8 @@ fn every_example_in_the_formats_readme_loads_as_its_format() {
     let ws = workspace_with(FILES);
     let workspace = Workspace::open(ws.path()).unwrap();
     for (format, at, text) in &examples {
-        let input = Input::from_bytes("README.md", text.clone());
-        let place = format!("the {format} example at line {at} of src/formats/README.md");
+        let input = Input::from_bytes("docs/formats.md", text.clone());
+        let place = format!("the {format} example at line {at} of docs/formats.md");
         assert_eq!(
             detect(&input).ok(),
             Some(format.as_str()),

@@ -3,8 +3,8 @@
 //! backup or journal left, and recovering twice must equal recovering once.
 //!
 //! `cargo test` runs a short series; `cargo test --release --test integration kill_random --
-//! --ignored` runs the long one (`PATCHDECK_KILL_TRIALS`, default 300) whose count the README
-//! reports.
+//! --ignored` runs the long one (`PATCHDECK_KILL_TRIALS`, default 300) whose count
+//! `docs/guarantees.md` reports.
 
 use crate::common;
 use crate::common::{patchdeck, sha, user_tree};

@@ -1,4 +1,10 @@
-#![doc = include_str!("README.md")]
+//! Input formats: detecting which one an input is, and turning it into the batch model.
+//!
+//! Each format lives in its own module and is the only place that knows its syntax. This
+//! module reads the input, picks the format (forced with `--format NAME`, or detected by
+//! [`detect`]), and returns a [`Batch`] or an [`Error::InvalidInput`] that lists every problem
+//! with its location. How each format is read, with an example of each, its rules and where
+//! patchdeck departs from the format's origin, is in the repository's `docs/formats.md`.
 
 pub mod aider;
 pub mod build;
