@@ -3,8 +3,8 @@
 //!
 //! A problem is found on a file (its path, its hash, its state on disk), on a change (its
 //! lines, its place), or by the plan (two file patches that cannot both be written). The kind
-//! is what a script matches on; the message says it to a person. The README's table of kinds is
-//! [`ProblemKind::table`], and a test holds the two to one another.
+//! is what a script matches on; the message says it to a person. The table of kinds in
+//! `docs/cli.md` is [`ProblemKind::table`], and a test holds the two to one another.
 
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -57,7 +57,7 @@ pub enum Scope {
 }
 
 impl ProblemKind {
-    /// Every kind, in the order the README lists them.
+    /// Every kind, in the order `docs/cli.md` lists them.
     pub const ALL: &'static [ProblemKind] = &[
         ProblemKind::ShaMismatch,
         ProblemKind::MissingFile,
@@ -205,7 +205,7 @@ impl ProblemKind {
         }
     }
 
-    /// The README's table of every kind: name, what it concerns, what it means.
+    /// The table of every kind in `docs/cli.md`: name, what it concerns, what it means.
     pub fn table() -> String {
         let mut out = String::from("| kind | of | meaning |\n|---|---|---|\n");
         for kind in ProblemKind::ALL {

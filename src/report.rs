@@ -1,6 +1,6 @@
 //! The report: what `check` and `apply` found and did, as one JSON object or as text.
 //!
-//! The JSON shape is a contract other tools rely on (see the README); fields are only ever
+//! The JSON shape is a contract other tools rely on (see `docs/cli.md`); fields are only ever
 //! added. The text form reads like a compiler's diagnostics: `path:line: conflict: ...` with the
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 

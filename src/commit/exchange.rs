@@ -111,7 +111,7 @@ pub(super) fn put_all_in_place(
 ///   and returns [`Put::Exchanged`]: what came out, now at the staged name, is then checked
 ///   to be exactly the verified original ([`check_exchanged`]). Where the file system cannot
 ///   exchange, the original is linked beside the target and checked, and the target checked
-///   just before a plain rename (the README says what window that leaves);
+///   just before a plain rename (`docs/guarantees.md` says what window that leaves);
 /// - a creation renames only if nothing has appeared at the name (`RENAME_NOREPLACE`);
 /// - a deletion moves the target to the original's name and checks it the same way, moving it
 ///   back if it is not the verified file.
