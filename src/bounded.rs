@@ -32,6 +32,23 @@ pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     read_from(File::open(path)?, limit)
 }
 
+/// Reads a path, or standard input when `source` is `-`: all of it when it holds at most
+/// `limit` bytes, else one byte more than `limit` (so the caller can say it is too large),
+/// without reading or holding more.
+pub fn read_source(source: &str, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let limit = limit.saturating_add(1);
+    if source == "-" {
+        io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
+    } else {
+        let file = File::open(Path::new(source))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        bytes.reserve(size.min(limit) as usize);
+        file.take(limit).read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
 /// Reads the file at `path` up to `limit` bytes, as UTF-8 text.
 pub fn read_to_string(path: &Path, limit: u64) -> io::Result<String> {
     String::from_utf8(read(path, limit)?).map_err(|e| {

@@ -9,13 +9,14 @@
 //! itself tolerates whitespace too, but takes the first match); the blocks of one file are all
 //! placed against its content on disk and must not overlap.
 
-use super::build::{create_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::build::{create_all, Builder, ChangeSpec, Loaded};
 use super::matcher::{find_lines, Doc, TOLERANT};
 use super::structured::preview;
 use crate::error::InputProblem;
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::model::{FileAction, LineRange, LoadProblem};
 use crate::problem::ProblemKind;
-use crate::workspace::Workspace;
 
 pub const NAME: &str = "aider";
 
@@ -33,12 +34,12 @@ struct Block {
 
 pub fn load(
     text: &str,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     problems: &mut Vec<InputProblem>,
 ) {
-    let is_file = |name: &str| matches!(read_doc(workspace, name), OnDisk::File { .. });
+    let is_file = |name: &str| matches!(tree.file(name), OnDisk::File { .. });
     let blocks = parse(text, &is_file, problems);
     if !problems.is_empty() {
         return;
@@ -52,7 +53,7 @@ pub fn load(
     }
     for path in paths {
         let mine: Vec<&Block> = blocks.iter().filter(|b| b.path == path).collect();
-        let disk = read_doc(workspace, &path);
+        let disk = tree.file(&path);
         if mine.iter().any(|b| b.search.is_empty()) {
             let mut file = builder.file(&path, FileAction::Create);
             for b in &mine {

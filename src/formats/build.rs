@@ -10,9 +10,8 @@ use crate::model::{
 };
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{Resolved, Workspace};
 use similar::group_diff_ops;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// Lines of context a whole-file diff keeps around each hunk (as `git diff` does).
 pub const CONTEXT: usize = 3;
@@ -357,33 +356,6 @@ fn describe_hunk(start: usize, len: usize, added: usize, removed: usize) -> Stri
         _ => format!("lines {}-{}", start, start + len - 1),
     };
     format!("{at}: {removed} removed, {added} added")
-}
-
-/// A file of the workspace as a format that locates text reads it at load time.
-pub enum OnDisk {
-    File {
-        bytes: Arc<Vec<u8>>,
-        /// The file as read: its SHA-256 is computed only if a format pins the file by it.
-        snapshot: Snapshot,
-    },
-    Missing,
-    /// The path cannot be used (outside the root, a link, ...): verify reports why.
-    Unusable,
-}
-
-/// Reads the file a docPath names, for locating text in it.
-pub fn read_doc(workspace: &Workspace, doc_path: &str) -> OnDisk {
-    match workspace.resolve(doc_path) {
-        Ok(Resolved::File { rel, .. }) => match workspace.read(&rel) {
-            Ok(snapshot) => OnDisk::File {
-                bytes: snapshot.bytes().clone(),
-                snapshot,
-            },
-            Err(_) => OnDisk::Unusable,
-        },
-        Ok(Resolved::Missing { .. }) => OnDisk::Missing,
-        Err(_) => OnDisk::Unusable,
-    }
 }
 
 /// The change that deletes every line of a file (a file deletion is one change).

@@ -9,15 +9,15 @@
 //! as the structured patch does, and `gitPatch` a unified diff in `content`.
 
 use super::build::{
-    content_eol, create_all, delete_all, diff_changes, read_doc, Builder, ChangeSpec, Loaded,
-    OnDisk,
+    content_eol, create_all, delete_all, diff_changes, Builder, ChangeSpec, Loaded,
 };
 use super::structured::{patch_file, read_replacements, rooted};
 use super::unified;
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, LineRange};
 use crate::text_lines::TextLines;
-use crate::workspace::Workspace;
 use serde_json::Value;
 
 pub const NAME: &str = "bundle";
@@ -34,7 +34,7 @@ pub fn detect(value: &Value) -> bool {
 
 pub fn load(
     value: &Value,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     walker: &mut Walker,
@@ -74,11 +74,11 @@ pub fn load(
             None | Some("create") | Some("replace") => {
                 need_content(walker, operation.unwrap_or("a file entry without operation"));
                 let Some(content) = content else { continue };
-                loaded.files.push(whole_file(&doc_path, content, operation, workspace, builder));
+                loaded.files.push(whole_file(&doc_path, content, operation, tree, builder));
             }
             Some("delete") => {
                 let mut file = builder.file(&doc_path, FileAction::Delete);
-                let spec = match read_doc(workspace, &doc_path) {
+                let spec = match tree.file(&doc_path) {
                     OnDisk::File { bytes, snapshot } => {
                         builder.pin(&file, &snapshot);
                         delete_all(&bytes, format!("delete {doc_path}"))
@@ -95,7 +95,7 @@ pub fn load(
             }
             Some("patch") => {
                 if let Some(replacements) = read_replacements(walker, entry, &path) {
-                    loaded.files.push(patch_file(&doc_path, &replacements, workspace, builder));
+                    loaded.files.push(patch_file(&doc_path, &replacements, tree, builder));
                 }
             }
             Some("gitPatch") => {
@@ -108,7 +108,7 @@ pub fn load(
                     walker.problem(format!("{} ({})", field_path(&path, "content"), problem.location), problem.message);
                 }
                 if walker.problems.is_empty() {
-                    unified::build(files, &diff, workspace, builder, loaded);
+                    unified::build(files, &diff, tree, builder, loaded);
                 }
             }
             Some(other) => walker.problem(
@@ -124,10 +124,10 @@ fn whole_file(
     doc_path: &str,
     content: &str,
     operation: Option<&str>,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
 ) -> crate::model::FilePatch {
-    let disk = read_doc(workspace, doc_path);
+    let disk = tree.file(doc_path);
     match (disk, operation) {
         (OnDisk::File { bytes, snapshot }, None | Some("replace")) => {
             let mut file = builder.file(doc_path, FileAction::Modify);

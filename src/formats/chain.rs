@@ -9,13 +9,14 @@
 //! result is checked: the composed changes applied to the file give exactly the bytes of the
 //! sections applied one after the other. Nothing here knows any format's syntax.
 
-use super::build::{read_doc, Builder, ChangeSpec, OnDisk};
+use super::build::{Builder, ChangeSpec};
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::lines::{Eol, Line, Lines};
 use crate::model::{Change, FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::splice::{splice_with_eol, Splice};
 use crate::text_lines::TextLines;
-use crate::workspace::Workspace;
 
 /// The file patch among `files` that a later section changing `doc_path` continues: the last
 /// one naming exactly that path, when it modifies or creates the file (a deleted file is not
@@ -36,13 +37,13 @@ pub struct Continuation {
 impl Continuation {
     /// The file patch's base and result, or why a later section cannot be placed after it (a
     /// change that cannot be placed, changes that overlap, an unreadable file).
-    pub fn of(workspace: &Workspace, file: &FilePatch) -> Result<Continuation, String> {
+    pub fn of(tree: &dyn Files, file: &FilePatch) -> Result<Continuation, String> {
         let source = match (&file.action, &file.copy_from) {
             (FileAction::Create, None) => None,
             (FileAction::Create, Some(from)) => Some(from.as_str()),
             _ => Some(file.doc_path.as_str()),
         };
-        let base = match source.map(|path| (path, read_doc(workspace, path))) {
+        let base = match source.map(|path| (path, tree.file(path))) {
             None => Vec::new(),
             Some((_, OnDisk::File { bytes, .. })) => bytes.to_vec(),
             Some((path, _)) => return Err(format!("{path} cannot be read")),

@@ -15,14 +15,15 @@
 //! last line `*** End Patch` when no line ends the patch at column 0. Inside an `@@` section a
 //! padded `*** ...` line is a context line, as in Codex.
 
-use super::build::{create_all, delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::build::{create_all, delete_all, Builder, ChangeSpec, Loaded};
 use super::chain::{self, Continuation};
 use super::matcher::{find_lines, normalise_unicode, Doc, Miss, CODEX};
 use crate::error::InputProblem;
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::model::{FileAction, InputWarning, LineRange, LoadProblem};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::Workspace;
 
 pub const NAME: &str = "codex";
 
@@ -56,7 +57,7 @@ enum Op {
 
 pub fn load(
     text: &str,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     problems: &mut Vec<InputProblem>,
@@ -82,7 +83,7 @@ pub fn load(
             }
             Op::Delete { path } => {
                 let mut file = builder.file(&path, FileAction::Delete);
-                let spec = match read_doc(workspace, &path) {
+                let spec = match tree.file(&path) {
                     OnDisk::File { bytes, snapshot } => {
                         builder.pin(&file, &snapshot);
                         delete_all(&bytes, format!("delete {path}"))
@@ -101,7 +102,7 @@ pub fn load(
                 path,
                 move_to,
                 sections,
-            } => update(&path, move_to, &sections, workspace, builder, loaded, first),
+            } => update(&path, move_to, &sections, tree, builder, loaded, first),
         }
     }
 }
@@ -110,7 +111,7 @@ fn update(
     path: &str,
     move_to: Option<String>,
     sections: &[Section],
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     first: usize,
@@ -121,7 +122,7 @@ fn update(
         // A later update of a file an earlier operation changes: placed against its result.
         if let Some(k) = chain::continued(&loaded.files[first..], path).map(|k| first + k) {
             let file = &mut loaded.files[k];
-            match Continuation::of(workspace, file) {
+            match Continuation::of(tree, file) {
                 Ok(continuation) => {
                     let doc = Doc::from_bytes(&continuation.current);
                     let specs = place_sections(path, sections, Some(&doc));
@@ -147,7 +148,7 @@ fn update(
         file.copy_from = Some(path.to_owned());
         file.label = Some(format!("moved from {path}"));
     }
-    let disk = read_doc(workspace, path);
+    let disk = tree.file(path);
     let bytes = match &disk {
         OnDisk::File { bytes, snapshot } => {
             if !moved {

@@ -111,7 +111,7 @@ pub fn load(
         return;
     }
     let before = loaded.files.len();
-    unified::build(files, &diff, context.workspace, builder, loaded);
+    unified::build(files, &diff, context.files, builder, loaded);
     for file in &mut loaded.files[before..] {
         file.expected_sha256 = sha.clone();
         file.label = rationale.clone().or(file.label.take());

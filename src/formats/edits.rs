@@ -13,16 +13,15 @@
 //! inserted text; a line without the strip prefix is an input error. REQ-PATCH-005: the tolerant
 //! tiers of the shared matcher. `overwrite` of an existing file becomes its hunks, as a bundle.
 
-use super::build::{
-    create_all, diff_changes, read_doc, text_lines, Builder, ChangeSpec, Loaded, OnDisk,
-};
+use super::build::{create_all, diff_changes, text_lines, Builder, ChangeSpec, Loaded};
 use super::chain::{self, Continuation};
 use super::matcher::{find_text, split_text, tier_name, Doc, TOLERANT};
 use super::structured::preview;
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, InputWarning, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
-use crate::workspace::Workspace;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -49,7 +48,7 @@ pub fn detect(value: &Value) -> bool {
 
 pub fn load(
     value: &Value,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     walker: &mut Walker,
@@ -91,7 +90,7 @@ pub fn load(
         };
         // A later call for a file an earlier call changes is placed against its result.
         let Some(k) = chain::continued(&loaded.files[first..], doc_path).map(|k| first + k) else {
-            let disk = read_doc(workspace, doc_path);
+            let disk = tree.file(doc_path);
             let content = match &disk {
                 OnDisk::File { bytes, .. } => Some(bytes.clone()),
                 _ => None,
@@ -114,7 +113,7 @@ pub fn load(
             loaded.files.push(file);
             continue;
         };
-        match Continuation::of(workspace, &loaded.files[k]) {
+        match Continuation::of(tree, &loaded.files[k]) {
             Ok(continuation) => {
                 if let Some(specs) = changes(Some(&continuation.current), loaded) {
                     continuation.extend(builder, &mut loaded.files[k], specs);

@@ -215,7 +215,7 @@ pub fn load(
                 let diff = std::sync::Arc::new(block.text.clone());
                 let files = unified::parse(&diff, block.first_line, strip, &mut found);
                 if found.is_empty() {
-                    unified::build(files, &diff, context.workspace, builder, loaded);
+                    unified::build(files, &diff, context.files, builder, loaded);
                 }
                 problems.extend(found.into_iter().map(|p| InputProblem {
                     location: format!("block {number}, {}", p.location),

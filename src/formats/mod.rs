@@ -14,6 +14,7 @@ pub mod codex;
 mod detect;
 pub mod directive;
 pub mod edits;
+pub mod files;
 pub mod markdown;
 pub mod matcher;
 pub mod structured;
@@ -24,11 +25,9 @@ use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
 use crate::model::Batch;
 use crate::problem::ProblemKind;
-use crate::workspace::Workspace;
 use build::{Builder, Loaded};
 pub use detect::detect;
-use std::io::Read;
-use std::path::Path;
+pub use files::{parsed_reading_ahead, Files, Met, OnDisk, Source};
 use std::sync::Arc;
 
 /// The names `--format` accepts (how detection chooses among them: see [`detect`]).
@@ -113,26 +112,13 @@ impl Input {
     /// Reads a path, or standard input when `source` is `-`, refusing more than
     /// [`MAX_INPUT_BYTES`] without reading (or holding) more than one byte past it.
     pub fn read(source: &str) -> Result<Input> {
-        let read_error = |cause| Error::ReadInput {
-            source: source.to_owned(),
-            cause,
-        };
-        let limit = MAX_INPUT_BYTES as u64 + 1;
-        let mut bytes = Vec::new();
-        if source == "-" {
-            std::io::stdin()
-                .lock()
-                .take(limit)
-                .read_to_end(&mut bytes)
-                .map_err(read_error)?;
-        } else {
-            let file = std::fs::File::open(Path::new(source)).map_err(read_error)?;
-            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            bytes.reserve(size.min(limit) as usize);
-            file.take(limit)
-                .read_to_end(&mut bytes)
-                .map_err(read_error)?;
-        }
+        let bytes =
+            crate::bounded::read_source(source, MAX_INPUT_BYTES as u64).map_err(|cause| {
+                Error::ReadInput {
+                    source: source.to_owned(),
+                    cause,
+                }
+            })?;
         if bytes.len() > MAX_INPUT_BYTES {
             return Err(too_big(source, None));
         }
@@ -213,12 +199,12 @@ pub const MAX_CHANGES: usize = 1_000_000;
 /// `workspace` is there for formats that locate their changes by text rather than by line
 /// number: they read the files to turn each find into a line range. Formats with line numbers
 /// (TUL-002) do not touch it; verification reads the files for everyone.
-pub fn load(input: &Input, forced: Option<&str>, workspace: &Workspace) -> Result<Batch> {
-    load_with(input, workspace, &LoadOptions::format(forced))
+pub fn load(input: &Input, forced: Option<&str>, files: &dyn Files) -> Result<Batch> {
+    load_with(input, files, &LoadOptions::format(forced))
 }
 
 /// [`load`] with every option.
-pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+pub fn load_with(input: &Input, files: &dyn Files, options: &LoadOptions) -> Result<Batch> {
     if input.bytes().len() > MAX_INPUT_BYTES {
         let mut error = too_big(&input.source, Some(input.bytes().len()));
         if let Error::InvalidInput { format, .. } = &mut error {
@@ -226,7 +212,7 @@ pub fn load_with(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
         }
         return Err(error);
     }
-    let batch = load_format(input, workspace, options)?;
+    let batch = load_format(input, files, options)?;
     check_counts(input, batch)
 }
 
@@ -290,7 +276,7 @@ fn check_counts(input: &Input, batch: Batch) -> Result<Batch> {
     Ok(batch)
 }
 
-fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+fn load_format(input: &Input, files: &dyn Files, options: &LoadOptions) -> Result<Batch> {
     // The input's SHA-256 (17 MB for a 2,000-file diff) is needed only once the first file
     // patch gets its ID: it is computed on another core meanwhile, beside detecting the format
     // (and, for a text format, checking the text is UTF-8 and parsing it; a TUL-002 batch
@@ -303,7 +289,7 @@ fn load_format(input: &Input, workspace: &Workspace, options: &LoadOptions) -> R
         if options.change_ids || may_be_tul002(input, options) {
             scope.spawn(|| input.sha256());
         }
-        load_detected(input, workspace, options)
+        load_detected(input, files, options)
     })
 }
 
@@ -320,7 +306,7 @@ fn may_be_tul002(input: &Input, options: &LoadOptions) -> bool {
     }
 }
 
-fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) -> Result<Batch> {
+fn load_detected(input: &Input, files: &dyn Files, options: &LoadOptions) -> Result<Batch> {
     let format = match options.format.as_deref() {
         Some(name) => match NAMES.iter().find(|n| **n == name) {
             Some(name) => *name,
@@ -348,7 +334,7 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
         }
     }
     if format == tul002::NAME {
-        return load_tul002(input, workspace);
+        return load_tul002(input, files);
     }
     let text = input.text().ok_or_else(|| {
         let valid = std::str::from_utf8(input.bytes()).map_or_else(|e| e.valid_up_to(), str::len);
@@ -368,7 +354,7 @@ fn load_detected(input: &Input, workspace: &Workspace, options: &LoadOptions) ->
     })?;
     let mut builder = Builder::new(input, options.change_ids);
     let mut loaded = Loaded::default();
-    let context = Context { workspace, options };
+    let context = Context { files, options };
     let problems = load_text(format, text, &context, &mut builder, &mut loaded);
     if !problems.is_empty() {
         return Err(invalid(input, format, problems));
@@ -460,7 +446,7 @@ fn flag_files_named_twice(files: &mut [crate::model::FilePatch], format: &str) {
 
 /// What a format may use while loading besides its text.
 pub struct Context<'a> {
-    pub workspace: &'a Workspace,
+    pub files: &'a dyn Files,
     pub options: &'a LoadOptions,
 }
 
@@ -485,18 +471,15 @@ pub(crate) fn load_text(
             // The changes' lines are spans of the diff, which they share (see `TextLines`). A
             // workspace that releases files reads none ahead: the threads placing the hunks
             // read each file, and let it go.
-            let files = match context.workspace.releases() {
-                Some(_) => unified::parse_reading_ahead(text, 1, strip, &mut problems, None),
-                None => context.workspace.reading_ahead(false, |ahead| {
-                    unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(ahead))
-                }),
-            };
+            let files = parsed_reading_ahead(context.files, false, |met| {
+                unified::parse_reading_ahead(text, 1, strip, &mut problems, Some(met))
+            });
             if problems.is_empty() {
-                unified::build(files, text, context.workspace, builder, loaded);
+                unified::build(files, text, context.files, builder, loaded);
             }
         }
-        codex::NAME => codex::load(text, context.workspace, builder, loaded, &mut problems),
-        aider::NAME => aider::load(text, context.workspace, builder, loaded, &mut problems),
+        codex::NAME => codex::load(text, context.files, builder, loaded, &mut problems),
+        aider::NAME => aider::load(text, context.files, builder, loaded, &mut problems),
         markdown::NAME => markdown::load(text, context, builder, loaded, &mut problems),
         json_format => match json::parse_strict(text.as_bytes()) {
             Err(problem) => problems.push(problem),
@@ -522,9 +505,9 @@ pub(crate) fn load_json(
 ) {
     match format {
         directive::NAME => directive::load(value, context, builder, loaded, walker),
-        bundle::NAME => bundle::load(value, context.workspace, builder, loaded, walker),
-        structured::NAME => structured::load(value, context.workspace, builder, loaded, walker),
-        edits::NAME => edits::load(value, context.workspace, builder, loaded, walker),
+        bundle::NAME => bundle::load(value, context.files, builder, loaded, walker),
+        structured::NAME => structured::load(value, context.files, builder, loaded, walker),
+        edits::NAME => edits::load(value, context.files, builder, loaded, walker),
         other => walker.problem("(top level)", format!("{other} is not a JSON format")),
     }
 }
@@ -556,15 +539,15 @@ fn invalid(input: &Input, format: &str, problems: Vec<InputProblem>) -> Error {
 
 /// A TUL-002 batch's changes always get their IDs ([`LoadOptions::change_ids`] aside): they are
 /// derived as each file patch is read, and checked against the changeIds the batch gives.
-fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
+fn load_tul002(input: &Input, files: &dyn Files) -> Result<Batch> {
     let mut walker = Walker::default();
-    let parsed = workspace.reading_ahead(true, |ahead| {
+    let parsed = parsed_reading_ahead(files, true, |met| {
         tul002::parse_reading_ahead(
             input.bytes(),
             input.text(),
             input.sha256(),
             &mut walker,
-            ahead,
+            met,
         )
     });
     match parsed {
@@ -581,6 +564,7 @@ fn load_tul002(input: &Input, workspace: &Workspace) -> Result<Batch> {
 mod tests {
     use super::*;
     use crate::model::{BatchId, FileAction, FilePatch, FilePatchId};
+    use crate::workspace::Workspace;
 
     #[test]
     fn only_a_json_object_or_a_forced_tul002_may_be_tul002() {
@@ -599,7 +583,7 @@ mod tests {
     fn a_tul002_batch_read_as_text_lends_its_lines_from_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let files = Workspace::open(dir.path()).unwrap();
         let sha = crate::sha256::sha256_hex(b"one\ntwo\n");
         let json = format!(
             r#"{{"files": [{{"docPath": "a.txt", "originalSha256": "{sha}", "changes": [
@@ -610,7 +594,7 @@ mod tests {
         );
         let input = Input::from_bytes("batch.json", json);
         let text = Arc::clone(input.text().expect("a UTF-8 input is held as text"));
-        let batch = load_with(&input, &workspace, &LoadOptions::default()).unwrap();
+        let batch = load_with(&input, &files, &LoadOptions::default()).unwrap();
         let changes = &batch.files[0].changes;
         assert_eq!(changes[0].expected.as_ref().unwrap(), &["one"]);
         assert_eq!(changes[0].new_lines, ["uno", "say \"hi\""]);

@@ -13,12 +13,13 @@
 //! order too, as one file patch. The edits are then expressed against the file as it is on
 //! disk: each run of changed lines is one change, described by the replacements that made it.
 
-use super::build::{read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use super::build::{Builder, ChangeSpec, Loaded};
 use super::matcher::{find_all_text, find_text, split_text, Doc, Miss, TOLERANT};
+use crate::formats::Files;
+use crate::formats::OnDisk;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
-use crate::workspace::Workspace;
 use serde_json::Value;
 
 pub const NAME: &str = "structured";
@@ -56,7 +57,7 @@ pub fn rooted(root: Option<&str>, path: &str) -> String {
 
 pub fn load(
     value: &Value,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
     walker: &mut Walker,
@@ -92,7 +93,7 @@ pub fn load(
         }
     }
     for (doc_path, replacements) in files {
-        let file = patch_file(&doc_path, &replacements, workspace, builder);
+        let file = patch_file(&doc_path, &replacements, tree, builder);
         loaded.files.push(file);
     }
 }
@@ -151,11 +152,11 @@ pub fn read_replacements(
 pub fn patch_file(
     doc_path: &str,
     replacements: &[Replacement],
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
 ) -> FilePatch {
     let mut file = builder.file(doc_path, FileAction::Modify);
-    let bytes = match read_doc(workspace, doc_path) {
+    let bytes = match tree.file(doc_path) {
         OnDisk::File { bytes, snapshot } => {
             builder.pin(&file, &snapshot);
             bytes

@@ -10,7 +10,7 @@
 //! (`..`, an absolute path, `.`) is refused before a system call is made.
 
 use super::path::plain_names;
-use super::read::Stamp;
+use super::stamp::Stamp;
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, ErrorKind};

@@ -7,15 +7,17 @@
 //! - [`beneath`]: the root held open, the folders under it reached by `openat`, and the file
 //!   operations the commit, recovery, undo and the state folder make through them.
 //! - [`read`]: a file read whole, as a [`Snapshot`] with the [`Stamp`] the commit checks it
-//!   against.
+//!   against ([`stamp`]).
 
 pub mod beneath;
 pub mod path;
 pub mod read;
+pub mod stamp;
 
 pub use beneath::{Dir, Folders, Kind, Root, Stat};
 pub use path::RepoPath;
 pub use read::{
-    read_beneath, read_file, read_snapshot, snapshot_at, snapshot_of, Snapshot, Stamp, Unread,
+    read_beneath, read_file, read_snapshot, snapshot_at, snapshot_of, Snapshot, Unread,
     MAX_FILE_BYTES,
 };
+pub use stamp::Stamp;

@@ -3,6 +3,7 @@
 //! holds the bytes and computes its hashes and line index once, when first asked.
 
 use super::beneath::{Dir, Root};
+use super::stamp::Stamp;
 use crate::checksum::Checksum;
 use crate::lines::{LineIndex, Lines};
 use crate::sha256::sha256_hex;
@@ -10,7 +11,7 @@ use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::ErrorKind;
 use std::io::{self, Read};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -110,36 +111,6 @@ impl Snapshot {
     /// Whether the SHA-256 has been computed already (for tests of what is hashed).
     pub fn is_hashed(&self) -> bool {
         self.sha256.get().is_some()
-    }
-}
-
-/// What identifies a file's version cheaply: re-checked with the hash before a commit writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
-    pub mtime_sec: i64,
-    pub mtime_nsec: i64,
-    pub mode: u32,
-    pub dev: u64,
-    pub ino: u64,
-    pub nlink: u64,
-    pub uid: u32,
-    pub gid: u32,
-}
-
-impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
-        Stamp {
-            size: meta.size(),
-            mtime_sec: meta.mtime(),
-            mtime_nsec: meta.mtime_nsec(),
-            mode: meta.mode(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            nlink: meta.nlink(),
-            uid: meta.uid(),
-            gid: meta.gid(),
-        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! [`Snapshot`] (bytes, hashes, line index, size, mtime, mode) that the commit checks the file
 //! against before writing.
 
+mod files;
 pub mod read_ahead;
 mod resolve;
 
@@ -186,7 +187,7 @@ impl Workspace {
     /// A file read already keeps its first snapshot. The walk that read a file resolved its
     /// docPath too (exactly as written, to a regular file, through real folders): that is
     /// kept as its resolution, unless it was resolved already.
-    pub fn reading_ahead<T>(&self, hash: bool, parse: impl FnOnce(&ReadAhead) -> T) -> T {
+    pub fn read_ahead_with<T>(&self, hash: bool, parse: impl FnOnce(&ReadAhead) -> T) -> T {
         let ahead = ReadAhead::start(&self.root, hash);
         let parsed = parse(&ahead);
         let mut reads = self.reads.borrow_mut();

@@ -2,7 +2,7 @@
 //!
 //! Parsing a large batch is one core's work, and reading its target files (and hashing them,
 //! for a batch that names their SHA-256) is independent of it: a file can be read as soon as
-//! its path has been parsed. [`Workspace::reading_ahead`] runs a parser with a [`ReadAhead`],
+//! its path has been parsed. [`Workspace::read_ahead_with`] runs a parser with a [`ReadAhead`],
 //! to which the parser hands each path as it meets it; threads on the other cores read those
 //! files meanwhile (and the parsing thread reads what is left once it is done), and what they
 //! read joins the workspace's reads, so that resolving and verifying find the files already in
@@ -29,7 +29,7 @@
 //! a folder swapped for a link meanwhile is not seen by `check`, only by the commit, which
 //! walks every folder again before it writes and refuses then.
 //!
-//! [`Workspace::reading_ahead`]: crate::workspace::Workspace::reading_ahead
+//! [`Workspace::read_ahead_with`]: crate::workspace::Workspace::read_ahead_with
 //! [`Workspace::resolve`]: crate::workspace::Workspace::resolve
 //! [`Workspace::read`]: crate::workspace::Workspace::read
 

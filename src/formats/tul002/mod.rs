@@ -9,6 +9,7 @@
 pub mod first;
 mod stream;
 
+use crate::formats::Met;
 use crate::json::stream::Lean;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{
@@ -16,7 +17,6 @@ use crate::model::{
     MatchTier, Operation,
 };
 use crate::text_lines::TextLines;
-use crate::workspace::ReadAhead;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -100,7 +100,7 @@ pub fn parse_reading_ahead(
     text: Option<&Arc<String>>,
     input_sha256: &str,
     walker: &mut Walker,
-    ahead: &ReadAhead,
+    ahead: Met<'_>,
 ) -> Option<ParsedBatch> {
     let ids = IdDeriver::seeded(input_sha256.to_owned());
     stream::read(input, text, ids, walker, Some(ahead))

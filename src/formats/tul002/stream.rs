@@ -10,11 +10,11 @@ use super::{
     BatchFields, ChangeFields, FileFields, Files, ParsedBatch, BATCH_FIELDS, CHANGE_FIELDS,
     FILE_FIELDS,
 };
+use crate::formats::Met;
 use crate::formats::{MAX_CHANGES, MAX_FILES};
 use crate::json::stream::{Ignore, Key, KeySeed, Lean, LeanSeed, SeenKeys};
 use crate::json::{field_path, index_path, Trail, Walker};
 use crate::model::IdDeriver;
-use crate::workspace::ReadAhead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
 use std::fmt::{self, Write};
@@ -29,7 +29,7 @@ pub fn read(
     text: Option<&Arc<String>>,
     ids: IdDeriver,
     walker: &mut Walker,
-    ahead: Option<&ReadAhead>,
+    ahead: Option<Met<'_>>,
 ) -> Option<ParsedBatch> {
     let trail = Trail::default();
     let top = Top {
@@ -106,7 +106,7 @@ pub(super) enum FilesRead {
 #[derive(Clone, Copy)]
 struct Top<'a> {
     ids: &'a IdDeriver,
-    ahead: Option<&'a ReadAhead>,
+    ahead: Option<Met<'a>>,
     trail: &'a Trail,
     text: Option<&'a Arc<String>>,
 }
@@ -250,7 +250,7 @@ impl<'de> Visitor<'de> for Top<'_> {
 #[derive(Clone, Copy)]
 struct BodySeed<'a> {
     ids: &'a IdDeriver,
-    ahead: Option<&'a ReadAhead>,
+    ahead: Option<Met<'a>>,
     trail: &'a Trail,
     text: Option<&'a Arc<String>>,
     root: &'static str,
@@ -298,7 +298,7 @@ struct Body<'a, 'de> {
 struct Reading<'a> {
     ids: &'a IdDeriver,
     /// Where each file's docPath goes as soon as it is read, to be read meanwhile.
-    ahead: Option<&'a ReadAhead>,
+    ahead: Option<Met<'a>>,
     /// The input as shared text, which lines are spans of (see [`LeanSeed::text`]).
     text: Option<&'a Arc<String>>,
     walker: Walker,
@@ -311,7 +311,7 @@ struct Reading<'a> {
 impl<'a, 'de> Body<'a, 'de> {
     fn new(
         ids: &'a IdDeriver,
-        ahead: Option<&'a ReadAhead>,
+        ahead: Option<Met<'a>>,
         trail: &'a Trail,
         text: Option<&'a Arc<String>>,
         root: &'static str,
@@ -477,7 +477,7 @@ impl<'de> Visitor<'de> for FileSeed<'_, '_> {
                         if let (Some(ahead), "docPath", Lean::Str(doc_path)) =
                             (self.reading.borrow().ahead, FILE_FIELDS[*i], &value)
                         {
-                            ahead.want(doc_path);
+                            ahead(doc_path);
                         }
                         fields.0[*i] = Some(value)
                     }),

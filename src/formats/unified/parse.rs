@@ -3,8 +3,8 @@
 
 use super::{parts, DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
+use crate::formats::Met;
 use crate::lines::Eol;
-use crate::workspace::ReadAhead;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
 /// input), `strip` the number of leading path components to remove.
@@ -27,7 +27,7 @@ pub fn parse_reading_ahead<'a>(
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
-    ahead: Option<&ReadAhead>,
+    ahead: Option<Met<'_>>,
 ) -> Vec<DiffFile<'a>> {
     let parts = match text.len() >= parts::WORTH_CUTTING {
         true => crate::parallel::cores(),
@@ -42,7 +42,7 @@ pub(super) fn parse_in_parts<'a>(
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
-    ahead: Option<&ReadAhead>,
+    ahead: Option<Met<'_>>,
     parts: usize,
 ) -> Vec<DiffFile<'a>> {
     let scanned = crate::parallel::map_into(parts::cut(text, parts), |part| {
@@ -80,7 +80,7 @@ fn scan<'a>(
     first_line: usize,
     strip: usize,
     problems: &mut Vec<InputProblem>,
-    ahead: Option<&ReadAhead>,
+    ahead: Option<Met<'_>>,
 ) -> Vec<DiffFile<'a>> {
     let mut files: Vec<DiffFile<'a>> = Vec::new();
     let mut subject: Option<String> = None;
@@ -248,7 +248,7 @@ fn scan<'a>(
                     file.created,
                     file.old_path.as_deref(),
                 ) {
-                    ahead.want(old);
+                    ahead(old);
                 }
                 match read_hunk(raw, i, first_line) {
                     Ok((hunk, next)) => {

@@ -2,34 +2,35 @@
 //! turning them into file patches: modifications, creations, deletions, renames and copies.
 
 use super::{mode, DiffFile, Hunk, HunkLine};
-use crate::formats::build::{delete_all, read_doc, Builder, ChangeSpec, Loaded, OnDisk};
+use crate::formats::build::{delete_all, Builder, ChangeSpec, Loaded};
 use crate::formats::chain::{self, continued, Continuation};
-use crate::fs::{read_snapshot, Snapshot};
+use crate::formats::OnDisk;
+use crate::formats::{Files, Source};
+use crate::fs::Snapshot;
 use crate::lines::{Eol, Lines};
 use crate::model::{FileAction, FilePatch, LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
-use crate::workspace::{Resolved, Workspace};
 use std::sync::Arc;
 
 /// Turns parsed sections into file patches, placing every hunk in the file it changes.
 pub fn build(
     mut files: Vec<DiffFile<'_>>,
     diff: &Arc<String>,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
     loaded: &mut Loaded,
 ) {
     // File patches of this diff: a later section for one of their files continues it.
     let first = loaded.files.len();
-    workspace.prefetch(
-        files
+    tree.expect(
+        &mut files
             .iter()
             .filter(|section| !section.created)
             .filter_map(|section| section.old_path.as_deref()),
     );
     let once = named_once(&files);
-    let mut placed = place_plain(files.iter_mut(), diff, &once, workspace).into_iter();
+    let mut placed = place_plain(files.iter_mut(), diff, &once, tree).into_iter();
     for mut section in files {
         let placed = placed.next().flatten();
         let description = section.subject.clone();
@@ -76,25 +77,11 @@ pub fn build(
         {
             let at = match (moves, section.new_path.as_deref()) {
                 (true, Some(new_path)) => {
-                    continue_move(
-                        &section,
-                        diff,
-                        loaded,
-                        first + k,
-                        new_path,
-                        workspace,
-                        builder,
-                    );
+                    continue_move(&section, diff, loaded, first + k, new_path, tree, builder);
                     loaded.files.len() - 1
                 }
                 _ => {
-                    continue_file(
-                        &section,
-                        diff,
-                        &mut loaded.files[first + k],
-                        workspace,
-                        builder,
-                    );
+                    continue_file(&section, diff, &mut loaded.files[first + k], tree, builder);
                     first + k
                 }
             };
@@ -105,7 +92,7 @@ pub fn build(
         // files would read it again).
         let disk = match placed {
             Some(_) => OnDisk::Unusable,
-            None => read_doc(workspace, &old_path),
+            None => tree.file(&old_path),
         };
         if section.deleted {
             let mut file = builder.file(&old_path, FileAction::Delete);
@@ -258,15 +245,14 @@ fn named_once(files: &[DiffFile]) -> std::collections::HashSet<String> {
 /// Each such section's hunks are taken; the answer, per section in order, is its changes and
 /// whether it had hunks (`None` for the sections left to the loop). In a workspace that
 /// releases files, each thread reads the file it places in, and lets it go.
-fn place_plain<'s, 'a: 's>(
+fn place_plain<'s, 'a: 's, 'f>(
     sections: impl Iterator<Item = &'s mut DiffFile<'a>>,
     diff: &Arc<String>,
     once: &std::collections::HashSet<String>,
-    workspace: &Workspace,
+    tree: &'f dyn Files,
 ) -> Vec<Option<(Vec<ChangeSpec>, bool)>> {
-    type Plain<'a> = Option<(Vec<Hunk<'a>>, Source)>;
-    let releases = workspace.releases().is_some();
-    let work: Vec<Plain<'a>> = sections
+    type Plain<'a, 'f> = Option<(Vec<Hunk<'a>>, Source<'f>)>;
+    let work: Vec<Plain<'a, 'f>> = sections
         .map(|section| {
             let old_path = section.old_path.as_deref()?;
             let plain = !section.created
@@ -278,16 +264,7 @@ fn place_plain<'s, 'a: 's>(
             if !plain {
                 return None;
             }
-            let source = match releases {
-                true => match workspace.resolve(old_path) {
-                    Ok(Resolved::File { rel, .. }) => Source::Unread(workspace.abs(&rel)),
-                    _ => return None,
-                },
-                false => match read_doc(workspace, old_path) {
-                    OnDisk::File { snapshot, .. } => Source::Read(snapshot),
-                    _ => return None,
-                },
-            };
+            let source = tree.source(old_path)?;
             Some((std::mem::take(&mut section.hunks), source))
         })
         .collect();
@@ -296,21 +273,11 @@ fn place_plain<'s, 'a: 's>(
             let had_hunks = !hunks.is_empty();
             // A file that cannot be read is placed in as a missing one would be, as the loop
             // places it; verification says why it cannot be read.
-            let snapshot = match source {
-                Source::Read(snapshot) => Some(snapshot),
-                Source::Unread(path) => read_snapshot(&path).ok(),
-            };
+            let snapshot = source.snapshot();
             let lines = snapshot.as_ref().map(Snapshot::lines);
             (place_all(hunks, diff, lines.as_ref()), had_hunks)
         })
     })
-}
-
-/// The file a plain section's hunks are placed in: read already, or to be read by the thread
-/// that places them.
-enum Source {
-    Read(Snapshot),
-    Unread(std::path::PathBuf),
 }
 
 /// Places every hunk of a section in the file's lines (none for a missing or unusable file),
@@ -446,11 +413,11 @@ fn continue_file(
     section: &DiffFile<'_>,
     diff: &Arc<String>,
     file: &mut FilePatch,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
 ) {
     let path = file.doc_path.clone();
-    let continuation = match Continuation::of(workspace, file) {
+    let continuation = match Continuation::of(tree, file) {
         Ok(_) if section.deleted && file.action == FileAction::Create => Err(format!(
             "{path} is created by an earlier section and deleted by this one; drop both"
         )),
@@ -501,7 +468,7 @@ fn continue_move(
     loaded: &mut Loaded,
     at: usize,
     new_path: &str,
-    workspace: &Workspace,
+    tree: &dyn Files,
     builder: &mut Builder,
 ) {
     // The new file starts with copies of the earlier changes, which keep their IDs when they
@@ -522,7 +489,7 @@ fn continue_move(
         None => format!("{how} from {old_path}"),
     });
     file.changes = old.changes.clone();
-    match Continuation::of(workspace, &file) {
+    match Continuation::of(tree, &file) {
         Ok(continuation) => {
             let current = Lines::split(&continuation.current);
             let specs = section
@@ -550,7 +517,7 @@ fn continue_move(
             old.label = Some(format!("renamed to {new_path}"));
             old.changes.clear();
             let description = format!("remove {old_path} (renamed to {new_path})");
-            let spec = match read_doc(workspace, &old_path) {
+            let spec = match tree.file(&old_path) {
                 OnDisk::File { bytes, .. } => delete_all(&bytes, description),
                 _ => ChangeSpec {
                     description: Some(description),
