@@ -12,9 +12,10 @@
 //!   together, so a change between two others is off by between their offsets;
 //! - **its own lines.** A long line, or many characters, carry identity of their own.
 //!
-//! A place is taken only when it is the one place (in the file, or between its neighbours),
-//! nothing at the stated place nearly matches, and it agrees with its neighbours or its lines
-//! carry identity. Otherwise each place is a [`Doubt`], with every reason it was not taken.
+//! A place is taken only when it is the one place (in the file, or of those its neighbours
+//! agree with), it does not cross the changes around it, nothing at the stated place nearly
+//! matches, and its neighbours speak for it or its lines carry identity. Otherwise each place
+//! is a [`Doubt`], with every reason it was not taken.
 //! Nothing here reads a file: the caller finds the places and says what it knows.
 
 use std::fmt::Write as _;
@@ -24,15 +25,44 @@ use std::fmt::Write as _;
 pub struct Sought<'a> {
     /// The first line it says it stands at (1-based).
     pub stated: usize,
-    /// Its lines, to weigh the identity they carry.
+    /// The lines sought, to weigh the identity they carry.
     pub lines: Vec<&'a str>,
     /// Every place they stand at (1-based first lines), ascending.
     pub places: Vec<usize>,
-    /// The lines at its stated place, as many as its own (fewer at the end of the file), to
-    /// find a near match there; empty when that is not asked (the new lines of a change, for
-    /// "already applied").
-    pub at_stated: Vec<&'a str>,
+    /// At the stated place the change's expected lines nearly stand, `(edited, of)` (see
+    /// [`near_match`]): evidence that it still belongs there.
+    pub near: Option<(usize, usize)>,
     pub neighbours: Neighbours,
+    /// Where it can be without crossing the changes around it.
+    pub window: Window,
+    /// Whether the one place in the file is enough when nothing around it is known and its
+    /// lines are short: so for a diff's hunk, whose context is part of its lines, as `git
+    /// apply` applies a hunk at the one place it stands; not for a change that names its line.
+    pub unique_is_enough: bool,
+}
+
+/// The lines a change can stand in without crossing the changes around it whose place is
+/// known: from `first` (1-based) to before `end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub first: usize,
+    pub end: usize,
+}
+
+impl Default for Window {
+    fn default() -> Window {
+        Window {
+            first: 1,
+            end: usize::MAX,
+        }
+    }
+}
+
+impl Window {
+    /// Whether `count` lines from line `at` stand inside it.
+    pub fn holds(self, at: usize, count: usize) -> bool {
+        at >= self.first && at.saturating_add(count) <= self.end
+    }
 }
 
 /// How far off the nearest changes before and after it in the file stand, when their place is
@@ -44,25 +74,30 @@ pub struct Neighbours {
 }
 
 impl Neighbours {
-    /// Whether a place `offset` lines off agrees with them: between the two offsets, or the
-    /// one offset there is; any, when there is none.
-    fn agree(self, offset: i64) -> bool {
+    /// Whether they speak for a place `offset` lines off: one side at least is known, and the
+    /// place is between the two offsets, or at the one offset there is.
+    pub fn support(self, offset: i64) -> bool {
         match (self.before, self.after) {
             (Some(a), Some(b)) => (a.min(b)..=a.max(b)).contains(&offset),
             (Some(one), None) | (None, Some(one)) => offset == one,
-            (None, None) => true,
+            (None, None) => false,
         }
     }
 
-    /// Whether they speak for a place `offset` lines off: there is one at least, and it agrees.
-    pub fn support(self, offset: i64) -> bool {
-        self.known() && self.agree(offset)
+    /// Whether they speak for exactly `offset`: every side known says it.
+    pub fn exactly(self, offset: i64) -> bool {
+        (self.before.is_some() || self.after.is_some())
+            && self.before.is_none_or(|b| b == offset)
+            && self.after.is_none_or(|a| a == offset)
     }
 
-    /// Whether either side is known: then it singles out the one place that agrees among
-    /// several.
-    fn known(self) -> bool {
-        self.before.is_some() || self.after.is_some()
+    /// The range of offsets they allow, for a reason to say.
+    fn bounds(self) -> Option<(i64, i64)> {
+        match (self.before, self.after) {
+            (Some(a), Some(b)) => Some((a.min(b), a.max(b))),
+            (Some(one), None) | (None, Some(one)) => Some((one, one)),
+            (None, None) => None,
+        }
     }
 }
 
@@ -99,87 +134,115 @@ pub enum Weak {
     Plain { chars: usize },
     /// It is one of `places` places, and its neighbours do not single it out.
     OneOf { places: usize },
+    /// No change around it has a known place to say where it can be.
+    Alone,
+    /// It would cross a change around it, whose lines start or end at `line`.
+    Crosses { line: usize },
 }
 
 /// How many characters (beside leading and trailing blanks) one line needs to carry identity
 /// of its own; or all of a change's lines together.
 const LONG_LINE: usize = 30;
 const MANY_CHARS: usize = 60;
+/// How many lines that are not blank carry identity together, with a long line's characters.
+const SEVERAL: usize = 3;
 
-/// Judges where a change belongs among the places its lines were found.
+/// Judges where a change belongs among the places its lines were found: a place is taken when
+/// nothing at the stated place nearly holds its lines, it does not cross the changes around
+/// it, it is the one place (in the file, or of those the neighbours agree with), and the
+/// neighbours speak for it or the lines carry identity of their own.
 pub fn judge(sought: &Sought<'_>) -> Verdict {
-    let near = near_match(&sought.lines, &sought.at_stated);
     let offset = |line: usize| line as i64 - sought.stated as i64;
-    let agree = |line: usize| sought.neighbours.agree(offset(line));
-    let between: Vec<usize> = sought
-        .places
-        .iter()
-        .copied()
-        .filter(|&l| agree(l))
-        .collect();
-    let chosen = match (sought.places.as_slice(), between.as_slice()) {
-        ([one], _) => Some(*one),
-        (_, [one]) if sought.neighbours.known() => Some(*one),
+    let count = sought.lines.len();
+    let fits = |line: usize| sought.window.holds(line, count);
+    let supported = |line: usize| sought.neighbours.support(offset(line));
+    let within: Vec<usize> = sought.places.iter().copied().filter(|&l| fits(l)).collect();
+    let agreeing: Vec<usize> = within.iter().copied().filter(|&l| supported(l)).collect();
+    let chosen = match (within.as_slice(), agreeing.as_slice()) {
+        ([one], _) | (_, [one]) => Some(*one),
         _ => None,
     };
     let chars = identity(&sought.lines);
-    let carries = chars.is_none();
-    if let Some(at) = chosen.filter(|&at| near.is_none() && (agree(at) || carries)) {
+    let alone = sought.neighbours.before.is_none() && sought.neighbours.after.is_none();
+    let unique = sought.unique_is_enough && alone && sought.places.len() == 1;
+    let taken =
+        chosen.filter(|&at| sought.near.is_none() && (supported(at) || chars.is_none() || unique));
+    if let Some(at) = taken {
         return Verdict::Taken { at };
     }
     let doubts = sought
         .places
         .iter()
-        .map(|&line| {
-            let mut weak = Vec::new();
-            if let Some((edited, of)) = near {
-                weak.push(Weak::NearAtStated {
-                    line: sought.stated,
-                    edited,
-                    of,
-                });
-            }
-            if !agree(line) {
-                let (a, b) = (sought.neighbours.before, sought.neighbours.after);
-                let (low, high) = match (a, b) {
-                    (Some(a), Some(b)) => (a.min(b), a.max(b)),
-                    (Some(one), None) | (None, Some(one)) => (one, one),
-                    (None, None) => (0, 0),
-                };
-                weak.push(Weak::Neighbours { low, high });
-            }
-            if let Some(chars) = chars {
-                weak.push(Weak::Plain { chars });
-            }
-            if chosen != Some(line) && sought.places.len() > 1 {
-                weak.push(Weak::OneOf {
-                    places: sought.places.len(),
-                });
-            }
-            Doubt {
-                line,
-                offset: offset(line),
-                weak,
-            }
+        .map(|&line| Doubt {
+            line,
+            offset: offset(line),
+            weak: weaknesses(sought, line, chars, chosen),
         })
         .collect();
     Verdict::Doubted(doubts)
 }
 
-/// `None` when `lines` carry identity of their own (a long line, or many characters); else
-/// how many characters they hold.
-fn identity(lines: &[&str]) -> Option<usize> {
-    let lengths = lines.iter().map(|l| l.trim().chars().count());
-    let (mut total, mut longest) = (0, 0);
-    for length in lengths {
+/// Every reason the place at `line` was not taken.
+fn weaknesses(
+    sought: &Sought<'_>,
+    line: usize,
+    chars: Option<usize>,
+    chosen: Option<usize>,
+) -> Vec<Weak> {
+    let offset = line as i64 - sought.stated as i64;
+    let mut weak = Vec::new();
+    if let Some((edited, of)) = sought.near {
+        weak.push(Weak::NearAtStated {
+            line: sought.stated,
+            edited,
+            of,
+        });
+    }
+    if !sought.window.holds(line, sought.lines.len()) {
+        let crossed = if line < sought.window.first {
+            sought.window.first.saturating_sub(1)
+        } else {
+            sought.window.end
+        };
+        weak.push(Weak::Crosses { line: crossed });
+    }
+    match sought.neighbours.bounds() {
+        Some((low, high)) if !sought.neighbours.support(offset) => {
+            weak.push(Weak::Neighbours { low, high })
+        }
+        Some(_) => {}
+        None if chars.is_some() => weak.push(Weak::Alone),
+        None => {}
+    }
+    if let Some(chars) = chars {
+        weak.push(Weak::Plain { chars });
+    }
+    if chosen != Some(line) && sought.places.len() > 1 {
+        weak.push(Weak::OneOf {
+            places: sought.places.len(),
+        });
+    }
+    weak
+}
+
+/// `None` when `lines` carry identity of their own (a long line, many characters, or several
+/// lines that together say something); else how many characters they hold.
+pub fn identity(lines: &[&str]) -> Option<usize> {
+    let (mut total, mut longest, mut said) = (0, 0, 0);
+    for line in lines {
+        let length = line.trim().chars().count();
         total += length;
         longest = longest.max(length);
+        said += usize::from(length > 0);
     }
-    (longest < LONG_LINE && total < MANY_CHARS).then_some(total)
+    let carries =
+        longest >= LONG_LINE || total >= MANY_CHARS || (said >= SEVERAL && total >= LONG_LINE);
+    (!carries).then_some(total)
 }
 
 /// Whether `at` nearly holds `lines`: as many lines, each the same or similar (one edited),
-/// and not all the same. `(edited, of)` when it does.
+/// not all the same, and at most half of them edited (or the one line there is): eleven lines
+/// that each differ a little are other lines. `(edited, of)` when it does.
 pub fn near_match(lines: &[&str], at: &[&str]) -> Option<(usize, usize)> {
     if lines.is_empty() || lines.len() != at.len() {
         return None;
@@ -194,7 +257,7 @@ pub fn near_match(lines: &[&str], at: &[&str]) -> Option<(usize, usize)> {
         }
         edited += 1;
     }
-    (edited > 0).then_some((edited, lines.len()))
+    (edited > 0 && edited <= (lines.len() / 2).max(1)).then_some((edited, lines.len()))
 }
 
 /// Whether two different lines are one edited: the same once trimmed, one the other with
@@ -265,6 +328,17 @@ pub fn describe(doubts: &[Doubt]) -> String {
             "its lines are short and common ({chars} characters)"
         ));
     }
+    if let Some(line) = all().find_map(|w| match *w {
+        Weak::Crosses { line } => Some(line),
+        _ => None,
+    }) {
+        reasons.push(format!(
+            "a change around it stands at line {line}, and a change does not move past another"
+        ));
+    }
+    if all().any(|w| matches!(w, Weak::Alone)) {
+        reasons.push("no change around it stands where it can be told".to_owned());
+    }
     if doubts.len() > 1 && all().any(|w| matches!(w, Weak::OneOf { .. })) {
         reasons.push("the changes around it single out none of the places".to_owned());
     }
@@ -331,8 +405,10 @@ mod tests {
             stated,
             lines: lines.to_vec(),
             places: places.to_vec(),
-            at_stated: at.to_vec(),
+            near: near_match(lines, at),
             neighbours: Neighbours::default(),
+            window: Window::default(),
+            unique_is_enough: false,
         }
     }
 
@@ -370,7 +446,7 @@ mod tests {
             "; they were found at line 117 (-29 lines), not taken as where it belongs: at line 146 they nearly stand (1 of 2 lines edited there), so that is where it belongs; the changes around it stand where they say; its lines are short and common (37 characters)"
         );
         // Without the edit, the short lines still do not outweigh the neighbours.
-        asked.at_stated = vec!["    }", ""];
+        asked.near = near_match(&lines, &["    }", ""]);
         assert!(matches!(judge(&asked), Verdict::Doubted(_)));
     }
 
@@ -452,8 +528,8 @@ mod tests {
         );
         assert_eq!(
             near_match(
-                &["`ring`, 0.51 and 0.58 × (0.83 and 0.92 ×). This session, on a machine with SHA"],
-                &["git's; one run, on a slow disk). Last session, on the machine without SHA and"]
+                &["`ring`, 0.51 and 0.58 × (0.83 and 0.92 ×). This run, on a machine with SHA"],
+                &["git's; one run, on a slow disk). Last run, on the machine without SHA and"]
             ),
             None,
             "prose with words in common is another line"

@@ -18,6 +18,7 @@ mod commit_staging;
 mod core_boundary;
 mod corpus;
 mod export;
+mod false_claims;
 mod feedback;
 mod formats_codex_markers;
 mod formats_corpus;

@@ -95,7 +95,7 @@ fn expected_lines_that_differ_are_a_conflict_with_both_sides() {
 }
 
 #[test]
-fn expected_lines_found_once_elsewhere_are_reported_with_found_at() {
+fn expected_lines_found_once_elsewhere_are_reported_and_taken_when_they_say_enough() {
     let ws = workspace_with(&[("a.txt", b"new top\nnew top 2\none\ntwo\nthree\n")]);
     let v = check(
         ws.path(),
@@ -109,12 +109,24 @@ fn expected_lines_found_once_elsewhere_are_reported_with_found_at() {
     );
     let problem = &v.files[0].changes[0].problems[0];
     assert_eq!(problem.kind, ProblemKind::ExpectedMismatch);
-    assert_eq!(problem.found_at, Some(3));
+    // Two short lines, with no change around them to say where they went, are weak evidence
+    // (they may as well be another function's): where they were found is said, not taken.
+    assert_eq!(problem.found_at, None);
     assert!(
         problem.message.contains("found at line 3 (+2 lines)"),
         "{}",
         problem.message
     );
+    // A line that carries identity of its own, found at one place: taken, as `foundAt`.
+    let long = "    raise ValueError(\"the inventory holds no such item\")";
+    let file = format!("new top\nnew top 2\n{long}\nthree\n");
+    let ws = workspace_with(&[("a.txt", file.as_bytes())]);
+    let v = check(
+        ws.path(),
+        &one_file("a.txt", &sha(b"other"), json!([replace(1, long, "x")])),
+    );
+    let problem = &v.files[0].changes[0].problems[0];
+    assert_eq!(problem.found_at, Some(3), "{}", problem.message);
 }
 
 #[test]

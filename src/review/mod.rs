@@ -352,21 +352,36 @@ impl Review {
         if let Some(refusal) = file_refusal(view.file_check) {
             return Some(refusal);
         }
-        let past_the_end = view
-            .check
-            .problems
-            .iter()
-            .any(|p| p.kind == ProblemKind::OutOfRange)
-            && !self.decisions.relocated(&view.change.id);
+        // Its lines run past the end of the file (said so, or a hunk that is not found there):
+        // there are not as many lines there to write over as it replaces.
+        let line_count = || match view.file_check.base() {
+            Some(base) if base.is_released() => usize::MAX - 1,
+            Some(base) => base.lines().len(),
+            None => 0,
+        };
+        let past_the_end = !self.decisions.relocated(&view.change.id)
+            && (view
+                .check
+                .problems
+                .iter()
+                .any(|p| p.kind == ProblemKind::OutOfRange)
+                || (view.check.status == Status::Conflict
+                    && view.change.range.end() > line_count() + 1));
         (view.check.status == Status::Invalid || past_the_end).then_some(Refusal::NotInFile)
     }
 
     /// Why change `at` cannot be moved to where its expected lines were found, if it cannot.
     pub fn relocate_refusal(&self, at: At) -> Option<Refusal> {
-        let check = self.change(at).check;
-        (check.status != Status::Conflict || check.found_at().is_none()).then(|| Refusal::NoPlace {
-            why: first_message(check),
+        (!self.can_relocate(at)).then(|| Refusal::NoPlace {
+            why: first_message(self.change(at).check),
         })
+    }
+
+    /// Whether change `at` can be moved where its expected lines were found (without saying
+    /// why not, for a key's availability on every frame).
+    pub fn can_relocate(&self, at: At) -> bool {
+        let check = self.change(at).check;
+        check.status == Status::Conflict && check.found_at().is_some()
     }
 
     /// What the person may override on file patch `file`: writing it over the file that

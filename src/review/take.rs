@@ -90,7 +90,7 @@ impl Review {
                 view.check.status == Status::Conflict
                     && *self.decisions.get(&view.change.id) == Decision::Undecided
             })
-            .partition(|&at| self.relocate_refusal(at).is_none());
+            .partition(|&at| self.can_relocate(at));
         let ids: Vec<_> = movable
             .iter()
             .map(|&at| self.change(at).change.id.clone())

@@ -191,7 +191,7 @@ impl App {
         }
     }
 
-    /// `M`: moves every undecided conflict the evidence places, and says how many it left.
+    /// `&`: moves every undecided conflict the evidence places, and says how many it left.
     pub(super) fn relocate_all(&mut self) {
         let at = self.selected().unwrap_or_default();
         let moved = self.review_mut().relocate_all(at);

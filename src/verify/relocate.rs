@@ -6,32 +6,50 @@
 //! was written, an insertion whose lines stand where the changes around it say it would is
 //! applied already too.
 //!
-//! A place taken in one round is known to the next: the changes applied or found with lines
-//! that carry identity then bound where the short ones around them can be.
+//! The changes around one count with what they did: lines after an applied change stand its
+//! line delta further, so a change claimed applied must leave the change after it where that
+//! one stands, and no change moves past another. A place taken in one round is known to the
+//! next: the changes applied or found with lines that carry identity then bound where the
+//! short ones around them can be. Two changes taken over the same lines are both doubted.
 
 use super::{applied_note, ChangeCheck, Placed, Problem, Status};
 use crate::lines::Lines;
-use crate::locate::{self, Neighbours, Sought, Verdict};
-use crate::model::{FilePatch, LineRange, Operation};
+use crate::locate::{self, near_match, Doubt, Neighbours, Sought, Verdict, Weak, Window};
+use crate::model::{Change, FilePatch, LineRange, Operation};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
 use std::collections::HashMap;
 
-/// What is known of where a change stands.
+/// Where a change stands: this many lines from its range, its expected lines there
+/// (`applied: false`) or its new ones (`applied: true`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Known {
-    /// Not known: its lines stand nowhere it could be placed.
-    Unknown,
-    /// At this many lines from its range, its expected lines there (`applied: false`) or its
-    /// new ones (`applied: true`).
-    Off { offset: i64, applied: bool },
+struct Placement {
+    offset: i64,
+    applied: bool,
 }
 
 /// What the judgement found of one change that needed it.
 enum Found {
     Applied { at: usize, by_neighbours: bool },
     Expected { at: usize },
-    Doubted(Vec<locate::Doubt>),
+    Doubted(Vec<Doubt>),
+}
+
+impl Found {
+    fn placement(&self, change: &Change) -> Option<Placement> {
+        let offset = |at: usize| at as i64 - change.range.start as i64;
+        match *self {
+            Found::Applied { at, .. } => Some(Placement {
+                offset: offset(at),
+                applied: true,
+            }),
+            Found::Expected { at } => Some(Placement {
+                offset: offset(at),
+                applied: false,
+            }),
+            Found::Doubted(_) => None,
+        }
+    }
 }
 
 /// Judges every change of `file` (checked as `checks`) that needs it, in place. `stale` says
@@ -43,45 +61,46 @@ pub(super) fn judge_file(
     checks: &mut [ChangeCheck],
     stale: bool,
 ) {
-    let asked: Vec<usize> = (0..checks.len())
-        .filter(|&i| needs_judging(file, checks, i, stale))
+    let asked: Vec<bool> = (0..checks.len())
+        .map(|i| needs_judging(file, checks, i, stale))
         .collect();
-    if asked.is_empty() {
+    if !asked.contains(&true) {
         return;
     }
-    let finder = Finder::new(lines);
-    let mut known: Vec<Known> = file
+    let judge = Judge {
+        file,
+        lines,
+        finder: Finder::new(lines),
+    };
+    let mut known: Vec<Option<Placement>> = file
         .changes
         .iter()
         .zip(checks.iter())
         .map(|(change, check)| known_of(change.range, change.expected.is_some(), check))
         .collect();
     let mut found: HashMap<usize, Found> = HashMap::new();
-    // Twice: what the first round takes bounds the short ones of the second.
+    // Twice: what the first round takes bounds the short ones of the second. Each round looks
+    // once at each change: the nearest known change after each is taken from the round's
+    // start, the nearest before as the round goes.
     for _ in 0..2 {
-        for &i in &asked {
-            if matches!(
+        let next = nearest_after(&known);
+        let mut last: Option<usize> = None;
+        for i in 0..known.len() {
+            let settled = matches!(
                 found.get(&i),
                 Some(Found::Applied { .. } | Found::Expected { .. })
-            ) {
-                continue;
+            );
+            if asked[i] && !settled {
+                let outcome = judge.change(i, Around::of(file, &known, last, next[i]));
+                known[i] = outcome.placement(&file.changes[i]);
+                found.insert(i, outcome);
             }
-            let neighbours = neighbours(&known, i);
-            let outcome = judge_change(file, &finder, lines, &known, i, neighbours);
-            known[i] = match outcome {
-                Found::Applied { at, .. } => Known::Off {
-                    offset: at as i64 - file.changes[i].range.start as i64,
-                    applied: true,
-                },
-                Found::Expected { at } => Known::Off {
-                    offset: at as i64 - file.changes[i].range.start as i64,
-                    applied: false,
-                },
-                Found::Doubted(_) => Known::Unknown,
-            };
-            found.insert(i, outcome);
+            if known[i].is_some() {
+                last = Some(i);
+            }
         }
     }
+    doubt_overlaps(file, &known, &mut found);
     for (i, outcome) in found {
         record(file, &mut checks[i], i, outcome);
     }
@@ -111,124 +130,265 @@ fn needs_judging(file: &FilePatch, checks: &[ChangeCheck], i: usize, stale: bool
 }
 
 /// What a change's own check says of where it stands.
-fn known_of(range: LineRange, has_expected: bool, check: &ChangeCheck) -> Known {
+fn known_of(range: LineRange, has_expected: bool, check: &ChangeCheck) -> Option<Placement> {
     match check.placed {
-        Placed::Applied => Known::Off {
+        Placed::Applied => Some(Placement {
             offset: 0,
             applied: true,
-        },
-        Placed::At(at) => Known::Off {
+        }),
+        Placed::At(at) => Some(Placement {
             offset: at as i64 - range.start as i64,
             applied: false,
-        },
+        }),
         // An insertion has no lines of its own to say where it is.
-        Placed::AsIs if check.status == Status::Ok && has_expected => Known::Off {
+        Placed::AsIs if check.status == Status::Ok && has_expected => Some(Placement {
             offset: 0,
             applied: false,
-        },
-        Placed::AsIs => Known::Unknown,
+        }),
+        Placed::AsIs => None,
     }
 }
 
-/// The offsets of the nearest changes before and after change `i` whose place is known.
-fn neighbours(known: &[Known], i: usize) -> Neighbours {
-    let offset = |k: &Known| match k {
-        Known::Off { offset, .. } => Some(*offset),
-        Known::Unknown => None,
-    };
-    Neighbours {
-        before: known[..i].iter().rev().find_map(offset),
-        after: known[i + 1..].iter().find_map(offset),
-    }
-}
-
-/// Whether the nearest known changes on both sides of `i` (or the one there is) are applied.
-fn applied_around(known: &[Known], i: usize) -> bool {
-    let is_applied = |k: &Known| match k {
-        Known::Off { applied, .. } => Some(*applied),
-        Known::Unknown => None,
-    };
-    let before = known[..i].iter().rev().find_map(is_applied);
-    let after = known[i + 1..].iter().find_map(is_applied);
-    match (before, after) {
-        (None, None) => false,
-        (b, a) => b.unwrap_or(true) && a.unwrap_or(true),
-    }
-}
-
-fn judge_change(
-    file: &FilePatch,
-    finder: &Finder<'_, '_>,
-    lines: &Lines<'_>,
-    known: &[Known],
-    i: usize,
-    neighbours: Neighbours,
-) -> Found {
-    let change = &file.changes[i];
-    let start = change.range.start;
-    // Its new lines, where its old ones were expected: applied already. An insertion's new
-    // lines count only where the changes around it say (its lines may well stand elsewhere
-    // in the file on their own right); a replacement's where its lines carry identity too.
-    let insertion = change.expected.is_none();
-    if !change.new_lines.is_empty() {
-        let places: Vec<usize> = finder
-            .find(&change.new_lines)
-            .into_iter()
-            .filter(|&at| {
-                change.expected.as_ref().is_none_or(|old| {
-                    !lines.matches_at(
-                        LineRange {
-                            start: at,
-                            count: old.len(),
-                        },
-                        old,
-                    )
-                })
-            })
-            .collect();
-        let sought = Sought {
-            stated: start,
-            lines: change.new_lines.iter().collect(),
-            places,
-            at_stated: Vec::new(),
-            neighbours,
-        };
-        if let Verdict::Taken { at } = locate::judge(&sought) {
-            let by_neighbours = neighbours.support(at as i64 - start as i64);
-            if by_neighbours || !insertion {
-                return Found::Applied { at, by_neighbours };
-            }
+/// For each change, the nearest change after it whose place is known.
+fn nearest_after(known: &[Option<Placement>]) -> Vec<Option<usize>> {
+    let mut next = vec![None; known.len()];
+    let mut seen = None;
+    for i in (0..known.len()).rev() {
+        next[i] = seen;
+        if known[i].is_some() {
+            seen = Some(i);
         }
     }
-    let Some(expected) = &change.expected else {
-        return Found::Doubted(Vec::new());
+    next
+}
+
+/// How many lines a change adds (or, negative, removes).
+fn delta(change: &Change) -> i64 {
+    change.new_lines.len() as i64 - change.range.count as i64
+}
+
+/// The lines a change placed so stands on now: `(first, end)`, 1-based, `end` exclusive.
+fn span(change: &Change, placement: Placement) -> (usize, usize) {
+    let first = (change.range.start as i64 + placement.offset).max(1) as usize;
+    let count = match placement.applied {
+        true => change.new_lines.len(),
+        false => change.range.count,
     };
-    let places = finder.find(expected);
-    // A deletion leaves nothing to find: its lines gone from the whole file while the changes
-    // around it are applied is as near to proof as there is.
-    if change.new_lines.is_empty() && places.is_empty() && applied_around(known, i) {
-        return Found::Applied {
-            at: start,
-            by_neighbours: true,
+    (first, first + count)
+}
+
+/// The nearest changes before and after one whose place is known.
+#[derive(Clone, Copy)]
+struct Around {
+    /// The one before: how far off the lines after it stand, and where its lines end.
+    before: Option<(i64, usize)>,
+    /// The one after: how far off it stands, and where its lines start.
+    after: Option<(i64, usize)>,
+}
+
+impl Around {
+    fn of(
+        file: &FilePatch,
+        known: &[Option<Placement>],
+        before: Option<usize>,
+        after: Option<usize>,
+    ) -> Around {
+        let side = |j: Option<usize>| {
+            let j = j?;
+            Some((&file.changes[j], known[j]?))
         };
+        Around {
+            before: side(before).map(|(change, p)| {
+                let shift = if p.applied { delta(change) } else { 0 };
+                (p.offset + shift, span(change, p).1)
+            }),
+            after: side(after).map(|(change, p)| (p.offset, span(change, p).0)),
+        }
     }
-    let at_stated: Vec<&str> = match start.checked_sub(1) {
-        Some(first) if first < lines.len() => lines
-            .between(first, (first + expected.len()).min(lines.len()))
-            .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
-            .collect(),
-        _ => Vec::new(),
-    };
-    let sought = Sought {
-        stated: start,
-        lines: expected.iter().collect(),
-        places,
-        at_stated,
-        neighbours,
-    };
-    match locate::judge(&sought) {
-        Verdict::Taken { at } => Found::Expected { at },
-        Verdict::Doubted(doubts) => Found::Doubted(doubts),
+
+    /// Their offsets for a change that moved the lines after it by `own_delta` (its own delta
+    /// when it is claimed applied; 0 when its expected lines are sought).
+    fn neighbours(self, own_delta: i64) -> Neighbours {
+        Neighbours {
+            before: self.before.map(|(offset, _)| offset),
+            after: self.after.map(|(offset, _)| offset - own_delta),
+        }
+    }
+
+    fn window(self) -> Window {
+        Window {
+            first: self.before.map_or(1, |(_, end)| end),
+            end: self.after.map_or(usize::MAX, |(_, first)| first),
+        }
+    }
+}
+
+/// The judgement of the changes of one file.
+struct Judge<'f, 'l, 'a> {
+    file: &'f FilePatch,
+    lines: &'l Lines<'a>,
+    finder: Finder<'l, 'a>,
+}
+
+impl Judge<'_, '_, '_> {
+    fn change(&self, i: usize, around: Around) -> Found {
+        let change = &self.file.changes[i];
+        let near = change
+            .expected
+            .as_ref()
+            .and_then(|expected| near_match(&lines_of(expected), &self.at_stated(change)));
+        if let Some(found) = self.applied(change, around, near) {
+            return found;
+        }
+        let Some(expected) = &change.expected else {
+            return Found::Doubted(Vec::new());
+        };
+        let sought = Sought {
+            stated: change.range.start,
+            lines: lines_of(expected),
+            places: self.finder.find(expected),
+            near,
+            neighbours: around.neighbours(0),
+            window: around.window(),
+            unique_is_enough: false,
+        };
+        match locate::judge(&sought) {
+            Verdict::Taken { at } => Found::Expected { at },
+            Verdict::Doubted(doubts) => Found::Doubted(doubts),
+        }
+    }
+
+    /// Whether the change stands applied: nothing like its old lines at its place, and its
+    /// new lines where the changes around it say they would be once it is (with the lines it
+    /// adds or removes), between them; an insertion needs the neighbours on both sides, or one
+    /// and new lines that carry identity. Without such neighbours, a replacement whose new
+    /// lines carry identity stands applied at the one place between its neighbours where they
+    /// are, when its old lines stand nowhere in the file. A deletion leaves nothing to find:
+    /// its old lines gone from between its neighbours, which stand where they would.
+    fn applied(
+        &self,
+        change: &Change,
+        around: Around,
+        near: Option<(usize, usize)>,
+    ) -> Option<Found> {
+        if near.is_some() {
+            return None;
+        }
+        let start = change.range.start;
+        let neighbours = around.neighbours(delta(change));
+        let exact = |at: usize| neighbours.exactly(at as i64 - start as i64);
+        let window = around.window();
+        let found_in_window = |lines: &TextLines| -> Vec<usize> {
+            self.finder
+                .find(lines)
+                .into_iter()
+                .filter(|&at| window.holds(at, lines.len()))
+                .collect()
+        };
+        if change.new_lines.is_empty() {
+            let expected = change.expected.as_ref()?;
+            let at = (start as i64 + neighbours.before.or(neighbours.after)?).max(1) as usize;
+            let gone = found_in_window(expected).is_empty();
+            return (gone && exact(at)).then_some(Found::Applied {
+                at,
+                by_neighbours: true,
+            });
+        }
+        let places = found_in_window(&change.new_lines);
+        let carries = locate::identity(&lines_of(&change.new_lines)).is_none();
+        let both_sides = neighbours.before.is_some() && neighbours.after.is_some();
+        let insertion = change.expected.is_none();
+        if let Some(&at) = places.iter().find(|&&at| exact(at)) {
+            if !insertion || both_sides || carries {
+                return Some(Found::Applied {
+                    at,
+                    by_neighbours: true,
+                });
+            }
+        }
+        let expected_nowhere = change
+            .expected
+            .as_ref()
+            .is_some_and(|expected| self.finder.find(expected).is_empty());
+        match places.as_slice() {
+            [one] if carries && expected_nowhere => Some(Found::Applied {
+                at: *one,
+                by_neighbours: false,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The lines at the change's stated place, as many as its expected ones (fewer at the end
+    /// of the file).
+    fn at_stated(&self, change: &Change) -> Vec<&str> {
+        let count = change.expected.as_ref().map_or(0, TextLines::len);
+        match change.range.start.checked_sub(1) {
+            Some(first) if first < self.lines.len() => self
+                .lines
+                .between(first, (first + count).min(self.lines.len()))
+                .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+fn lines_of(lines: &TextLines) -> Vec<&str> {
+    lines.iter().collect()
+}
+
+/// Doubts every change the judgement placed over lines another change stands on: two changes
+/// cannot both be written there.
+fn doubt_overlaps(
+    file: &FilePatch,
+    known: &[Option<Placement>],
+    found: &mut HashMap<usize, Found>,
+) {
+    let mut spans: Vec<(LineRange, usize)> = known
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let (first, end) = span(&file.changes[i], (*p)?);
+            Some((
+                LineRange {
+                    start: first,
+                    count: end - first,
+                },
+                i,
+            ))
+        })
+        .collect();
+    spans.sort_by_key(|(range, i)| (range.start, *i));
+    let mut crossed: Vec<(usize, usize)> = Vec::new();
+    let mut reach: Option<(LineRange, usize)> = None;
+    for &(range, i) in &spans {
+        if let Some((other, j)) = reach {
+            if other.overlaps(range) {
+                crossed.push((i, other.start));
+                crossed.push((j, range.start));
+            }
+        }
+        if reach.is_none_or(|(other, _)| range.end() > other.end()) {
+            reach = Some((range, i));
+        }
+    }
+    for (i, line) in crossed {
+        let Some(at) = found.get(&i).and_then(|f| match f {
+            Found::Applied { at, .. } | Found::Expected { at } => Some(*at),
+            Found::Doubted(_) => None,
+        }) else {
+            continue;
+        };
+        let offset = at as i64 - file.changes[i].range.start as i64;
+        found.insert(
+            i,
+            Found::Doubted(vec![Doubt {
+                line: at,
+                offset,
+                weak: vec![Weak::Crosses { line }],
+            }]),
+        );
     }
 }
 
@@ -239,13 +399,13 @@ fn record(file: &FilePatch, check: &mut ChangeCheck, i: usize, found: Found) {
         Found::Applied { at, by_neighbours } => {
             let offset = at as i64 - change.range.start as i64;
             let note = match (change.new_lines.is_empty(), offset, by_neighbours) {
-                (true, _, _) => "already applied, as far as can be told: the lines it deletes stand nowhere in the file, and the changes around it are applied; writing it changes nothing".to_owned(),
+                (true, _, _) => "already applied, as far as can be told: the lines it deletes stand nowhere in the file, and the changes around it stand where they would once it is; writing it changes nothing".to_owned(),
                 (false, 0, _) => applied_note(change).message,
                 (false, _, true) => format!(
                     "already applied: its new lines stand at line {at} ({offset:+} lines from where it says), as the changes around it do; writing it changes nothing"
                 ),
                 (false, _, false) => format!(
-                    "already applied: its new lines stand at line {at} ({offset:+} lines from where it says), the one place they are; writing it changes nothing"
+                    "already applied: its new lines stand at line {at} ({offset:+} lines from where it says), the one place they are, and its old lines nowhere; writing it changes nothing"
                 ),
             };
             *check = ChangeCheck {
@@ -289,8 +449,8 @@ fn conflict_of(check: &mut ChangeCheck) -> Option<&mut Problem> {
     })
 }
 
-/// Finds runs of whole lines in a file: each line's first places, indexed once, so that
-/// finding the lines of every change costs the file once, not once per change.
+/// Finds runs of whole lines in a file: each line's places, indexed once, and each run sought
+/// from the places of its rarest line (a run that starts with `}` is not tried at every `}`).
 struct Finder<'l, 'a> {
     lines: &'l Lines<'a>,
     by_text: HashMap<&'a [u8], Vec<usize>>,
@@ -305,24 +465,33 @@ impl<'l, 'a> Finder<'l, 'a> {
         Finder { lines, by_text }
     }
 
-    /// Every 1-based line where `wanted` stands as a run of whole lines.
+    /// Every 1-based line where `wanted` stands as a run of whole lines, ascending.
     fn find(&self, wanted: &TextLines) -> Vec<usize> {
-        let Some(first) = wanted.get(0) else {
+        let places = |line: &str| {
+            self.by_text
+                .get(line.as_bytes())
+                .map_or(&[][..], Vec::as_slice)
+        };
+        let Some((k, anchor)) = wanted
+            .iter()
+            .enumerate()
+            .map(|(k, line)| (k, places(line)))
+            .min_by_key(|(_, at)| at.len())
+        else {
             return Vec::new();
         };
-        self.by_text
-            .get(first.as_bytes())
-            .into_iter()
-            .flatten()
-            .map(|&i| i + 1)
+        anchor
+            .iter()
+            .filter_map(|&i| (i + 1).checked_sub(k))
             .filter(|&start| {
-                self.lines.matches_at(
-                    LineRange {
-                        start,
-                        count: wanted.len(),
-                    },
-                    wanted,
-                )
+                start >= 1
+                    && self.lines.matches_at(
+                        LineRange {
+                            start,
+                            count: wanted.len(),
+                        },
+                        wanted,
+                    )
             })
             .collect()
     }

@@ -297,71 +297,146 @@ fn place_all(
 }
 
 /// A hunk found only at another line than its header says is held to the judgement every
-/// relocation is ([`crate::locate`]): where the hunks around it stand, whether its own place
-/// holds its lines nearly (edited there), how much its lines say. One found far from where
-/// the hunks around it are, with its place edited, is a conflict that says where it was found
-/// and why that was not taken, not a change written into another function.
+/// relocation is ([`crate::locate`]): where the hunks around it stand (with the lines the
+/// applied ones added or removed), whether its own place holds its lines nearly (edited there),
+/// how much its lines say, and that it stays between the hunks around it. One found far from
+/// where the hunks around it are, with its place edited, is a conflict that says where it was
+/// found and why that was not taken, not a change written into another function.
 fn doubt_weak_offsets(hunks: &[Hunk<'_>], lines: &Lines<'_>, specs: &mut [ChangeSpec]) {
-    let stated = |h: &Hunk<'_>| {
-        if h.old_count == 0 {
-            h.old_start + 1
-        } else {
-            h.old_start.max(1)
-        }
-    };
-    let offsets: Vec<Option<i64>> = hunks
+    let placed: Vec<Option<Placed>> = hunks
         .iter()
         .zip(specs.iter())
-        .map(|(h, spec)| {
-            let placed = !spec.problems.iter().any(|p| p.blocking);
-            let range = spec.range.filter(|_| placed)?;
-            Some(range.start as i64 - stated(h) as i64)
+        .map(|(hunk, spec)| {
+            let range = spec
+                .range
+                .filter(|_| !spec.problems.iter().any(|p| p.blocking))?;
+            Some(Placed::of(hunk, range.start, lines))
         })
         .collect();
+    let mut before: Option<Placed> = None;
+    let mut after: Vec<Option<Placed>> = vec![None; placed.len()];
+    for i in (0..placed.len().saturating_sub(1)).rev() {
+        after[i] = placed[i + 1].or(after[i + 1]);
+    }
     for i in 0..specs.len() {
-        if specs[i].tier != MatchTier::Offset {
+        let Some(this) = placed[i] else {
             continue;
+        };
+        if specs[i].tier == MatchTier::Offset {
+            let hunk = &hunks[i];
+            let sought = this.sought(hunk, lines, before, after[i]);
+            if let crate::locate::Verdict::Doubted(doubts) = crate::locate::judge(&sought) {
+                doubt(hunk, this, &mut specs[i], &crate::locate::describe(&doubts));
+                continue;
+            }
         }
-        let Some(range) = specs[i].range else {
-            continue;
+        before = Some(this);
+    }
+}
+
+/// Where a placed hunk stands: its first line, how far from where its header says, whether
+/// by its new side (applied already), and how many lines it adds.
+#[derive(Clone, Copy)]
+struct Placed {
+    at: usize,
+    offset: i64,
+    applied: bool,
+    delta: i64,
+    len: usize,
+}
+
+impl Placed {
+    fn of(hunk: &Hunk<'_>, at: usize, lines: &Lines<'_>) -> Placed {
+        let stands = |side: &[HunkLine<'_>]| {
+            at + side.len() <= lines.len() + 1
+                && lines
+                    .between(at - 1, at - 1 + side.len())
+                    .zip(side)
+                    .all(|(f, p)| f.text == p.text.as_bytes())
         };
-        let hunk = &hunks[i];
-        let from = stated(hunk);
-        let first = from - 1;
-        let sought = crate::locate::Sought {
-            stated: from,
-            lines: hunk.old.iter().map(|l| l.text).collect(),
-            places: vec![range.start],
-            at_stated: lines
-                .between(
-                    first.min(lines.len()),
-                    (first + hunk.old.len()).min(lines.len()),
-                )
-                .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
-                .collect(),
-            neighbours: crate::locate::Neighbours {
-                before: offsets[..i].iter().rev().find_map(|o| *o),
-                after: offsets[i + 1..].iter().find_map(|o| *o),
+        let applied = !stands(&hunk.old) && stands(&hunk.new);
+        Placed {
+            at,
+            offset: at as i64 - stated_line(hunk) as i64,
+            applied,
+            delta: hunk.new.len() as i64 - hunk.old.len() as i64,
+            len: if applied {
+                hunk.new.len()
+            } else {
+                hunk.old.len()
             },
-        };
-        if let crate::locate::Verdict::Doubted(doubts) = crate::locate::judge(&sought) {
-            let spec = &mut specs[i];
-            spec.problems.retain(|p| p.kind != ProblemKind::Offset);
-            spec.tier = MatchTier::Exact;
-            spec.range = Some(LineRange {
-                start: from,
-                count: hunk.old.len(),
-            });
-            spec.problems.push(LoadProblem::conflict(
-                ProblemKind::NotFound,
-                format!(
-                    "hunk {}: its context and removed lines are not at line {from}{}",
-                    hunk.header,
-                    crate::locate::describe(&doubts)
-                ),
-            ));
         }
     }
+
+    /// What the judgement is asked of this hunk, with the placed hunks around it.
+    fn sought<'h>(
+        self,
+        hunk: &'h Hunk<'_>,
+        lines: &'h Lines<'_>,
+        before: Option<Placed>,
+        after: Option<Placed>,
+    ) -> crate::locate::Sought<'h> {
+        let from = stated_line(hunk);
+        let first = from - 1;
+        let old: Vec<&str> = hunk.old.iter().map(|l| l.text).collect();
+        let at_stated: Vec<&str> = lines
+            .between(
+                first.min(lines.len()),
+                (first + hunk.old.len()).min(lines.len()),
+            )
+            .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
+            .collect();
+        let side = if self.applied { &hunk.new } else { &hunk.old };
+        let own_delta = if self.applied { self.delta } else { 0 };
+        crate::locate::Sought {
+            stated: from,
+            lines: side.iter().map(|l| l.text).collect(),
+            places: vec![self.at],
+            near: crate::locate::near_match(&old, &at_stated),
+            neighbours: crate::locate::Neighbours {
+                before: before.map(|b| b.offset + if b.applied { b.delta } else { 0 }),
+                after: after.map(|a| a.offset - own_delta),
+            },
+            window: crate::locate::Window {
+                first: before.map_or(1, |b| b.at + b.len),
+                end: after.map_or(usize::MAX, |a| a.at),
+            },
+            unique_is_enough: true,
+        }
+    }
+}
+
+/// The first line a hunk's header says its old lines stand at (1-based).
+fn stated_line(hunk: &Hunk<'_>) -> usize {
+    if hunk.old_count == 0 {
+        hunk.old_start + 1
+    } else {
+        hunk.old_start.max(1)
+    }
+}
+
+/// Makes a hunk placed where the judgement doubts a conflict at the line its header says.
+fn doubt(hunk: &Hunk<'_>, placed: Placed, spec: &mut ChangeSpec, why: &str) {
+    let from = stated_line(hunk);
+    spec.problems.retain(|p| p.kind != ProblemKind::Offset);
+    spec.tier = MatchTier::Exact;
+    spec.range = Some(LineRange {
+        start: from,
+        count: hunk.old.len(),
+    });
+    let message = if placed.applied {
+        format!(
+            "hunk {}: its context and removed lines stand nowhere in the file, and its context and added lines are not at line {from} as if it were applied{why}",
+            hunk.header
+        )
+    } else {
+        format!(
+            "hunk {}: its context and removed lines are not at line {from}{why}",
+            hunk.header
+        )
+    };
+    spec.problems
+        .push(LoadProblem::conflict(ProblemKind::NotFound, message));
 }
 
 /// Hunks of one section placed over the same lines (context included): git apply refuses them

@@ -376,7 +376,7 @@ impl<'a> Availability<'a> {
                     Action::RelocateAll => {
                         decides
                             && review.places().any(|a| {
-                                review.relocate_refusal(a).is_none()
+                                review.can_relocate(a)
                                     && *review.decisions().get(&review.change(a).change.id)
                                         == crate::review::Decision::Undecided
                             })
