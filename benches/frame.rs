@@ -18,12 +18,13 @@
 
 use patchdeck::formats::Input;
 use patchdeck::model::sha256_hex;
-use patchdeck::pipeline::{self, Checked};
+use patchdeck::pipeline;
 use patchdeck::tui::app::{App, Config, ReviewerSetup};
 use patchdeck::tui::draw::draw;
 use patchdeck::tui::env::Env;
 use patchdeck::tui::keys::{Key, KeyMap};
 use patchdeck::tui::theme::Palette;
+use patchdeck::verify::Checked;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::{json, Value};

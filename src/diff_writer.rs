@@ -6,8 +6,9 @@
 //! newline appear exactly. Applying the output with `git apply` gives the same bytes as the
 //! commit writes; a test holds this.
 
+use crate::line_diff::diff_ops;
 use crate::plan::{FileWrite, Plan, WriteKind};
-use similar::{capture_diff_slices, group_diff_ops, Algorithm, DiffOp};
+use similar::{group_diff_ops, DiffOp};
 use std::io::{self, Write};
 
 /// Lines of context around each change.
@@ -111,47 +112,6 @@ pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write)
         }
     }
     Ok(())
-}
-
-/// similar's Myers diff of two line slices, with every op's positions recomputed from the ops
-/// before it. similar 2.7 can report a deletion at the wrong position in the new side (a
-/// `Delete { new_index: 1 }` before an `Equal { new_index: 0 }`), which made hunk headers that
-/// `git apply` refuses; the op kinds and lengths are right, so the positions are rebuilt.
-pub fn diff_ops<T: std::hash::Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
-    let (mut o, mut n) = (0, 0);
-    capture_diff_slices(Algorithm::Myers, old, new)
-        .into_iter()
-        .map(|op| {
-            let fixed = match op {
-                DiffOp::Equal { len, .. } => DiffOp::Equal {
-                    old_index: o,
-                    new_index: n,
-                    len,
-                },
-                DiffOp::Delete { old_len, .. } => DiffOp::Delete {
-                    old_index: o,
-                    old_len,
-                    new_index: n,
-                },
-                DiffOp::Insert { new_len, .. } => DiffOp::Insert {
-                    old_index: o,
-                    new_index: n,
-                    new_len,
-                },
-                DiffOp::Replace {
-                    old_len, new_len, ..
-                } => DiffOp::Replace {
-                    old_index: o,
-                    old_len,
-                    new_index: n,
-                    new_len,
-                },
-            };
-            o += fixed.old_range().len();
-            n += fixed.new_range().len();
-            fixed
-        })
-        .collect()
 }
 
 /// Each line with its ending, as raw bytes (a byte order mark stays part of the first line,

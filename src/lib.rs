@@ -30,6 +30,7 @@ pub mod fs;
 pub mod generated;
 pub mod git;
 pub mod json;
+pub mod line_diff;
 pub mod lines;
 pub mod loading;
 pub mod locate;

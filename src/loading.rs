@@ -17,7 +17,8 @@
 
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
-use crate::pipeline::{self, Checked, LoadStage};
+use crate::pipeline::{self, LoadStage};
+use crate::verify::Checked;
 use crate::workspace::Workspace;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -8,18 +8,15 @@
 
 use crate::commit::history::keep_index_note;
 pub use crate::commit::journal::Progress;
-use crate::commit::journal::Recovery;
+use crate::commit::settle::Recovery;
 use crate::commit::{self, CommitOptions, Committed, NewContents};
-use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::formats::{self, Input, LoadOptions};
-use crate::fs::Snapshot;
 use crate::git::Staging;
 use crate::model::Batch;
-use crate::plan::{self, FileWrite, Plan};
+use crate::plan::Plan;
 use crate::report::{Decided, Report};
-use crate::review::Decisions;
-use crate::verify::{self, Verification};
+use crate::verify::{self, Checked, Verification};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -86,20 +83,6 @@ pub fn open_counted(
     })
 }
 
-/// What a reading command says of an interrupted commit it left alone.
-pub fn describe_interrupted(journal: &Path) -> String {
-    format!(
-        "an interrupted commit is waiting ({}): the files are read as it left them, and nothing was done about it; run `patchdeck recover` to finish it or roll it back",
-        journal.display()
-    )
-}
-
-/// A batch with its verification against the workspace.
-pub struct Checked {
-    pub batch: Batch,
-    pub verification: Verification,
-}
-
 /// Parses an input (forcing `format` when given) and verifies it.
 pub fn load(workspace: &Workspace, input: &Input, format: Option<&str>) -> Result<Checked> {
     load_with(workspace, input, &LoadOptions::format(format))
@@ -149,53 +132,19 @@ pub fn load_telling(
     })
 }
 
-/// Verifies a batch again against the files as they are now (after a reload), as
+/// The batch verified again against the files as they are now (after a reload), as
 /// [`load_with`] verified it.
-pub fn reverify(checked: &mut Checked, workspace: &Workspace) {
+pub fn verify_again(batch: &Batch, workspace: &Workspace) -> Verification {
     workspace.forget_reads();
-    checked.verification = verify::verify(&checked.batch, workspace);
-    mark_uncommitted(&mut checked.verification, workspace);
+    let mut verification = verify::verify(batch, workspace);
+    mark_uncommitted(&mut verification, workspace);
+    verification
 }
 
 /// Notes every target file git reports as changed (nothing outside a git work tree).
 fn mark_uncommitted(verification: &mut Verification, workspace: &Workspace) {
     if let Some(status) = crate::git::status(workspace.root()) {
         crate::git::mark_uncommitted(verification, &status);
-    }
-}
-
-impl Checked {
-    /// Plans the writes the decisions select.
-    pub fn plan(&self, decisions: &Decisions) -> Plan {
-        plan::plan(&self.batch, &self.verification, decisions)
-    }
-
-    /// What the decisions would write and what blocks it, without computing new contents.
-    pub fn plan_blockers(&self, decisions: &Decisions) -> Plan {
-        plan::plan_with(
-            &self.batch,
-            &self.verification,
-            decisions,
-            plan::Contents::Skipped,
-        )
-    }
-
-    /// The new content of a write of a plan the decisions made, from `target`, its target's
-    /// bytes (see [`plan::content_of`]): what a plan made without contents
-    /// ([`Checked::plan_blockers`]) has the commit make as it stages each file.
-    pub fn content_of(
-        &self,
-        decisions: &Decisions,
-        write: &FileWrite,
-        target: Option<&Snapshot>,
-    ) -> Content {
-        plan::content_of(
-            &self.batch.files[write.file],
-            &self.verification.files[write.file],
-            decisions,
-            write,
-            target,
-        )
     }
 }
 
@@ -289,104 +238,4 @@ pub fn apply_with(
         staging,
         warnings,
     })
-}
-
-/// The name a person knows a batch by: its label, key or ID.
-pub fn batch_name(batch: &Batch) -> String {
-    batch
-        .label
-        .clone()
-        .or_else(|| batch.key.clone())
-        .unwrap_or_else(|| batch.id.to_string())
-}
-
-/// Recovery described for a person, one line per file.
-pub fn describe_recovery(recovery: &Recovery) -> String {
-    let mut lines = Vec::new();
-    if recovery.had_journal && recovery.finished {
-        lines.push("finished an interrupted commit that had completed".to_owned());
-    } else if recovery.had_journal {
-        lines.push("rolled back an interrupted commit".to_owned());
-    }
-    if let Some(label) = &recovery.undo_finished {
-        lines.push(format!(
-            "finished an interrupted undo of \"{label}\": its files had been restored; its record is now removed"
-        ));
-    }
-    if recovery.finished_later > 0 {
-        lines.push(format!(
-            "finished the cleanup of {} earlier commit(s) that had been set aside; `patchdeck undo` can take them back",
-            recovery.finished_later
-        ));
-    }
-    if let Some(pid) = recovery.stale_lock {
-        lines.push(format!(
-            "removed the workspace lock left by process {pid}, which no longer holds it"
-        ));
-    }
-    for path in &recovery.restored {
-        lines.push(format!("  restored {}", path.display()));
-    }
-    for path in &recovery.left_alone {
-        lines.push(format!(
-            "  left {} as it is: another program changed it while the commit was running",
-            path.display()
-        ));
-    }
-    for path in &recovery.kept {
-        lines.push(format!(
-            "  kept {}: another program's earlier content, which the commit had moved aside",
-            path.display()
-        ));
-    }
-    for path in &recovery.removed {
-        lines.push(format!(
-            "  removed {} (created by the interrupted commit)",
-            path.display()
-        ));
-    }
-    lines.join("\n")
-}
-
-/// A commit's files counted in words: `wrote 3 file(s): 2 modified, 1 created`.
-pub fn describe_totals(written: &[commit::Written]) -> String {
-    match written.len() {
-        0 => "wrote nothing".to_owned(),
-        n => format!(
-            "wrote {n} file(s): {}",
-            plan::describe_kinds(written.iter().map(|w| w.kind))
-        ),
-    }
-}
-
-/// How to take a commit back.
-pub fn describe_undo(committed: &Committed) -> String {
-    match &committed.history_id {
-        Some(id) => format!("`patchdeck undo` restores every file as it was (commit {id})"),
-        None => "this commit is not kept in the undo history: `patchdeck undo` cannot take it back"
-            .to_owned(),
-    }
-}
-
-/// A commit for a person once it is done, in a few lines however many files it wrote: the
-/// totals, the first `shown` paths and how many more, and how to take it back.
-pub fn describe_committed(committed: &Committed, shown: usize) -> String {
-    let mut paths: Vec<String> = committed
-        .written
-        .iter()
-        .take(shown)
-        .map(|w| w.rel.display().to_string())
-        .collect();
-    let more = committed.written.len().saturating_sub(shown);
-    if more > 0 {
-        paths.push(format!("… and {more} more"));
-    }
-    let mut text = describe_totals(&committed.written);
-    if !paths.is_empty() {
-        text = format!("{text} ({})", paths.join(", "));
-    }
-    if !committed.written.is_empty() {
-        text = format!("{text}\n{}", describe_undo(committed));
-    }
-    text
 }

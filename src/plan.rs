@@ -10,11 +10,11 @@ use crate::fs::Snapshot;
 use crate::lines::{Eol, Lines};
 use crate::model::{Batch, ChangeId, FileAction, FilePatch, LineRange};
 use crate::problem::ProblemKind;
-use crate::review::rules::{self, Placement, Stuck};
+use crate::review::rules::{self, overridden, Placement, Stuck};
 use crate::review::{Decision, Decisions};
 use crate::splice::{splice_content, Splice};
 use crate::text_lines::TextLines;
-use crate::verify::{FileCheck, Status, Verification};
+use crate::verify::{Checked, FileCheck, Status, Verification};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -206,20 +206,6 @@ impl Plan {
     }
 }
 
-/// Whether the person explicitly allowed a file-level problem of this kind.
-pub fn overridden(
-    kind: ProblemKind,
-    file: &crate::model::FilePatch,
-    decisions: &Decisions,
-) -> bool {
-    match kind {
-        ProblemKind::ShaMismatch => decisions.sha_overridden(&file.id),
-        ProblemKind::HardLink => decisions.hard_link_overridden(&file.id),
-        ProblemKind::FileExists => decisions.overwrite_allowed(&file.id),
-        _ => false,
-    }
-}
-
 /// What a file blocked by file-level problems needs to be written: every override flag its
 /// problems and its selected changes call for, and the changes no flag can write. Empty when
 /// nothing helps (a missing file, a path outside the root...).
@@ -271,6 +257,54 @@ fn flags_hint(
     }
     hint.push(')');
     hint
+}
+
+impl Checked {
+    /// Plans the writes the decisions select.
+    pub fn plan(&self, decisions: &Decisions) -> Plan {
+        plan(&self.batch, &self.verification, decisions)
+    }
+
+    /// What the decisions would write and what blocks it, without computing new contents.
+    pub fn plan_blockers(&self, decisions: &Decisions) -> Plan {
+        plan_with(
+            &self.batch,
+            &self.verification,
+            decisions,
+            Contents::Skipped,
+        )
+    }
+
+    /// The new content of a write of a plan the decisions made, from `target`, its target's
+    /// bytes (see [`content_of`]): what a plan made without contents
+    /// ([`Checked::plan_blockers`]) has the commit make as it stages each file.
+    pub fn content_of(
+        &self,
+        decisions: &Decisions,
+        write: &FileWrite,
+        target: Option<&Snapshot>,
+    ) -> Content {
+        content_of(
+            &self.batch.files[write.file],
+            &self.verification.files[write.file],
+            decisions,
+            write,
+            target,
+        )
+    }
+}
+
+impl crate::review::Review {
+    /// The plan the decisions make: every new content, or what blocks the commit.
+    pub fn plan(&self) -> Plan {
+        self.checked().plan(self.decisions())
+    }
+
+    /// What the decisions would write and what blocks it, without the new contents (see
+    /// [`Checked::plan_blockers`]): the commit makes each as it stages its file.
+    pub fn plan_without_contents(&self) -> Plan {
+        self.checked().plan_blockers(self.decisions())
+    }
 }
 
 /// Plans the writes for the selected changes of a verified batch.

@@ -9,8 +9,9 @@
 use crate::common::{corpus, each_sample_batch, patchdeck};
 use patchdeck::formats::{Input, LoadOptions};
 use patchdeck::model::Batch;
-use patchdeck::pipeline::{self, Checked};
+use patchdeck::pipeline;
 use patchdeck::review::Decisions;
+use patchdeck::verify::Checked;
 use patchdeck::workspace::{Release, Workspace};
 use std::path::Path;
 use std::process::Output;

@@ -347,7 +347,7 @@ fn permissions_are_kept() {
     );
 }
 
-fn load_clean(root: &Path) -> (pipeline::Opened, pipeline::Checked) {
+fn load_clean(root: &Path) -> (pipeline::Opened, patchdeck::verify::Checked) {
     let opened = pipeline::open(root, pipeline::Access::Write, Duration::from_secs(1)).unwrap();
     let checked = pipeline::load(
         &opened.workspace,

@@ -13,8 +13,9 @@
 use crate::common::express;
 use crate::common::{copy_tree, tree, user_tree};
 use patchdeck::commit::{commit, CommitOptions};
-use patchdeck::diff_writer::{diff_ops, write_hunks, write_plan};
+use patchdeck::diff_writer::{write_hunks, write_plan};
 use patchdeck::formats::{load_with, Input, LoadOptions};
+use patchdeck::line_diff::diff_ops;
 use patchdeck::model::sha256_hex;
 use patchdeck::plan::plan;
 use patchdeck::review::Decisions;

@@ -7,8 +7,9 @@
 use crate::common::{sample_workspace, samples, sha, workspace_with};
 use patchdeck::formats::Input;
 use patchdeck::model::ChangeId;
-use patchdeck::pipeline::{self, Checked};
+use patchdeck::pipeline;
 use patchdeck::review::{Decisions, Refusal, Review};
+use patchdeck::verify::Checked;
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::Path;

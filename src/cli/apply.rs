@@ -6,10 +6,11 @@ use patchdeck::commit::{CommitOptions, NewContents};
 use patchdeck::error::{exit, Error};
 use patchdeck::failpoint::Failpoint;
 use patchdeck::fs::Snapshot;
-use patchdeck::pipeline::{self, Checked};
+use patchdeck::pipeline;
 use patchdeck::plan::{FileWrite, WriteKind};
 use patchdeck::report::{Decided, Interrupted, Report};
 use patchdeck::review::{Decisions, Selection};
+use patchdeck::verify::Checked;
 use patchdeck::workspace::Release;
 
 #[derive(Args, Debug)]
@@ -117,7 +118,7 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     }
     options.sha256 = report;
     let checked = super::load(ctx, &opened.workspace, &args.batch)?;
-    options.label = pipeline::batch_name(&checked.batch);
+    options.label = patchdeck::report::say::batch_name(&checked.batch);
     let decisions = args.select.decisions(&checked)?;
     let plan = match holds_files {
         true => checked.plan(&decisions),

@@ -194,7 +194,7 @@ fn load(
     ctx: &Ctx,
     workspace: &patchdeck::workspace::Workspace,
     args: &BatchArgs,
-) -> Result<pipeline::Checked, Error> {
+) -> Result<patchdeck::verify::Checked, Error> {
     load_with(ctx, workspace, args, args.load_options(ctx))
 }
 
@@ -204,7 +204,7 @@ fn load_with(
     workspace: &patchdeck::workspace::Workspace,
     args: &BatchArgs,
     options: patchdeck::formats::LoadOptions,
-) -> Result<pipeline::Checked, Error> {
+) -> Result<patchdeck::verify::Checked, Error> {
     let input = Input::read(&args.input)?;
     loading_batch(ctx, || pipeline::load_with(workspace, &input, &options))
 }
@@ -344,7 +344,7 @@ fn open(
     if let (Some(recovery), false) = (&opened.recovered, ctx.quiet) {
         output::eprintln(format!(
             "patchdeck: {}",
-            pipeline::describe_recovery(recovery)
+            patchdeck::report::say::describe_recovery(recovery)
         ));
     }
     if !ctx.quiet {
@@ -355,7 +355,7 @@ fn open(
     if let (Some(journal), false) = (&opened.interrupted, ctx.quiet) {
         output::eprintln(format!(
             "patchdeck: warning: {}",
-            pipeline::describe_interrupted(journal)
+            patchdeck::report::say::describe_interrupted(journal)
         ));
     }
     Ok(opened)

@@ -55,7 +55,7 @@ pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
         return Ok(exit::OK);
     }
     let text = match &opened.recovered {
-        Some(recovery) => pipeline::describe_recovery(recovery),
+        Some(recovery) => patchdeck::report::say::describe_recovery(recovery),
         None => format!(
             "nothing to recover: no interrupted commit under {}",
             opened.workspace.root().display()

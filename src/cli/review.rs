@@ -82,7 +82,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
             opened
                 .interrupted
                 .as_deref()
-                .map(pipeline::describe_interrupted),
+                .map(patchdeck::report::say::describe_interrupted),
         )
         .collect();
     let setup = |workspace, checked, session| ReviewerSetup {
@@ -144,7 +144,9 @@ const FAREWELL_PATHS: usize = 3;
 fn farewell(app: &App) {
     match &app.outcome {
         Some(Outcome::Written { committed, .. }) => {
-            for line in pipeline::describe_committed(committed, FAREWELL_PATHS).lines() {
+            for line in
+                patchdeck::report::say::describe_committed(committed, FAREWELL_PATHS).lines()
+            {
                 super::output::eprintln(format!("patchdeck: {line}"));
             }
         }

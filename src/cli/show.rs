@@ -8,9 +8,9 @@ use clap::Args;
 use patchdeck::diff_writer;
 use patchdeck::error::{exit, Error};
 use patchdeck::lines::visible;
-use patchdeck::pipeline::Checked;
 use patchdeck::report::{FileReport, Report};
 use patchdeck::review::{self, Decisions, Target};
+use patchdeck::verify::Checked;
 use std::fmt::Write as _;
 
 #[derive(Args, Debug)]

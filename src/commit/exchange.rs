@@ -143,7 +143,7 @@ pub(super) fn put_in_place(
             keep_beside(dir, name, &original, shared)?;
             let verified = match (shared, &write.before) {
                 (true, Some(before)) => {
-                    Checksum::of(&journal::read_all(dir, &original)?) == before.checksum()
+                    Checksum::of(&super::identity::read_all(dir, &original)?) == before.checksum()
                 }
                 _ => is_verified_original(dir, &original, stamp, write)?,
             };
@@ -210,7 +210,7 @@ fn check_exchanged(
         return Ok(());
     }
     let new_content = |at: &OsStr| -> io::Result<bool> {
-        let found = journal::identity_in(dir, at, journal::Hashing::Checksum)?;
+        let found = super::identity::identity_in(dir, at, journal::Hashing::Checksum)?;
         Ok(found.is_some_and(|found| found.is(&entry.post_hash, entry.post_mode)))
     };
     if new_content(name)? {

@@ -13,7 +13,8 @@
 //! of another workspace's record) is ignored and named in a warning: never counted against the
 //! records kept, never removed, never a reason to refuse a command.
 
-use super::journal::{beside_of, identity_beneath, is_commit_id, EntryKind, Journal, Originals};
+use super::identity::identity_beneath;
+use super::journal::{beside_of, is_commit_id, EntryKind, Journal, Originals};
 use crate::fs::path::STATE_DIR;
 use crate::fs::{Dir, Folders, Kind, Root};
 use crate::git::index::Note;

@@ -16,8 +16,10 @@
 
 mod exchange;
 pub mod history;
+pub mod identity;
 pub mod journal;
 mod recover;
+pub mod settle;
 mod stage;
 pub mod undo;
 mod unfinished;
@@ -32,9 +34,10 @@ use crate::state::lock::Lock;
 use crate::state::State as StateFolder;
 use crate::workspace::Workspace;
 use exchange::put_all_in_place;
-use journal::{original_name, staged_name, Entry, EntryKind, Journal, Recovery, State};
+use journal::{original_name, staged_name, Entry, EntryKind, Journal, State};
 pub use recover::{pending, recover, recover_counted};
 use recover::{recover_locked, removed_lock, state_failed, Finish};
+use settle::Recovery;
 pub use stage::{as_changed, Changed, Make, NewContents};
 use stage::{keeps_permissions, still_verified, sync_staged, OpenBudget, Outcome, Staged, Staging};
 use std::collections::BTreeSet;
@@ -340,7 +343,7 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Checksum>> {
     let was = &before.stamp;
     if (is.size, is.mtime_sec, is.mtime_nsec) != (was.size, was.mtime_sec, was.mtime_nsec) {
         // Said with the hashes, as a person compares them: the file is read for the message.
-        let now = journal::read_all(&dir, name)
+        let now = identity::read_all(&dir, name)
             .map_err(|e| changed(format!("it can no longer be read: {e}")))?;
         return Err(changed(stage::edited(before, &now)));
     }

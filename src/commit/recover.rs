@@ -8,7 +8,8 @@
 //! not open (set aside once, as `journal.ignored`), something at the lock's name that is not a
 //! lock, junk in the history. Each is said in the recovery's warnings.
 
-use super::journal::{self, Journal, Recovery};
+use super::journal::{self, Journal};
+use super::settle::Recovery;
 use super::{history, open_root, unfinished};
 use crate::error::{Error, Result};
 use crate::fs::path::STATE_DIR;

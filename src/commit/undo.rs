@@ -7,7 +7,8 @@
 //! one atomic commit through [`super::commit`], and it is not recorded in the history, so
 //! undoing twice undoes the two last batches.
 
-use super::journal::{read_all, EntryKind};
+use super::identity::read_all;
+use super::journal::EntryKind;
 use super::{commit, history, open_root, CommitOptions, Committed};
 use crate::content::Content;
 use crate::error::{Error, Result};

@@ -15,9 +15,9 @@
 mod tul002;
 
 use crate::model::ChangeId;
-use crate::pipeline::Checked;
 use crate::plan::{Blocker, Plan};
 use crate::review::Decisions;
+use crate::verify::Checked;
 use crate::verify::Status;
 use std::fmt;
 

@@ -14,11 +14,11 @@
 use super::{change_name, Exported, Inexpressible, Refusal};
 use crate::lines::{is_one_line, Eol, Lines};
 use crate::model::{FilePatch, LineRange, Operation, EMPTY_SHA256};
-use crate::pipeline::Checked;
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::review::{Decision, Decisions};
 use crate::splice::{splice_with_eol, Splice};
 use crate::text_lines::TextLines;
+use crate::verify::Checked;
 use crate::verify::FileCheck;
 use serde::Serialize;
 use std::borrow::Cow;

@@ -25,11 +25,12 @@ pub use quote::{Excerpt, Quote, CONTEXT, MAX_PLACES, MAX_QUOTED_LINES};
 
 use crate::lines::Lines;
 use crate::model::{FileAction, FilePatch, LineRange, Operation};
-use crate::pipeline::Checked;
-use crate::plan::{overridden, Blocker};
+use crate::plan::Blocker;
 use crate::problem::ProblemKind;
+use crate::review::rules::overridden;
 use crate::review::rules::{self, Placement};
 use crate::review::{Decision, Decisions};
+use crate::verify::Checked;
 use crate::verify::{ChangeCheck, FileCheck, Placed, Problem, Status};
 use serde::Serialize;
 

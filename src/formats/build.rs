@@ -312,7 +312,7 @@ pub fn diff_changes(old: &[u8], new: &[u8]) -> Vec<ChangeSpec> {
     };
     let a = key(&old_lines, old_nl);
     let b = key(&new_lines, new_nl);
-    let ops = crate::diff_writer::diff_ops(&a, &b);
+    let ops = crate::line_diff::diff_ops(&a, &b);
     let mut out = Vec::new();
     for group in group_diff_ops(ops, CONTEXT) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {

@@ -615,7 +615,7 @@ fn keep_file_text(
         Some(shift) => new.iter().map(|l| shift.apply(l)).collect(),
         None => new.to_vec(),
     };
-    for op in crate::diff_writer::diff_ops(needle, new) {
+    for op in crate::line_diff::diff_ops(needle, new) {
         if let similar::DiffOp::Equal {
             old_index,
             new_index,

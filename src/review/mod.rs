@@ -26,12 +26,10 @@ pub use take::{MovedAll, TakeOver};
 
 use crate::lines::Lines;
 use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation};
-use crate::pipeline::Checked;
-use crate::plan::Plan;
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
+use crate::verify::Checked;
 use crate::verify::{ChangeCheck, FileCheck, Status, Verification};
-use crate::workspace::Workspace;
 use history::Tx;
 use refusal::conflict_ways;
 
@@ -222,17 +220,6 @@ impl Review {
         }
     }
 
-    /// The plan the decisions make: every new content, or what blocks the commit.
-    pub fn plan(&self) -> Plan {
-        self.checked.plan(&self.decisions)
-    }
-
-    /// What the decisions would write and what blocks it, without the new contents (see
-    /// [`Checked::plan_blockers`]): the commit makes each as it stages its file.
-    pub fn plan_without_contents(&self) -> Plan {
-        self.checked.plan_blockers(&self.decisions)
-    }
-
     /// Whether change `at` can be written if selected: it verifies, or the person resolved it
     /// (moved it, edited it over the lines on disk).
     pub fn resolved(&self, at: At) -> bool {
@@ -256,10 +243,11 @@ impl Review {
         if *self.decisions.get(&view.change.id) == Decision::Reject {
             return false;
         }
-        let file_blocked =
-            view.file_check.problems.iter().any(|p| {
-                p.blocking && !crate::plan::overridden(p.kind, view.file, &self.decisions)
-            });
+        let file_blocked = view
+            .file_check
+            .problems
+            .iter()
+            .any(|p| p.blocking && !rules::overridden(p.kind, view.file, &self.decisions));
         let over = view.file_check.sha_mismatch() && self.decisions.sha_overridden(&view.file.id);
         file_blocked
             || rules::placement(view.file, view.file_check, at.change, &self.decisions, over)
@@ -675,11 +663,11 @@ impl Review {
         self.history.redo(&mut self.decisions)
     }
 
-    /// Verifies the batch again against the files as they are now, keeping every rejection and
+    /// Takes the batch's verification against the files as they are now, keeping every rejection and
     /// every decision whose change can still be written as decided; the others are undecided
     /// again. An override stays only while it is still allowed. The history starts over.
-    pub fn reverify(&mut self, workspace: &Workspace) -> Retained {
-        crate::pipeline::reverify(&mut self.checked, workspace);
+    pub fn reverify(&mut self, verification: Verification) -> Retained {
+        self.checked.verification = verification;
         let mut retained = Retained::default();
         let places: Vec<At> = self.places().collect();
         for at in places {

@@ -150,3 +150,17 @@ fn placed_by_person(check: &FileCheck, change: &Change, line: usize) -> Option<P
     let lines = Lines::split(check.base_bytes());
     place_start(&lines, change, line).map(|to| Placement::Placed { to })
 }
+
+/// Whether the person explicitly allowed a file-level problem of this kind.
+pub fn overridden(
+    kind: ProblemKind,
+    file: &crate::model::FilePatch,
+    decisions: &Decisions,
+) -> bool {
+    match kind {
+        ProblemKind::ShaMismatch => decisions.sha_overridden(&file.id),
+        ProblemKind::HardLink => decisions.hard_link_overridden(&file.id),
+        ProblemKind::FileExists => decisions.overwrite_allowed(&file.id),
+        _ => false,
+    }
+}

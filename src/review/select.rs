@@ -5,7 +5,7 @@
 use super::decisions::{Decision, Decisions};
 use crate::error::{Error, Result};
 use crate::model::{Batch, ChangeId};
-use crate::pipeline::Checked;
+use crate::verify::Checked;
 use crate::verify::Verification;
 use std::collections::BTreeSet;
 

@@ -82,7 +82,7 @@ impl App {
         let plan = summary.plan;
         self.flush_session();
         let options = CommitOptions {
-            label: pipeline::batch_name(self.review().batch()),
+            label: crate::report::say::batch_name(self.review().batch()),
             ..CommitOptions::default()
         };
         // Each new content is made as its file is staged, from the file as the commit reads
@@ -158,7 +158,9 @@ impl App {
     /// rules keep (every rejection, and every decision whose change can still be written as
     /// decided).
     pub fn reload(&mut self) {
-        let retained = self.review.reverify(&self.workspace);
+        let verification =
+            crate::pipeline::verify_again(&self.review.checked().batch, &self.workspace);
+        let retained = self.review.reverify(verification);
         self.forget_file_caches();
         self.save_session();
         self.say(

@@ -167,6 +167,12 @@ impl FileCheck {
     }
 }
 
+/// A batch with its verification against the workspace.
+pub struct Checked {
+    pub batch: Batch,
+    pub verification: Verification,
+}
+
 /// The verdict on a whole batch: one [`FileCheck`] per file patch, in batch order.
 #[derive(Clone, Debug)]
 pub struct Verification {

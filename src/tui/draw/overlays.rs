@@ -203,12 +203,12 @@ fn committed_overlay(app: &App) -> Panel {
     let title = match &app.outcome {
         Some(Outcome::Written { committed, report }) => {
             lines.push(Line::from(Span::styled(
-                crate::pipeline::describe_totals(&committed.written),
+                crate::report::say::describe_totals(&committed.written),
                 p.title,
             )));
             if !committed.written.is_empty() {
                 lines.push(Line::from(Span::styled(
-                    crate::pipeline::describe_undo(committed),
+                    crate::report::say::describe_undo(committed),
                     p.dim,
                 )));
             }

@@ -4,12 +4,15 @@
 //! added. The text form reads like a compiler's diagnostics: `path:line: conflict: ...` with the
 //! expected and found lines shown under it. Both are built from the same [`Report`].
 
+pub mod say;
+
 use crate::commit::Committed;
 use crate::fs::Snapshot;
 use crate::lines::visible;
 use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
-use crate::plan::{overridden, Blocker, Override, Plan};
+use crate::plan::{Blocker, Override, Plan};
 use crate::problem::ProblemKind;
+use crate::review::rules::overridden;
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Problem, Status, Verification};
 use serde::Serialize;
@@ -84,7 +87,7 @@ impl Interrupted {
     pub fn new(journal: &std::path::Path) -> Interrupted {
         Interrupted {
             journal: journal.display().to_string(),
-            message: crate::pipeline::describe_interrupted(journal),
+            message: say::describe_interrupted(journal),
         }
     }
 }
