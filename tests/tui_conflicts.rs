@@ -153,3 +153,39 @@ fn undo_brings_back_the_decisions_a_commit_was_made_from() {
         "{shown}"
     );
 }
+
+/// A file with other hard links is written from the reviewer on the same explicit override
+/// as `--allow-hard-links`: `o` makes it (and takes it back), the commit summary lists it, and
+/// the commit writes the batch's name only.
+#[test]
+fn the_reviewer_overrides_a_hard_linked_file_as_apply_does() {
+    let ws = workspace_with(&[("a.txt", b"one\n")]);
+    fs::hard_link(ws.path().join("a.txt"), ws.path().join("b.txt")).unwrap();
+    let batch = serde_json::json!({"files": [{"docPath": "a.txt",
+        "originalSha256": crate::common::sha(b"one\n"),
+        "changes": [{"changeKey": "up", "operation": "replace", "startLine": 1, "endLine": 1,
+            "expectedOriginalLines": ["one"], "newLines": ["ONE"]}]}]});
+    let mut app = open_bytes(
+        ws.path(),
+        "batch.json",
+        batch.to_string().into_bytes(),
+        Open::default(),
+    );
+    select(&mut app, "up");
+    press(&mut app, "a");
+    assert!(app.review().plan().is_blocked(), "blocked until overridden");
+    press(&mut app, "o");
+    assert!(app.review().overridden(0));
+    let plan = app.review().plan();
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert!(matches!(
+        plan.overrides.as_slice(),
+        [patchdeck::plan::Override::File {
+            how: patchdeck::review::FileOverride::HardLink,
+            ..
+        }]
+    ));
+    press(&mut app, "o");
+    assert!(!app.review().overridden(0), "taken back");
+    assert!(app.review().plan().is_blocked());
+}

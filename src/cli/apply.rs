@@ -9,6 +9,7 @@ use patchdeck::fs::Snapshot;
 use patchdeck::pipeline;
 use patchdeck::plan::{FileWrite, WriteKind};
 use patchdeck::report::{Decided, Interrupted, Report};
+use patchdeck::review::rules::{FileOverride, RELOCATE};
 use patchdeck::review::{Decisions, Selection};
 use patchdeck::verify::Checked;
 use patchdeck::workspace::Release;
@@ -46,16 +47,16 @@ pub struct SelectArgs {
     #[arg(long, value_name = "FILE")]
     pub decisions: Option<String>,
     /// Apply a change whose expected lines moved where they were found, when the evidence takes that place (the changes around it, its own lines, nothing edited where it says) [default: off]
-    #[arg(long)]
+    #[arg(long = RELOCATE)]
     pub relocate: bool,
     /// Write a file whose SHA-256 differs from the batch's when every selected change in it still verifies [default: off]
-    #[arg(long)]
+    #[arg(long = FileOverride::Sha.long())]
     pub allow_sha_mismatch: bool,
     /// Write a file that has several hard links (only the name in the batch gets the new content) [default: off]
-    #[arg(long)]
+    #[arg(long = FileOverride::HardLink.long())]
     pub allow_hard_links: bool,
     /// Write a file the batch creates (or moves a file onto) over the file that exists there, as Codex would [default: off: a conflict]
-    #[arg(long)]
+    #[arg(long = FileOverride::Overwrite.long())]
     pub allow_overwrite: bool,
 }
 

@@ -27,8 +27,8 @@ use crate::lines::Lines;
 use crate::model::{FileAction, FilePatch, LineRange, Operation};
 use crate::plan::Blocker;
 use crate::problem::ProblemKind;
-use crate::review::rules::overridden;
 use crate::review::rules::{self, Placement};
+use crate::review::rules::{overridden, FileOverride};
 use crate::review::{Decision, Decisions};
 use crate::verify::Checked;
 use crate::verify::{ChangeCheck, FileCheck, Placed, Problem, Status};
@@ -242,10 +242,7 @@ impl About<'_> {
         resolved: &mut Vec<Resolved>,
     ) -> Option<FileFeedback> {
         let (file, check, decisions) = (self.file, self.check, self.decisions);
-        let path = check
-            .resolved
-            .as_ref()
-            .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+        let path = check.display_path(file);
         let mut problems: Vec<Rule> = check
             .problems
             .iter()
@@ -366,15 +363,12 @@ fn has_trouble(check: &ChangeCheck) -> bool {
 
 /// The override the decisions make for a file-level problem of this kind, if they make one.
 fn file_override(kind: ProblemKind, file: &FilePatch, decisions: &Decisions) -> Option<Resolution> {
-    if !overridden(kind, file, decisions) {
-        return None;
-    }
-    match kind {
-        ProblemKind::ShaMismatch => Some(Resolution::ShaOverride),
-        ProblemKind::HardLink => Some(Resolution::HardLinkOverride),
-        ProblemKind::FileExists => Some(Resolution::Overwrite),
-        _ => None,
-    }
+    let how = FileOverride::lifting(kind).filter(|how| how.granted(decisions, &file.id))?;
+    Some(match how {
+        FileOverride::Sha => Resolution::ShaOverride,
+        FileOverride::HardLink => Resolution::HardLinkOverride,
+        FileOverride::Overwrite => Resolution::Overwrite,
+    })
 }
 
 fn file_resolution_message(how: Resolution) -> String {

@@ -12,7 +12,7 @@ use crate::lines::visible;
 use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
 use crate::plan::{Blocker, Override, Plan};
 use crate::problem::ProblemKind;
-use crate::review::rules::overridden;
+use crate::review::rules::{overridden, FileOverride};
 use crate::review::{Decision, Decisions};
 use crate::verify::{FileCheck, Problem, Status, Verification};
 use serde::Serialize;
@@ -371,10 +371,7 @@ impl<'a> Report<'a> {
         }
         let mut files = Vec::with_capacity(batch.files.len());
         for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
-            let path = check
-                .resolved
-                .as_ref()
-                .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+            let path = check.display_path(file);
             let new_sha256 = check
                 .resolved
                 .as_ref()
@@ -647,35 +644,16 @@ fn write_mismatch(out: &mut String, problem: &ProblemReport) {
 }
 
 fn describe_override(batch: &Batch, verification: &Verification, o: &Override) -> String {
-    let path = |file: usize| {
-        verification.files[file].resolved.as_ref().map_or_else(
-            || batch.files[file].doc_path.clone(),
-            |r| r.rel().display().to_string(),
-        )
-    };
+    let path = |file: usize| verification.files[file].display_path(&batch.files[file]);
+    let said = say::describe_override(o, say::Told::Report, path, |file, id| {
+        format!("{}: change {id}", path(file))
+    });
     match o {
-        Override::ShaMismatch { file } => format!(
-            "{}: written although its SHA-256 differs from the batch's (each written change found its expected lines where it says; no insertion was written)",
-            path(*file)
-        ),
-        Override::Overwrite { file } => format!(
-            "{}: written over the file that existed there, which the batch never showed",
-            path(*file)
-        ),
-        Override::HardLink { file } => format!(
-            "{}: written although it has several hard links; its other names keep the old content",
-            path(*file)
-        ),
-        Override::EditedOver { file, change, at } => format!(
-            "{}: change {change} edited to replace the lines now at line {at}, which are not the batch's expected lines",
-            path(*file)
-        ),
-        Override::Placed { file, change, from, to } => {
-            format!("{}: change {change} placed by the person at line {to} instead of line {from}", path(*file))
-        }
-        Override::Relocated { file, change, from, to } => {
-            format!("{}: change {change} moved from line {from} to line {to}, where its expected lines are", path(*file))
-        }
+        Override::File {
+            how: FileOverride::Sha,
+            ..
+        } => format!("{said} (each written change found its expected lines where it says; no insertion was written)"),
+        _ => said,
     }
 }
 

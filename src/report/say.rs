@@ -4,8 +4,10 @@
 
 use crate::commit::settle::Recovery;
 use crate::commit::{self, Committed};
-use crate::model::Batch;
+use crate::model::{Batch, ChangeId};
 use crate::plan;
+use crate::plan::Override;
+use crate::review::rules::FileOverride;
 use std::path::Path;
 
 /// What a reading command says of an interrupted commit it left alone.
@@ -114,4 +116,63 @@ pub fn describe_committed(committed: &Committed, shown: usize) -> String {
         text = format!("{text}\n{}", describe_undo(committed));
     }
     text
+}
+
+/// Whom an override is described to: the person in the reviewer, before the commit, or the
+/// report of a commit done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Told {
+    Reviewer,
+    Report,
+}
+
+/// An override of a plan in words (how to take it back is each client's to add): `path`
+/// names a file patch's file, `change` one of its changes.
+pub fn describe_override(
+    o: &Override,
+    told: Told,
+    path: impl Fn(usize) -> String,
+    change: impl Fn(usize, &ChangeId) -> String,
+) -> String {
+    let reviewer = told == Told::Reviewer;
+    match o {
+        Override::File { file, how } => {
+            let what = match how {
+                FileOverride::Sha => "written although its SHA-256 differs from the batch's",
+                FileOverride::HardLink => {
+                    "written although it has several hard links; its other names keep the old content"
+                }
+                FileOverride::Overwrite if reviewer => {
+                    "written over the file that is there, which the batch never showed"
+                }
+                FileOverride::Overwrite => {
+                    "written over the file that existed there, which the batch never showed"
+                }
+            };
+            format!("{}: {what}", path(*file))
+        }
+        Override::EditedOver { file, change: id, at } => format!(
+            "{} edited to replace the lines now at line {at}, which are not the batch's expected lines",
+            change(*file, id)
+        ),
+        Override::Placed {
+            file,
+            change: id,
+            from,
+            to,
+        } => format!(
+            "{} placed by {} at line {to} instead of line {from}",
+            change(*file, id),
+            if reviewer { "you" } else { "the person" }
+        ),
+        Override::Relocated {
+            file,
+            change: id,
+            from,
+            to,
+        } => format!(
+            "{} moved from line {from} to line {to}, where its expected lines are",
+            change(*file, id)
+        ),
+    }
 }

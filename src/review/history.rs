@@ -6,6 +6,7 @@
 //! to show where the undone decision was.
 
 use super::decisions::{Decision, Decisions};
+use super::rules::FileOverride;
 use crate::model::{ChangeId, FilePatchId};
 
 /// How many steps undo remembers.
@@ -16,8 +17,7 @@ const UNDO_LIMIT: usize = 1_000;
 enum Delta {
     Decision(ChangeId, Decision, Decision),
     Relocate(ChangeId, bool, bool),
-    Override(FilePatchId, bool, bool),
-    Overwrite(FilePatchId, bool, bool),
+    Override(FilePatchId, FileOverride, bool, bool),
     Place(ChangeId, Option<usize>, Option<usize>),
     Replaces(ChangeId, Option<Vec<String>>, Option<Vec<String>>),
 }
@@ -40,10 +40,11 @@ pub enum Done {
     Unrelocate,
     Place,
     Unplace,
-    OverrideSha,
-    RemoveOverride,
-    Overwrite,
-    RemoveOverwrite,
+    /// A file's override made (`on`) or taken back.
+    Override {
+        how: FileOverride,
+        on: bool,
+    },
     AcceptFile,
     RejectFile,
     AcceptVerified,
@@ -144,18 +145,16 @@ fn apply(decisions: &mut Decisions, delta: &Delta, forward: bool) {
                 decisions.relocate.remove(id);
             }
         }
-        Delta::Override(id, before, after) => {
+        Delta::Override(id, how, before, after) => {
+            let set = match how {
+                FileOverride::Sha => &mut decisions.sha_overrides,
+                FileOverride::HardLink => &mut decisions.hard_link_overrides,
+                FileOverride::Overwrite => &mut decisions.overwrites,
+            };
             if *pick(forward, before, after) {
-                decisions.sha_overrides.insert(id.clone());
+                set.insert(id.clone());
             } else {
-                decisions.sha_overrides.remove(id);
-            }
-        }
-        Delta::Overwrite(id, before, after) => {
-            if *pick(forward, before, after) {
-                decisions.overwrites.insert(id.clone());
-            } else {
-                decisions.overwrites.remove(id);
+                set.remove(id);
             }
         }
         Delta::Place(id, before, after) => match pick(forward, before, after) {
@@ -205,17 +204,10 @@ impl<'a> Tx<'a> {
         }
     }
 
-    pub fn override_sha(&mut self, id: &FilePatchId, on: bool) {
-        let before = self.decisions.sha_overrides.contains(id);
+    pub fn file_override(&mut self, id: &FilePatchId, how: FileOverride, on: bool) {
+        let before = how.granted(self.decisions, id);
         if before != on {
-            self.record(Delta::Override(id.clone(), before, on));
-        }
-    }
-
-    pub fn overwrite(&mut self, id: &FilePatchId, on: bool) {
-        let before = self.decisions.overwrites.contains(id);
-        if before != on {
-            self.record(Delta::Overwrite(id.clone(), before, on));
+            self.record(Delta::Override(id.clone(), how, before, on));
         }
     }
 

@@ -21,6 +21,7 @@ pub mod take;
 pub use decisions::{Decision, Decisions};
 pub use history::{Done, History, Replayed};
 pub use refusal::{Refusal, StillBlocking, Way};
+pub use rules::FileOverride;
 pub use select::{readings, select, Readings, Selection, Target};
 pub use take::{MovedAll, TakeOver};
 
@@ -52,10 +53,7 @@ pub struct ChangeView<'a> {
 impl ChangeView<'_> {
     /// The file's path under the root (its docPath when it could not be resolved).
     pub fn path(&self) -> String {
-        self.file_check.resolved.as_ref().map_or_else(
-            || self.file.doc_path.clone(),
-            |r| r.rel().display().to_string(),
-        )
+        self.file_check.display_path(self.file)
     }
 }
 
@@ -81,15 +79,6 @@ pub enum Relocation {
         override_taken_back: bool,
         edit_dropped: bool,
     },
-}
-
-/// What the override of a file lets through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileOverride {
-    /// Writing a file whose SHA-256 differs from the batch's.
-    Sha,
-    /// Writing a file the batch creates over the file that exists there.
-    Overwrite,
 }
 
 /// An override made or taken back.
@@ -373,20 +362,22 @@ impl Review {
     }
 
     /// What the person may override on file patch `file`: writing it over the file that
-    /// exists (a creation where a file is), or over its SHA-256 mismatch; `None` for neither.
+    /// exists (a creation where a file is), over its SHA-256 mismatch, or over its other hard
+    /// links, in that order when it has several; `None` for none.
     pub fn file_override(&self, file: usize) -> Option<FileOverride> {
         let check = &self.checked.verification.files[file];
-        if check
+        let lifted = check
             .problems
             .iter()
-            .any(|p| p.blocking && p.kind == ProblemKind::FileExists)
-        {
-            Some(FileOverride::Overwrite)
-        } else if check.sha_mismatch() {
-            Some(FileOverride::Sha)
-        } else {
-            None
-        }
+            .filter(|p| p.blocking)
+            .filter_map(|p| FileOverride::lifting(p.kind));
+        [
+            FileOverride::Overwrite,
+            FileOverride::Sha,
+            FileOverride::HardLink,
+        ]
+        .into_iter()
+        .find(|&how| lifted.clone().any(|l| l == how))
     }
 
     /// Why file patch `file`'s override cannot be made, if it cannot: nothing to override, or
@@ -395,7 +386,7 @@ impl Review {
     pub fn override_refusal(&self, file: usize) -> Option<Refusal> {
         match self.file_override(file) {
             None => Some(Refusal::NothingToOverride),
-            Some(FileOverride::Overwrite) => None,
+            Some(FileOverride::Overwrite | FileOverride::HardLink) => None,
             Some(FileOverride::Sha) => {
                 let changes = still_blocking(&self.checked, &self.decisions, file);
                 (!changes.is_empty()).then_some(Refusal::Unresolved { changes })
@@ -407,11 +398,8 @@ impl Review {
     /// that exists).
     pub fn overridden(&self, file: usize) -> bool {
         let id = &self.checked.batch.files[file].id;
-        match self.file_override(file) {
-            Some(FileOverride::Overwrite) => self.decisions.overwrite_allowed(id),
-            Some(FileOverride::Sha) => self.decisions.sha_overridden(id),
-            None => false,
-        }
+        self.file_override(file)
+            .is_some_and(|how| how.granted(&self.decisions, id))
     }
 
     /// Whether change `at` can be placed at a line of the person's choosing, and how many
@@ -584,7 +572,7 @@ impl Review {
             if tx.decisions().sha_overridden(&file_id)
                 && !still_blocking(checked, tx.decisions(), at.file).is_empty()
             {
-                tx.override_sha(&file_id, false);
+                tx.file_override(&file_id, FileOverride::Sha, false);
                 taken_back = true;
             }
             tx
@@ -609,15 +597,8 @@ impl Review {
             }
         }
         let about = At { file, change: 0 };
-        let what = match (kind, on) {
-            (FileOverride::Sha, true) => Done::OverrideSha,
-            (FileOverride::Sha, false) => Done::RemoveOverride,
-            (FileOverride::Overwrite, true) => Done::Overwrite,
-            (FileOverride::Overwrite, false) => Done::RemoveOverwrite,
-        };
-        self.step(about, what, |tx| match kind {
-            FileOverride::Sha => tx.override_sha(&id, on),
-            FileOverride::Overwrite => tx.overwrite(&id, on),
+        self.step(about, Done::Override { how: kind, on }, |tx| {
+            tx.file_override(&id, kind, on)
         });
         Ok(Overridden { kind, on })
     }

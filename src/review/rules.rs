@@ -5,7 +5,7 @@
 
 use super::decisions::Decisions;
 use crate::lines::Lines;
-use crate::model::{Change, FilePatch};
+use crate::model::{Change, FilePatch, FilePatchId};
 use crate::problem::ProblemKind;
 use crate::verify::{ChangeCheck, FileCheck, Placed, Status};
 
@@ -151,16 +151,53 @@ fn placed_by_person(check: &FileCheck, change: &Change, line: usize) -> Option<P
     place_start(&lines, change, line).map(|to| Placement::Placed { to })
 }
 
-/// Whether the person explicitly allowed a file-level problem of this kind.
-pub fn overridden(
-    kind: ProblemKind,
-    file: &crate::model::FilePatch,
-    decisions: &Decisions,
-) -> bool {
-    match kind {
-        ProblemKind::ShaMismatch => decisions.sha_overridden(&file.id),
-        ProblemKind::HardLink => decisions.hard_link_overridden(&file.id),
-        ProblemKind::FileExists => decisions.overwrite_allowed(&file.id),
-        _ => false,
+/// A file-level problem the person may allow explicitly, by the override that lifts it: the
+/// one place that says which override lifts which problem kind, what it is called on the
+/// command line, and whether the decisions make it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileOverride {
+    /// Writing a file whose SHA-256 differs from the batch's (`sha_mismatch`).
+    Sha,
+    /// Writing a file that has other hard links (`hard_link`).
+    HardLink,
+    /// Writing a file the batch creates over the file that exists there (`file_exists`).
+    Overwrite,
+}
+
+impl FileOverride {
+    /// The override that lifts a file-level problem of this kind, if one does.
+    pub fn lifting(kind: ProblemKind) -> Option<FileOverride> {
+        match kind {
+            ProblemKind::ShaMismatch => Some(FileOverride::Sha),
+            ProblemKind::HardLink => Some(FileOverride::HardLink),
+            ProblemKind::FileExists => Some(FileOverride::Overwrite),
+            _ => None,
+        }
     }
+
+    /// Whether the decisions make this override for file patch `file`.
+    pub fn granted(self, decisions: &Decisions, file: &FilePatchId) -> bool {
+        match self {
+            FileOverride::Sha => decisions.sha_overridden(file),
+            FileOverride::HardLink => decisions.hard_link_overridden(file),
+            FileOverride::Overwrite => decisions.overwrite_allowed(file),
+        }
+    }
+
+    /// Its long option on the command line, without the dashes (clap's definition uses it).
+    pub const fn long(self) -> &'static str {
+        match self {
+            FileOverride::Sha => "allow-sha-mismatch",
+            FileOverride::HardLink => "allow-hard-links",
+            FileOverride::Overwrite => "allow-overwrite",
+        }
+    }
+}
+
+/// The long option that applies conflicts where their expected lines were found.
+pub const RELOCATE: &str = "relocate";
+
+/// Whether the person explicitly allowed a file-level problem of this kind.
+pub fn overridden(kind: ProblemKind, file: &FilePatch, decisions: &Decisions) -> bool {
+    FileOverride::lifting(kind).is_some_and(|how| how.granted(decisions, &file.id))
 }

@@ -139,14 +139,10 @@ impl Target {
 
 /// The path a file patch is known by: its resolved path when verification found one.
 fn shown_path<'a>(batch: &'a Batch, verification: &'a Verification, file: usize) -> String {
-    verification
-        .files
-        .get(file)
-        .and_then(|f| f.resolved.as_ref())
-        .map_or_else(
-            || batch.files[file].doc_path.clone(),
-            |r| r.rel().display().to_string(),
-        )
+    match verification.files.get(file) {
+        Some(check) => check.display_path(&batch.files[file]),
+        None => batch.files[file].doc_path.clone(),
+    }
 }
 
 /// Whether `name` names file patch `file` by path: its docPath, or the path it resolved to,

@@ -235,9 +235,8 @@ impl App {
                 let text = match (kind, on) {
                     (FileOverride::Sha, true) => "override: this file will be written although its SHA-256 differs (listed in the commit summary)",
                     (FileOverride::Overwrite, true) => "override: this file will be written over the file that is there, which the batch never showed (listed in the commit summary)",
-                    (FileOverride::Sha, false) | (FileOverride::Overwrite, false) => {
-                        "override removed"
-                    }
+                    (FileOverride::HardLink, true) => "override: this file will be written although it has other hard links, which keep the old content (listed in the commit summary)",
+                    (_, false) => "override removed",
                 };
                 self.say(Tone::Warning, text);
             }
@@ -280,10 +279,20 @@ impl App {
             Done::Unrelocate => format!("moving back of {}", change()),
             Done::Place => format!("placing of {}", change()),
             Done::Unplace => format!("unplacing of {}", change()),
-            Done::OverrideSha => format!("SHA-256 override of {}", file()),
-            Done::RemoveOverride => format!("removal of the SHA-256 override of {}", file()),
-            Done::Overwrite => format!("writing {} over the file that is there", file()),
-            Done::RemoveOverwrite => format!("removal of the overwrite of {}", file()),
+            Done::Override { how, on: true } => match how {
+                FileOverride::Sha => format!("SHA-256 override of {}", file()),
+                FileOverride::Overwrite => {
+                    format!("writing {} over the file that is there", file())
+                }
+                FileOverride::HardLink => format!("hard-link override of {}", file()),
+            },
+            Done::Override { how, on: false } => match how {
+                FileOverride::Sha => format!("removal of the SHA-256 override of {}", file()),
+                FileOverride::Overwrite => format!("removal of the overwrite of {}", file()),
+                FileOverride::HardLink => {
+                    format!("removal of the hard-link override of {}", file())
+                }
+            },
             Done::AcceptFile => format!("accepting every change of {} that could be", file()),
             Done::RejectFile => format!("rejecting every change of {}", file()),
             Done::AcceptVerified => "accepting every verified change".to_owned(),

@@ -212,62 +212,40 @@ fn named(review: &Review, file: usize, id: &crate::model::ChangeId) -> String {
 /// An override of the plan, in the reviewer's words: changes by their names, and the key
 /// that takes it back.
 fn describe_override(review: &Review, words: &Words, o: &Override) -> String {
-    match o {
-        Override::ShaMismatch { file } => format!(
-            "{}: written although its SHA-256 differs from the batch's ({} takes it back)",
-            file_path(review, *file),
-            words.key(Action::OverrideSha)
-        ),
-        Override::Overwrite { file } => format!(
-            "{}: written over the file that is there, which the batch never showed ({} takes it back)",
-            file_path(review, *file),
-            words.key(Action::OverrideSha)
-        ),
-        Override::HardLink { file } => format!(
-            "{}: written although it has several hard links; its other names keep the old content",
-            file_path(review, *file)
-        ),
-        Override::EditedOver { file, change, at } => format!(
-            "{} edited to replace the lines now at line {at}, which are not the batch's expected lines",
-            named(review, *file, change)
-        ),
-        Override::Placed {
-            file,
-            change,
-            from,
-            to,
-        } => format!(
-            "{} placed by you at line {to} instead of line {from} ({} takes it back)",
-            named(review, *file, change),
-            words.key(Action::Place)
-        ),
-        Override::Relocated {
-            file,
-            change,
-            from,
-            to,
-        } => format!(
-            "{} moved from line {from} to line {to}, where its expected lines are ({} takes it back)",
-            named(review, *file, change),
-            words.key(Action::Relocate)
-        ),
+    let said = crate::report::say::describe_override(
+        o,
+        crate::report::say::Told::Reviewer,
+        |file| file_path(review, file),
+        |file, id| named(review, file, id),
+    );
+    let key = match o {
+        Override::File { .. } => Some(Action::OverrideSha),
+        Override::EditedOver { .. } => None,
+        Override::Placed { .. } => Some(Action::Place),
+        Override::Relocated { .. } => Some(Action::Relocate),
+    };
+    match key {
+        Some(action) => format!("{said} ({} takes it back)", words.key(action)),
+        None => said,
     }
 }
 
 /// What lifts a blocker, in the reviewer's keys.
 fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
     match blocker.remedy {
-        Some(Remedy::OverrideSha) => match review.override_refusal(blocker.file) {
-            None => format!(
-                " ({} on a change of this file overrides it)",
-                words.key(Action::OverrideSha)
-            ),
-            Some(_) => format!(
-                " (resolve its conflicting changes, then {} overrides it)",
-                words.key(Action::OverrideSha)
-            ),
-        },
-        Some(Remedy::Overwrite) => format!(
+        Some(Remedy::File(crate::review::FileOverride::Sha)) => {
+            match review.override_refusal(blocker.file) {
+                None => format!(
+                    " ({} on a change of this file overrides it)",
+                    words.key(Action::OverrideSha)
+                ),
+                Some(_) => format!(
+                    " (resolve its conflicting changes, then {} overrides it)",
+                    words.key(Action::OverrideSha)
+                ),
+            }
+        }
+        Some(Remedy::File(crate::review::FileOverride::Overwrite)) => format!(
             " ({} on a change of this file writes it over the file that is there)",
             words.key(Action::OverrideSha)
         ),
@@ -275,9 +253,9 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
             " ({} on the change moves it there)",
             words.key(Action::Relocate)
         ),
-        Some(Remedy::OverrideHardLink) => format!(
-            " (the reviewer does not override this; `patchdeck apply` can: {})",
-            Remedy::OverrideHardLink.cli_hint()
+        Some(Remedy::File(crate::review::FileOverride::HardLink)) => format!(
+            " ({} on a change of this file writes it anyway; its other names keep the old content)",
+            words.key(Action::OverrideSha)
         ),
         None => String::new(),
     }

@@ -180,6 +180,9 @@ impl<'a> Words<'a> {
             FileOverride::Overwrite => format!(
                 "accepted, but a file exists where this one is created: {key} writes over it, or the commit will stop"
             ),
+            FileOverride::HardLink => format!(
+                "accepted, but this file has other hard links, which would keep the old content: {key} writes it anyway, or the commit will stop"
+            ),
         }
     }
 

@@ -136,6 +136,14 @@ impl FileCheck {
         self.snapshot.as_ref().or(self.copied_from.as_ref())
     }
 
+    /// The file as a person knows it: its path under the root, or its docPath when it did not
+    /// resolve.
+    pub fn display_path(&self, file: &FilePatch) -> String {
+        self.resolved
+            .as_ref()
+            .map_or_else(|| file.doc_path.clone(), |r| r.rel().to_string())
+    }
+
     /// The bytes the changes apply to: the file's, the copied file's, or nothing for a
     /// creation.
     pub fn base_bytes(&self) -> &[u8] {
@@ -517,10 +525,7 @@ fn already_applied(
     placed: Vec<Placed>,
 ) {
     let count = placed.iter().filter(|p| **p == Placed::Applied).count();
-    let path = check
-        .resolved
-        .as_ref()
-        .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+    let path = check.display_path(file);
     for problem in &mut check.problems {
         if problem.kind == ProblemKind::ShaMismatch {
             *problem = Problem::note(
@@ -568,10 +573,7 @@ fn applied_in_full(check: &mut FileCheck, file: &FilePatch) {
     if !all {
         return;
     }
-    let path = check
-        .resolved
-        .as_ref()
-        .map_or_else(|| file.doc_path.clone(), |r| r.rel().display().to_string());
+    let path = check.display_path(file);
     for problem in &mut check.problems {
         if problem.kind == ProblemKind::ShaMismatch {
             *problem = Problem::note(
