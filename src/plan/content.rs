@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// The new content of a planned write (empty for a deletion): its changes spliced at the
 /// ranges the plan chose into `target`, the bytes of its target (the verified snapshot, or the
 /// same bytes the commit has read again under its lock), or, for a creation, into nothing or
-/// the file it copies. [`plan`] makes every content with it at once; a plan made without
+/// the file it copies. [`super::plan`] makes every content with it at once; a plan made without
 /// contents has the commit make each with it as the file is staged.
 pub fn content_of(
     file: &FilePatch,

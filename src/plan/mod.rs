@@ -5,8 +5,8 @@
 //! selected, a SHA mismatch not overridden, relocated changes that collide). Nothing is written
 //! here; the commit writes a plan that has no blockers, and `diff` prints one.
 //!
-//! Each file is planned on its own ([`file`]), then what is blocked across files
-//! ([`across`]); [`blocker`] holds the vocabulary of what stops a plan and the overrides it
+//! Each file is planned on its own (`file.rs`), then what is blocked across files
+//! (`across.rs`); [`blocker`] holds the vocabulary of what stops a plan and the overrides it
 //! uses, [`content`] the splicing of a write's new content.
 
 mod across;
