@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: temporary workspaces, batches, the real binary.
 
+pub mod clean_env;
 pub mod corpus;
 pub mod express;
 pub mod formats;

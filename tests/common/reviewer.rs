@@ -130,6 +130,14 @@ pub fn selected_key(app: &App) -> String {
     change.key.clone().unwrap_or_default()
 }
 
+/// The status line's message, or nothing.
+pub fn message(app: &App) -> String {
+    app.message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default()
+}
+
 /// Moves to the change with this key.
 pub fn select(app: &mut App, key: &str) {
     let pos = (0..app.flat.len())
