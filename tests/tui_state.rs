@@ -919,7 +919,8 @@ fn the_help_pages_like_a_pager_and_scrolls_no_further_than_its_end() {
     let mut app = open(ws.path(), Open::default());
     app.size = (80, 24);
     press(&mut app, "?");
-    let scroll = |app: &App| patchdeck::tui::draw::overlay_scroll(app).expect("the help is shown");
+    let scroll =
+        |app: &App| patchdeck::tui::layout::overlay_scroll(app).expect("the help is shown");
     let first = scroll(&app);
     assert!(first.most > 0, "the help is longer than 24 rows");
     assert!(first.page > 10, "{first:?}");

@@ -4,18 +4,23 @@
 //! the cursor, and the overlay in front, if any; `update` is the only place state changes in
 //! answer to a person. Work that needs the terminal (running the editor) comes back as an
 //! [`Effect`] for the event loop. Deciding lives in `decide`, the commit in `commit_flow`,
-//! search in `search`; drawing reads this state and never changes it.
+//! search in `search`, placing in `place`, the load behind the first files in `loading`,
+//! scrolling in `scroll`: each adds to `App`, and the state they keep in it (a [`Search`], a
+//! [`Placing`], a [`Behind`]) is defined here, so this file names none of them. What a key
+//! needs measured (a page, how far a pane scrolls) is asked of `layout`, as the drawing asks
+//! it; drawing reads this state and never changes it.
 
 use super::env::Env;
 use super::highlight::Highlighter;
 use super::keys::{self, Action, Key, Mode};
 use super::saver::Saver;
-use super::search::Search;
 use super::theme::Palette;
 use super::words::Words;
 use crate::commit::Committed;
 use crate::lines::LineIndex;
+use crate::loading::Loading;
 use crate::model::FilePatch;
+use crate::pipeline::LoadStage;
 use crate::review::{At, ChangeView, Decision, Decisions, Review};
 use crate::session::{Resumed, Session};
 use crate::verify::Checked;
@@ -157,7 +162,7 @@ pub enum Overlay {
         what: String,
     },
     /// Choosing where a change goes.
-    Place(super::place::Placing),
+    Place(Placing),
     /// Accepting every verified change, once the person says yes to how many.
     ConfirmAcceptVerified {
         count: usize,
@@ -191,6 +196,64 @@ impl Overlay {
     }
 }
 
+/// The search: what is typed, the last one run and its matches (run by `search`).
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    /// What is being typed, while in search mode.
+    pub input: String,
+    /// The last search run.
+    pub query: String,
+    /// Positions (in batch order) of the changes that match `query`.
+    pub matches: Vec<usize>,
+    /// Where the search being typed started, and the search before it, to go back to on Esc.
+    pub(super) origin: Option<Origin>,
+}
+
+/// The view and the search when `/` was pressed.
+#[derive(Clone, Debug)]
+pub(super) struct Origin {
+    pub(super) pos: usize,
+    pub(super) scroll: i64,
+    pub(super) hscroll: Option<usize>,
+    pub(super) query: String,
+    pub(super) matches: Vec<usize>,
+}
+
+/// The placing under way (see `place`): the change, its candidate lines, which is shown, and
+/// what is typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placing {
+    pub at: At,
+    pub candidates: Vec<usize>,
+    pub shown: usize,
+    /// A line being typed; it wins over the candidates while there is one.
+    pub typed: String,
+}
+
+impl Placing {
+    /// The line proposed now.
+    pub fn line(&self) -> Option<usize> {
+        match self.typed.parse() {
+            Ok(line) => Some(line),
+            Err(_) => self.candidates.get(self.shown).copied(),
+        }
+    }
+}
+
+/// What the reviewer keeps while the whole batch loads behind its first files (see
+/// `loading`).
+pub struct Behind {
+    pub(super) loading: Loading,
+    /// How many file sections the whole batch has.
+    pub(super) of: usize,
+    /// Keys typed that wait for the whole batch, in order.
+    pub(super) held: Vec<Key>,
+    /// Whether the saved session is set aside (`--fresh`), once the whole batch is there.
+    pub(super) fresh: bool,
+    /// The stage shown last, to redraw when it moves on.
+    pub(super) shown: Option<LoadStage>,
+}
+
 /// The whole state of the reviewer.
 pub struct App {
     pub workspace: Workspace,
@@ -206,7 +269,7 @@ pub struct App {
     /// Rows the main pane is scrolled from where it starts for the selected change.
     pub scroll: i64,
     /// Columns long lines are scrolled to the left; `None` until the person scrolls, which
-    /// shows the selected change's first changed word (see `draw::main_hscroll`).
+    /// shows the selected change's first changed word (see `layout::main_pane::main_hscroll`).
     pub hscroll: Option<usize>,
     pub search: Search,
     pub message: Option<Message>,
@@ -226,7 +289,7 @@ pub struct App {
     pub restored: usize,
     /// The whole batch, while it loads behind a first screen of its first files (see
     /// `super::loading`).
-    pub(super) loading: Option<super::loading::Behind>,
+    pub(super) loading: Option<Behind>,
 }
 
 impl App {
@@ -470,33 +533,6 @@ impl App {
         matches!(self.outcome, Some(Outcome::Written { .. }))
     }
 
-    /// Where each part of the screen is, at the current terminal size.
-    pub fn areas(&self) -> super::draw::Areas {
-        self.areas_in(ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1))
-    }
-
-    /// Where each part of a screen of `screen` is: the status line takes up to three rows when
-    /// the message needs them.
-    pub fn areas_in(&self, screen: ratatui::layout::Rect) -> super::draw::Areas {
-        use ratatui::widgets::{Paragraph, Wrap};
-        let rows = match self.status_text() {
-            // As the status line wraps it: a glyph, then the text.
-            Some((_, text)) if self.mode() != Mode::CommitSummary => {
-                Paragraph::new(format!(" ✖ {text}"))
-                    .wrap(Wrap { trim: false })
-                    .line_count(screen.width)
-                    .clamp(1, 3)
-            }
-            _ => 1,
-        };
-        super::draw::areas(screen, self.review.batch().files.len(), rows as u16)
-    }
-
-    /// Rows of content the main pane shows at once.
-    pub fn page(&self) -> usize {
-        (self.areas().main.height as usize).saturating_sub(2).max(1)
-    }
-
     /// Handles a key: looks it up in the key map for the current mode and updates.
     pub fn key(&mut self, key: Key) -> Effect {
         if self.hold_while_loading(key) {
@@ -521,10 +557,7 @@ impl App {
         if self.overlay.is_none() {
             self.message = None;
         }
-        if let Some(to) = super::draw::overlay_scroll(self).and_then(|s| s.after(action)) {
-            if let Some(scroll) = self.overlay.as_mut().and_then(Overlay::scroll_mut) {
-                *scroll = to;
-            }
+        if self.scroll_overlay(action) {
             return Effect::None;
         }
         let effect = match self.overlay.take() {
@@ -646,8 +679,8 @@ impl App {
             Action::NextConflict => self.next_conflict(),
             Action::FirstChange => self.step_to(|_, _| true, false, ""),
             Action::LastChange => self.step_to(|_, _| true, true, ""),
-            Action::PageDown => self.scroll_by(self.page() as i64),
-            Action::PageUp => self.scroll_by(-(self.page() as i64)),
+            Action::PageDown => self.scroll_pages(1),
+            Action::PageUp => self.scroll_pages(-1),
             Action::DiffTop => self.scroll_by(i64::MIN / 4),
             Action::DiffEnd => self.scroll_by(i64::MAX / 4),
             Action::ScrollRight => self.hscroll_by(1),
@@ -737,36 +770,6 @@ impl App {
             self.hscroll = None;
         }
         self.pos = pos;
-    }
-
-    /// The main pane's first row now, and the furthest down it can start.
-    pub fn vscroll(&self) -> (usize, usize) {
-        let width = self.areas().main.width.saturating_sub(2);
-        let (anchor, total) = super::draw::main_extent(self, width);
-        let most = total.saturating_sub(self.page()).max(anchor);
-        (
-            (anchor as i64 + self.scroll).clamp(0, most as i64) as usize,
-            most,
-        )
-    }
-
-    /// Scrolls the main pane by `rows`, within its content.
-    pub fn scroll_by(&mut self, rows: i64) {
-        let width = self.areas().main.width.saturating_sub(2);
-        let (anchor, _) = super::draw::main_extent(self, width);
-        let (now, most) = self.vscroll();
-        let to = (now as i64).saturating_add(rows).clamp(0, most as i64);
-        self.scroll = to - anchor as i64;
-    }
-
-    /// Scrolls long lines by half the width of their text, `direction` -1 (left) or 1 (right),
-    /// within the longest line on screen.
-    pub fn hscroll_by(&mut self, direction: i64) {
-        let width = self.areas().main.width.saturating_sub(2);
-        let (now, most, text_width) = super::draw::main_hscroll(self, width);
-        let step = (text_width / 2).max(4) as i64;
-        let to = (now as i64 + direction * step).clamp(0, most as i64) as usize;
-        self.hscroll = Some(to);
     }
 
     fn next_conflict(&mut self) {

@@ -13,7 +13,7 @@
 //! typed on is not in the whole batch as it was shown. A batch that cannot be loaded ends the reviewer with
 //! the error any command would give.
 
-use super::app::{resume, App, Effect, ReviewerSetup, Tone};
+use super::app::{resume, App, Behind, Effect, ReviewerSetup, Tone};
 use super::keys::{Action, Key, Mode};
 use crate::error::Error;
 #[cfg(doc)]
@@ -22,19 +22,6 @@ use crate::loading::{Loaded, Loading};
 use crate::pipeline::LoadStage;
 use crate::review::{At, Review};
 use crate::session::Session;
-
-/// What the reviewer keeps while the whole batch loads.
-pub struct Behind {
-    loading: Loading,
-    /// How many file sections the whole batch has.
-    of: usize,
-    /// Keys typed that wait for the whole batch, in order.
-    held: Vec<Key>,
-    /// Whether the saved session is set aside (`--fresh`), once the whole batch is there.
-    fresh: bool,
-    /// The stage shown last, to redraw when it moves on.
-    shown: Option<LoadStage>,
-}
 
 /// What the header says while the whole batch loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

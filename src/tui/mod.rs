@@ -3,7 +3,9 @@
 //! that boundary).
 //!
 //! One loop: a terminal event becomes an [`keys::Action`] through the key map, [`app::App`]
-//! updates, and [`draw::draw`] redraws from the state alone. Running the editor is the one
+//! updates, and [`draw::draw`] redraws from the state alone. What a key needs measured (a page
+//! of the main pane, how far an overlay scrolls, what was clicked) it asks of [`layout`], as
+//! the drawing does; the update never calls the drawing. Running the editor is the one
 //! effect that needs the terminal itself, so `update` hands it back to the loop, which suspends
 //! the screen around it. A screen painted with provisional syntax colours is redrawn when the
 //! background parser catches up (`highlight`). Deciding, searching, editing and committing each have their own file.
@@ -14,20 +16,24 @@ pub mod decide;
 pub mod draw;
 pub mod editor;
 pub mod env;
+pub mod glyphs;
 pub mod handback;
 pub mod highlight;
 pub mod keys;
+pub mod layout;
 pub mod loading;
 pub mod place;
 pub mod saver;
+pub mod scroll;
 pub mod search;
 pub mod summary;
+pub mod text;
 pub mod theme;
 pub mod words;
 
 use app::{App, Effect};
-use draw::list_window;
 use keys::{Action, Key, Mode};
+use layout::list_window;
 use loading::Arrived;
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEvent,
@@ -187,7 +193,7 @@ pub fn mouse(app: &mut App, event: MouseEvent) {
     if app.mode() != Mode::Browse || app.holds_keys() {
         return;
     }
-    let areas = app.areas();
+    let areas = layout::areas(app);
     let at = Position::new(event.column, event.row);
     let over_lists = areas.files.contains(at) || areas.changes.contains(at);
     match event.kind {

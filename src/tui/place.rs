@@ -4,30 +4,10 @@
 //! (a replacement's expected lines must stand there) and keeps it in the decisions, where a
 //! session and `apply --decisions` find it (`"placements"`).
 
-use super::app::{App, Effect, Overlay, Tone};
+use super::app::{App, Effect, Overlay, Placing, Tone};
 use super::keys::{Action, Key};
 use super::words::{change_name, Asked};
 use crate::review::At;
-
-/// The placing under way: the change, its candidate lines, which is shown, and what is typed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placing {
-    pub at: At,
-    pub candidates: Vec<usize>,
-    pub shown: usize,
-    /// A line being typed; it wins over the candidates while there is one.
-    pub typed: String,
-}
-
-impl Placing {
-    /// The line proposed now.
-    pub fn line(&self) -> Option<usize> {
-        match self.typed.parse() {
-            Ok(line) => Some(line),
-            Err(_) => self.candidates.get(self.shown).copied(),
-        }
-    }
-}
 
 impl App {
     /// `p`: opens the place picker on the selected change, or takes back its placement.

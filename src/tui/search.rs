@@ -3,7 +3,7 @@
 //! is typed (vim's `incsearch`): the first match from where it started is shown at once, and
 //! Esc goes back there.
 
-use super::app::{App, Effect, Overlay, Tone};
+use super::app::{App, Effect, Origin, Overlay, Tone};
 use super::keys::{Action, Key};
 use crate::review::ChangeView;
 
@@ -11,28 +11,6 @@ use crate::review::ChangeView;
 const WRAPPED_TO_TOP: &str = "search hit BOTTOM, continuing at TOP";
 /// ... or past the first, searching backwards.
 const WRAPPED_TO_BOTTOM: &str = "search hit TOP, continuing at BOTTOM";
-
-#[derive(Clone, Debug, Default)]
-pub struct Search {
-    /// What is being typed, while in search mode.
-    pub input: String,
-    /// The last search run.
-    pub query: String,
-    /// Positions (in batch order) of the changes that match `query`.
-    pub matches: Vec<usize>,
-    /// Where the search being typed started, and the search before it, to go back to on Esc.
-    origin: Option<Origin>,
-}
-
-/// The view and the search when `/` was pressed.
-#[derive(Clone, Debug)]
-struct Origin {
-    pos: usize,
-    scroll: i64,
-    hscroll: Option<usize>,
-    query: String,
-    matches: Vec<usize>,
-}
 
 impl App {
     pub(super) fn start_search(&mut self) {

@@ -1,7 +1,7 @@
 //! The commit summary as lines of text: every write with its counts, every file that has
 //! accepted changes but will not be written, then overrides, warnings and blockers with the
 //! keys that lift them. Made from the core's plan alone, so it says exactly what the commit
-//! will do; drawing it is `draw`'s.
+//! will do; laying it out and drawing it are `layout`'s and `draw`'s.
 
 use super::keys::Action;
 use super::words::{change_name, Words};

@@ -2,27 +2,19 @@
 //! glyphs for decisions and conflicts. Only the rows that fit are built, so a 2,000-file batch
 //! costs one screen of rows.
 
-use super::glyphs::{change_glyphs, Glyph};
-use super::text::{highlight_matches, keep_end, keep_start};
 use crate::model::FileAction;
 use crate::preview::generated_marker;
 use crate::review::Decision;
 use crate::tui::app::App;
+use crate::tui::glyphs::{change_glyphs, Glyph};
+use crate::tui::layout::screen::list_window;
+use crate::tui::text::{highlight_matches, keep_end, keep_start};
 use crate::verify::Status;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
-
-/// The first row shown of a list of `len` rows in `height` rows, keeping `selected` visible
-/// and, when it can, in the middle.
-pub fn list_window(len: usize, selected: usize, height: usize) -> usize {
-    if len <= height || height == 0 {
-        return 0;
-    }
-    selected.saturating_sub(height / 2).min(len - height)
-}
 
 fn block<'a>(app: &App, title: String, focused: bool) -> Block<'a> {
     let p = &app.palette;

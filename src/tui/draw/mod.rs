@@ -1,28 +1,26 @@
 //! Drawing: a pure function of the reviewer's state onto a frame.
 //!
-//! [`draw`] lays out the header, the files and changes panes, the main pane, the status line
-//! and the footer, then any overlay of the current mode. [`areas`] computes the layout alone,
-//! so the mouse handler finds what was clicked with the same numbers the drawing used. Nothing
-//! here changes state; the only caches touched (line indexes, parse states) are memos, and
-//! the one message sent asks the background parser for the file shown (`highlight`).
+//! [`draw`] takes the screen's layout (`layout`: where each part goes, what the main pane and
+//! the overlays show and how far they are scrolled), then draws the header, the files and
+//! changes panes, the main pane, the status line and the footer, then any overlay of the
+//! current mode. Nothing here measures for the keys or changes state; the only caches touched
+//! (line indexes, parse states) are memos, and the one message sent asks the background
+//! parser for the file shown (`highlight`).
 
-mod glyphs;
-mod head;
 mod lists;
 mod main_pane;
+mod offered;
 mod overlays;
 mod panel;
-mod text;
 
-pub use glyphs::{change_glyphs, decision_glyph, Glyph};
-pub use lists::list_window;
-pub use main_pane::{main_extent, main_hscroll};
-pub use overlays::{overlay_scroll, Scroll};
-pub use text::{highlight_matches, window_spans};
+pub use offered::footer_spans;
 
 use super::app::{App, Filter, Overlay, Tone};
-use super::keys::{Action, Mode};
+use super::glyphs::Glyph;
+use super::keys::Mode;
+use super::layout::screen::areas_in;
 use super::loading::LoadingStatus;
+use super::text::keep_end;
 use crate::pipeline::LoadStage;
 use crate::review::{At, Review};
 use ratatui::layout::Rect;
@@ -31,78 +29,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-/// Where each part of the screen is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Areas {
-    pub header: Rect,
-    pub files: Rect,
-    pub changes: Rect,
-    pub main: Rect,
-    pub status: Rect,
-    pub footer: Rect,
-}
-
-/// Below this many columns, the screen is the diff alone.
-pub const COMPACT_WIDTH: u16 = 80;
-
-/// The layout of a screen of `size` for a batch of `file_count` files, with a status line of
-/// `status_height` rows. Plain arithmetic rather than a constraint solver: the event loop asks
-/// for it on every key (paging, scrolling, mouse hits), and it must cost nothing.
-pub fn areas(size: Rect, file_count: usize, status_height: u16) -> Areas {
-    let mut rest = size.height;
-    let mut take = |rows: u16| {
-        let rows = rows.min(rest);
-        rest -= rows;
-        rows
-    };
-    let header_height = take(2);
-    let footer_height = take(1);
-    let status_height = take(status_height);
-    let body_height = rest;
-    let row = |y: u16, height: u16| Rect::new(size.x, y, size.width, height);
-    let header = row(size.y, header_height);
-    let body = row(size.y + header_height, body_height);
-    let status = row(body.bottom(), status_height);
-    let footer = row(status.bottom(), footer_height);
-    // The lists take two fifths of a wide screen; on a narrow one they give the diff at least
-    // 60 columns, down to 18 columns of their own; below 80 columns they give way to the diff
-    // (the title names the file and change, j/k and [/] still move).
-    let left_width = if body.width < COMPACT_WIDTH {
-        0
-    } else {
-        (body.width * 2 / 5)
-            .min(body.width.saturating_sub(60))
-            .max(18.min(body.width))
-    };
-    let files_height = (file_count.min(u16::MAX as usize - 2) as u16 + 2)
-        .clamp(3, (body.height / 2).max(3))
-        .min(body.height);
-    let files = Rect::new(body.x, body.y, left_width, files_height);
-    let changes = Rect::new(
-        body.x,
-        body.y + files_height,
-        left_width,
-        body.height - files_height,
-    );
-    let main = Rect::new(
-        body.x + left_width,
-        body.y,
-        body.width - left_width,
-        body.height,
-    );
-    Areas {
-        header,
-        files,
-        changes,
-        main,
-        status,
-        footer,
-    }
-}
-
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let areas = app.areas_in(frame.area());
+    let areas = areas_in(app, frame.area());
     header(frame, app, areas.header);
     if areas.files.width > 0 {
         lists::files(frame, app, areas.files);
@@ -130,7 +59,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     let lead = format!("  {} · ", batch.format);
     let room = (area.width as usize).saturating_sub(used + lead.chars().count());
     first.push(Span::styled(
-        format!("{lead}{}", text::keep_end(&batch.source, room)),
+        format!("{lead}{}", keep_end(&batch.source, room)),
         p.dim,
     ));
     // While the whole batch loads behind its first files, how far it got; then its counts.
@@ -317,158 +246,6 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
         Paragraph::new(line).wrap(ratatui::widgets::Wrap { trim: false }),
         area,
     );
-}
-
-/// Which actions do something right now in the current mode: the footer and the overlays' key
-/// lines list only those. It asks the same questions the actions ask before they refuse, so a
-/// key offered is a key that works. One is made per key line, and measures the main pane's
-/// scrolling and an overlay's once for all its keys (an overlay's text is laid out to measure
-/// it: the commit summary of a 2,000-file batch has 2,000 lines).
-struct Availability<'a> {
-    app: &'a App,
-    hscroll: std::cell::OnceCell<(usize, usize)>,
-    vscroll: std::cell::OnceCell<(usize, usize)>,
-    overlay: std::cell::OnceCell<Option<overlays::Scroll>>,
-}
-
-impl<'a> Availability<'a> {
-    fn new(app: &'a App) -> Self {
-        Availability {
-            app,
-            hscroll: std::cell::OnceCell::new(),
-            vscroll: std::cell::OnceCell::new(),
-            overlay: std::cell::OnceCell::new(),
-        }
-    }
-
-    fn allows(&self, action: Action) -> bool {
-        let app = self.app;
-        let review = app.review();
-        let at = app.selected();
-        let can = |test: &dyn Fn(crate::review::At) -> bool| at.is_some_and(test);
-        match &app.overlay {
-            Some(Overlay::CommitSummary(summary)) if action == Action::Confirm => {
-                !app.config.read_only && !summary.plan.is_blocked()
-            }
-            Some(Overlay::Help { .. } | Overlay::CommitSummary(_) | Overlay::Committed { .. }) => {
-                // Scrolling keys are offered only where there is more to see that way.
-                let scroll = self
-                    .overlay
-                    .get_or_init(|| overlays::overlay_scroll(app))
-                    .expect("a scrolling overlay");
-                match scroll.after(action) {
-                    Some(to) => to != scroll.now,
-                    None => true,
-                }
-            }
-            None => {
-                let committed = app.committed();
-                let decides = !committed;
-                match action {
-                    Action::Undo => decides && review.history().can_undo(),
-                    Action::Redo => decides && review.history().can_redo(),
-                    Action::SearchNext | Action::SearchPrev => !app.search.matches.is_empty(),
-                    Action::Accept => decides && can(&|a| review.can_accept(a)),
-                    Action::Reject => decides && at.is_some(),
-                    Action::Edit => decides && can(&|a| review.edit_refusal(a).is_none()),
-                    Action::Relocate => decides && can(&|a| review.relocate_refusal(a).is_none()),
-                    Action::TakeOver => decides && can(&|a| review.take_over_refusal(a).is_none()),
-                    Action::RelocateAll => {
-                        decides
-                            && review.places().any(|a| {
-                                review.can_relocate(a)
-                                    && *review.decisions().get(&review.change(a).change.id)
-                                        == crate::review::Decision::Undecided
-                            })
-                    }
-                    Action::OverrideSha => {
-                        decides && can(&|a| review.override_refusal(a.file).is_none())
-                    }
-                    Action::AcceptFile => {
-                        let file = app.file_index();
-                        decides
-                            && app
-                                .flat
-                                .iter()
-                                .any(|&a| a.file == file && review.can_accept(a))
-                    }
-                    Action::RejectFile => decides && at.is_some(),
-                    Action::Place => decides && can(&|a| review.placeable(a).is_some()),
-                    Action::AcceptVerified => decides && review.verified_undecided() > 0,
-                    Action::NextConflict => (0..app.flat.len()).any(|p| app.open_conflict(p)),
-                    Action::CommitSummary => !committed && !app.config.read_only,
-                    Action::Feedback | Action::Export => !app.config.read_only,
-                    Action::PageDown | Action::DiffEnd => {
-                        let (now, most) = *self.vscroll.get_or_init(|| app.vscroll());
-                        now < most
-                    }
-                    Action::PageUp | Action::DiffTop => {
-                        self.vscroll.get_or_init(|| app.vscroll()).0 > 0
-                    }
-                    Action::ScrollLeft | Action::ScrollRight => {
-                        let (now, most) = *self.hscroll.get_or_init(|| {
-                            let width = app.areas().main.width.saturating_sub(2);
-                            let (now, most, _) = main_hscroll(app, width);
-                            (now, most)
-                        });
-                        if action == Action::ScrollLeft {
-                            now > 0
-                        } else {
-                            now < most
-                        }
-                    }
-                    _ => true,
-                }
-            }
-            _ => true,
-        }
-    }
-}
-
-/// The keys that apply now, from the key map, in its order of priority: each that fits is
-/// shown, one that does not is skipped (a shorter one after it may still fit), and the way out
-/// and the help always have their place, at the end.
-pub fn footer_spans(app: &App, width: u16) -> Vec<Span<'static>> {
-    let p = &app.palette;
-    let mut spans = Vec::new();
-    let mut used = 0usize;
-    let kept: &[Action] = if app.mode() == Mode::Browse {
-        &[Action::Quit, Action::Help]
-    } else {
-        &[]
-    };
-    let label = |action| {
-        app.keymap
-            .bindings(app.mode())
-            .find(|b| b.action == action)
-            .and_then(|b| Some((b.keys.first()?.label(), b.short)))
-    };
-    let kept: Vec<(String, &str)> = kept.iter().filter_map(|&a| label(a)).collect();
-    let reserve: usize = kept
-        .iter()
-        .map(|(key, short)| key.chars().count() + short.chars().count() + 3)
-        .sum();
-    let availability = Availability::new(app);
-    for binding in app.keymap.bindings(app.mode()) {
-        if !availability.allows(binding.action)
-            || (app.mode() == Mode::Browse && matches!(binding.action, Action::Quit | Action::Help))
-        {
-            continue;
-        }
-        let key = binding.keys[0].label();
-        let len = key.chars().count() + binding.short.chars().count() + 3;
-        if used + len + reserve > width as usize {
-            continue;
-        }
-        used += len;
-        spans.push(Span::styled(format!(" {key}"), p.key));
-        spans.push(Span::styled(format!(" {} ", binding.short), p.dim));
-    }
-    for (key, short) in kept {
-        spans.push(Span::styled(format!(" {key}"), p.key));
-        spans.push(Span::styled(format!(" {short} "), p.dim));
-    }
-    spans
 }
 
 /// How a change's operation and place read: `replace 12-14`; where it applies elsewhere as

@@ -2,17 +2,20 @@
 //! full. A SHA mismatch shows both hashes; an expected-line conflict shows expected and actual
 //! lines side by side (above each other when narrow) with the differing characters marked, and
 //! where the expected lines were found instead.
+//!
+//! The head is laid out here rather than drawn: its wrapped lines are rows the main pane
+//! scrolls through, so scrolling measures the head that is drawn.
 
-use super::glyphs::Glyph;
-use super::main_pane::styled_text;
-use super::text::{pad_spans, window_spans};
+use super::screen::page;
 use crate::preview::char_spans;
 use crate::problem::ProblemKind;
 use crate::review::ChangeView;
 use crate::review::Decision;
 use crate::review::Way;
 use crate::tui::app::App;
+use crate::tui::glyphs::Glyph;
 use crate::tui::keys::Action;
+use crate::tui::text::{pad_spans, styled_text, window_spans, wrap};
 use crate::tui::words::Asked;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -36,7 +39,7 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     }
     // On a short screen the diff needs the rows more than the file's label, which the files
     // list shows anyway.
-    if let Some(label) = file.label.as_ref().filter(|_| app.page() >= ROOMY_PAGE) {
+    if let Some(label) = file.label.as_ref().filter(|_| page(app) >= ROOMY_PAGE) {
         out.push(Line::from(Span::styled(format!("file: {label}"), p.dim)));
     }
     for problem in &file_check.problems {
@@ -155,38 +158,6 @@ fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
         }
     }
     out
-}
-
-/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
-/// the first are indented by two.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    wrap_hanging(text, width, "  ")
-}
-
-/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
-/// the first start with `indent`.
-pub fn wrap_hanging(text: &str, width: usize, indent: &str) -> Vec<String> {
-    let mut pieces = Vec::new();
-    let mut current = String::new();
-    for word in text.split(' ') {
-        let len = current.chars().count();
-        if len == 0 {
-            current.push_str(word);
-        } else if len + 1 + word.chars().count() > width {
-            pieces.push(std::mem::replace(&mut current, format!("{indent}{word}")));
-        } else {
-            current.push(' ');
-            current.push_str(word);
-        }
-        while current.chars().count() > width {
-            let head: String = current.chars().take(width).collect();
-            let tail: String = current.chars().skip(width).collect();
-            pieces.push(head);
-            current = format!("{indent}{tail}");
-        }
-    }
-    pieces.push(current);
-    pieces
 }
 
 fn sha_lines(app: &App, out: &mut Vec<Line<'static>>, width: u16) {
@@ -354,7 +325,7 @@ fn mismatch_lines(
     let layout = mismatch_layout(m, width);
     let column = layout.column;
     let indent = layout.indent;
-    if indent > 0 && app.page() >= ROOMY_PAGE {
+    if indent > 0 && page(app) >= ROOMY_PAGE {
         out.push(Line::from(Span::styled(
             format!("  (the {indent} spaces of indentation both sides share are not shown)"),
             p.dim,

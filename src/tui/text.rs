@@ -1,9 +1,13 @@
 //! Fitting styled text into columns: cutting a line to a window of columns with markers where
-//! it goes on (horizontal scrolling), marking search matches, and shortening a path from the
-//! left so its file name stays. Widths are terminal columns, as ratatui counts them.
+//! it goes on (horizontal scrolling), wrapping text at spaces, styling the changed words of a
+//! line, marking search matches, and shortening a path from the left so its file name stays.
+//! Widths are terminal columns, as ratatui counts them. Both the layout (which measures what it
+//! lays out) and the drawing use these.
 
+use super::highlight::Piece;
 use ratatui::style::Style;
 use ratatui::text::Span;
+use std::ops::Range;
 
 /// Marks a line that starts before the columns shown.
 pub const STARTS_EARLIER: &str = "‹";
@@ -72,6 +76,75 @@ pub fn pad_spans(mut spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'stati
         spans.push(Span::raw(" ".repeat(width - used)));
     }
     spans
+}
+
+/// Splits syntax pieces at the emphasised byte ranges and styles each part; tabs become spaces.
+pub fn styled_text(
+    pieces: &[Piece],
+    emphasis: &[Range<usize>],
+    base: Style,
+    emphasised: Style,
+) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for (style, text) in pieces {
+        let end = at + text.len();
+        let mut cut = at;
+        while cut < end {
+            let inside = emphasis.iter().find(|r| r.start <= cut && cut < r.end);
+            let next = match inside {
+                Some(r) => r.end.min(end),
+                None => emphasis
+                    .iter()
+                    .filter(|r| r.start > cut)
+                    .map(|r| r.start)
+                    .min()
+                    .unwrap_or(end)
+                    .min(end),
+            };
+            let part = text.get(cut - at..next - at).unwrap_or("");
+            let mut part_style = base.patch(*style);
+            if inside.is_some() {
+                part_style = part_style.patch(emphasised);
+            }
+            spans.push(Span::styled(part.replace('\t', "    "), part_style));
+            cut = next;
+        }
+        at = end;
+    }
+    spans
+}
+
+/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
+/// the first are indented by two.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    wrap_hanging(text, width, "  ")
+}
+
+/// Splits text into pieces of at most `width` characters, at spaces where it can; pieces after
+/// the first start with `indent`.
+pub fn wrap_hanging(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let len = current.chars().count();
+        if len == 0 {
+            current.push_str(word);
+        } else if len + 1 + word.chars().count() > width {
+            pieces.push(std::mem::replace(&mut current, format!("{indent}{word}")));
+        } else {
+            current.push(' ');
+            current.push_str(word);
+        }
+        while current.chars().count() > width {
+            let head: String = current.chars().take(width).collect();
+            let tail: String = current.chars().skip(width).collect();
+            pieces.push(head);
+            current = format!("{indent}{tail}");
+        }
+    }
+    pieces.push(current);
+    pieces
 }
 
 /// Byte ranges of `text` where `needle` (already lowercase) occurs, ignoring case.
