@@ -40,6 +40,19 @@ struct Section {
     at_end: bool,
 }
 
+impl Section {
+    /// An empty section whose `@@` line (or first line, without one) is the 1-based `at_line`.
+    fn at(at_line: usize, anchor: Option<String>) -> Section {
+        Section {
+            at_line,
+            anchor,
+            old: Vec::new(),
+            new: Vec::new(),
+            at_end: false,
+        }
+    }
+}
+
 enum Op {
     Add {
         path: String,
@@ -377,166 +390,221 @@ fn envelope_end(lines: &[&str], warnings: &mut Vec<InputWarning>) -> Option<usiz
     })
 }
 
+/// Reads the operations of the envelope in `text`. Problems go to `problems` (the operations
+/// are then not to be loaded), notes for padded markers to `warnings`.
 fn parse(
     text: &str,
     problems: &mut Vec<InputProblem>,
     warnings: &mut Vec<InputWarning>,
 ) -> Vec<Op> {
     let all: Vec<&str> = text.lines().collect();
-    let mut problem = |line: usize, message: String| {
-        problems.push(InputProblem {
-            location: format!("line {line}"),
-            message,
-        })
-    };
-    let begin = match all.iter().position(|l| l.trim_end() == BEGIN) {
-        Some(at) => at,
-        None => match all.iter().position(|l| l.trim() == BEGIN) {
-            Some(at) => {
-                warnings.push(padded(at + 1, all[at], "the envelope's first marker"));
-                at
-            }
-            None => {
-                problem(1, "expected \"*** Begin Patch\"".into());
-                return Vec::new();
-            }
-        },
+    let Some(begin) = envelope_begin(&all, problems, warnings) else {
+        return Vec::new();
     };
     let end = envelope_end(&all[begin..], warnings).map(|at| begin + at);
     // The lines up to the end (the end itself excluded), so that an update's section stops
     // there whatever the end line looks like.
-    let lines = &all[..end.unwrap_or(all.len())];
-    let mut ops = Vec::new();
-    let mut i = begin + 1;
-    while i < lines.len() {
-        let raw = lines[i].trim_end_matches('\r');
-        let line = between_operations(raw);
-        let number = i + 1;
-        if line != raw.trim_end() {
-            warnings.push(padded(
-                number,
-                raw,
-                "between operations only a header or the end can come",
-            ));
-        }
-        if line == END {
-            break;
-        }
-        if let Some(path) = line.strip_prefix("*** Add File: ") {
-            let mut content = Vec::new();
-            i += 1;
-            // Every line of an added file starts with '+': a header, padded or not, ends it.
-            while i < lines.len() && between_operations(lines[i]).get(..4) != Some("*** ") {
-                match lines[i].strip_prefix('+') {
-                    Some(body) => content.push(body.trim_end_matches('\r').to_owned()),
-                    None => problem(
-                        i + 1,
-                        format!(
-                            "in Add File {path}: every line must start with '+', found \"{}\"",
-                            lines[i]
-                        ),
-                    ),
-                }
-                i += 1;
-            }
-            ops.push(Op::Add {
-                path: path.trim().to_owned(),
-                lines: content,
-            });
-            continue;
-        }
-        if let Some(path) = line.strip_prefix("*** Delete File: ") {
-            ops.push(Op::Delete {
-                path: path.trim().to_owned(),
-            });
-            i += 1;
-            continue;
-        }
-        if let Some(path) = line.strip_prefix("*** Update File: ") {
-            let path = path.trim().to_owned();
-            i += 1;
-            let mut move_to = None;
-            if let Some(to) = lines.get(i).and_then(|l| l.strip_prefix("*** Move to: ")) {
-                move_to = Some(to.trim().to_owned());
-                i += 1;
-            }
-            let mut sections: Vec<Section> = Vec::new();
-            while i < lines.len() {
-                let l = lines[i].trim_end_matches('\r');
-                if l == "*** End of File" {
-                    match sections.last_mut() {
-                        Some(s) => s.at_end = true,
-                        None => problem(i + 1, "\"*** End of File\" before any change".into()),
-                    }
-                    i += 1;
-                    continue;
-                }
-                if l.starts_with("*** ") {
-                    break;
-                }
-                if let Some(rest) = l.strip_prefix("@@") {
-                    let anchor = rest.trim();
-                    sections.push(Section {
-                        at_line: i + 1,
-                        anchor: (!anchor.is_empty()).then(|| anchor.to_owned()),
-                        old: Vec::new(),
-                        new: Vec::new(),
-                        at_end: false,
-                    });
-                    i += 1;
-                    continue;
-                }
-                if sections.is_empty() {
-                    sections.push(Section {
-                        at_line: i + 1,
-                        anchor: None,
-                        old: Vec::new(),
-                        new: Vec::new(),
-                        at_end: false,
-                    });
-                }
-                let section = sections.last_mut().expect("a section");
-                match l.chars().next() {
-                    Some(' ') => {
-                        section.old.push(l[1..].to_owned());
-                        section.new.push(l[1..].to_owned());
-                    }
-                    None => {
-                        section.old.push(String::new());
-                        section.new.push(String::new());
-                    }
-                    Some('-') => section.old.push(l[1..].to_owned()),
-                    Some('+') => section.new.push(l[1..].to_owned()),
-                    Some(_) => problem(i + 1, format!("in Update File {path}: expected a line starting with ' ', '-', '+' or \"@@\", found \"{l}\"")),
-                }
-                i += 1;
-            }
-            if sections.is_empty() && move_to.is_none() {
-                problem(
-                    number,
-                    format!("Update File {path} has no change: expected \"@@\" sections"),
-                );
-            }
-            ops.push(Op::Update {
-                path,
-                move_to,
-                sections,
-            });
-            continue;
-        }
-        if !line.trim().is_empty() {
-            problem(number, format!("expected \"*** Add File:\", \"*** Delete File:\", \"*** Update File:\" or \"*** End Patch\", found \"{line}\""));
-        }
-        i += 1;
-    }
+    let mut parser = Parser {
+        lines: &all[..end.unwrap_or(all.len())],
+        i: begin + 1,
+        problems,
+        warnings,
+    };
+    let ops = parser.operations();
     if end.is_none() {
-        problem(
+        parser.problem(
             all.len().max(1),
             "the patch does not end with \"*** End Patch\"".into(),
         );
     }
     if ops.is_empty() {
-        problem(begin + 1, "the patch changes no file".into());
+        parser.problem(begin + 1, "the patch changes no file".into());
     }
     ops
+}
+
+/// Where the envelope begins: the first `*** Begin Patch` at column 0, else the first one
+/// padded with whitespace (with a note), else nowhere (a problem).
+fn envelope_begin(
+    all: &[&str],
+    problems: &mut Vec<InputProblem>,
+    warnings: &mut Vec<InputWarning>,
+) -> Option<usize> {
+    if let Some(at) = all.iter().position(|l| l.trim_end() == BEGIN) {
+        return Some(at);
+    }
+    match all.iter().position(|l| l.trim() == BEGIN) {
+        Some(at) => {
+            warnings.push(padded(at + 1, all[at], "the envelope's first marker"));
+            Some(at)
+        }
+        None => {
+            problems.push(InputProblem {
+                location: "line 1".into(),
+                message: "expected \"*** Begin Patch\"".into(),
+            });
+            None
+        }
+    }
+}
+
+/// Reading the operations of an envelope: its lines up to the end marker, the index of the
+/// line being read, and where problems and notes go.
+struct Parser<'t, 'p> {
+    lines: &'p [&'t str],
+    i: usize,
+    problems: &'p mut Vec<InputProblem>,
+    warnings: &'p mut Vec<InputWarning>,
+}
+
+impl<'t> Parser<'t, '_> {
+    /// A problem at the 1-based input line `line`.
+    fn problem(&mut self, line: usize, message: String) {
+        self.problems.push(InputProblem {
+            location: format!("line {line}"),
+            message,
+        })
+    }
+
+    /// Reads operations up to the end marker, each from its header line. A line between
+    /// operations that is neither a header nor blank is a problem, and is skipped.
+    fn operations(&mut self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        while self.i < self.lines.len() {
+            let raw = self.lines[self.i].trim_end_matches('\r');
+            let line = between_operations(raw);
+            let number = self.i + 1;
+            if line != raw.trim_end() {
+                self.warnings.push(padded(
+                    number,
+                    raw,
+                    "between operations only a header or the end can come",
+                ));
+            }
+            if line == END {
+                break;
+            }
+            if let Some(path) = line.strip_prefix("*** Add File: ") {
+                self.i += 1;
+                ops.push(self.add_file(path));
+                continue;
+            }
+            if let Some(path) = line.strip_prefix("*** Delete File: ") {
+                ops.push(Op::Delete {
+                    path: path.trim().to_owned(),
+                });
+                self.i += 1;
+                continue;
+            }
+            if let Some(path) = line.strip_prefix("*** Update File: ") {
+                self.i += 1;
+                ops.push(self.update_file(path.trim().to_owned(), number));
+                continue;
+            }
+            if !line.trim().is_empty() {
+                self.problem(number, format!("expected \"*** Add File:\", \"*** Delete File:\", \"*** Update File:\" or \"*** End Patch\", found \"{line}\""));
+            }
+            self.i += 1;
+        }
+        ops
+    }
+
+    /// Reads the content of an `Add File` (its header read already), up to the next header.
+    fn add_file(&mut self, path: &str) -> Op {
+        let mut content = Vec::new();
+        // Every line of an added file starts with '+': a header, padded or not, ends it.
+        while self.i < self.lines.len()
+            && between_operations(self.lines[self.i]).get(..4) != Some("*** ")
+        {
+            let line = self.lines[self.i];
+            match line.strip_prefix('+') {
+                Some(body) => content.push(body.trim_end_matches('\r').to_owned()),
+                None => self.problem(
+                    self.i + 1,
+                    format!("in Add File {path}: every line must start with '+', found \"{line}\""),
+                ),
+            }
+            self.i += 1;
+        }
+        Op::Add {
+            path: path.trim().to_owned(),
+            lines: content,
+        }
+    }
+
+    /// Reads an `Update File` (its header, at the 1-based line `number`, read already): an
+    /// optional `*** Move to:` line, then its `@@` sections.
+    fn update_file(&mut self, path: String, number: usize) -> Op {
+        let mut move_to = None;
+        if let Some(to) = self
+            .lines
+            .get(self.i)
+            .and_then(|l| l.strip_prefix("*** Move to: "))
+        {
+            move_to = Some(to.trim().to_owned());
+            self.i += 1;
+        }
+        let sections = self.sections(&path);
+        if sections.is_empty() && move_to.is_none() {
+            self.problem(
+                number,
+                format!("Update File {path} has no change: expected \"@@\" sections"),
+            );
+        }
+        Op::Update {
+            path,
+            move_to,
+            sections,
+        }
+    }
+
+    /// Reads the `@@` sections of the update of `path`, up to the next line that starts with
+    /// `*** ` at column 0 (other than `*** End of File`, which marks the last section).
+    fn sections(&mut self, path: &str) -> Vec<Section> {
+        let mut sections: Vec<Section> = Vec::new();
+        while self.i < self.lines.len() {
+            let l = self.lines[self.i].trim_end_matches('\r');
+            if l == "*** End of File" {
+                match sections.last_mut() {
+                    Some(s) => s.at_end = true,
+                    None => {
+                        self.problem(self.i + 1, "\"*** End of File\" before any change".into())
+                    }
+                }
+                self.i += 1;
+                continue;
+            }
+            if l.starts_with("*** ") {
+                break;
+            }
+            if let Some(rest) = l.strip_prefix("@@") {
+                let anchor = rest.trim();
+                sections.push(Section::at(
+                    self.i + 1,
+                    (!anchor.is_empty()).then(|| anchor.to_owned()),
+                ));
+                self.i += 1;
+                continue;
+            }
+            if sections.is_empty() {
+                sections.push(Section::at(self.i + 1, None));
+            }
+            let section = sections.last_mut().expect("a section");
+            match l.chars().next() {
+                Some(' ') => {
+                    section.old.push(l[1..].to_owned());
+                    section.new.push(l[1..].to_owned());
+                }
+                None => {
+                    section.old.push(String::new());
+                    section.new.push(String::new());
+                }
+                Some('-') => section.old.push(l[1..].to_owned()),
+                Some('+') => section.new.push(l[1..].to_owned()),
+                Some(_) => self.problem(self.i + 1, format!("in Update File {path}: expected a line starting with ' ', '-', '+' or \"@@\", found \"{l}\"")),
+            }
+            self.i += 1;
+        }
+        sections
+    }
 }

@@ -15,7 +15,7 @@
 
 use super::build::{create_all, diff_changes, text_lines, Builder, ChangeSpec, Loaded};
 use super::chain::{self, Continuation};
-use super::matcher::{find_text, split_text, tier_name, Doc, TOLERANT};
+use super::matcher::{find_text, split_text, tier_name, Doc, Located, Miss, TOLERANT};
 use super::structured::preview;
 use crate::formats::Files;
 use crate::formats::OnDisk;
@@ -135,6 +135,16 @@ enum Op {
     Overwrite,
 }
 
+/// One patch of a call as read: its operation and the fields that settle its text.
+struct Patch {
+    op: Op,
+    new_text: Option<String>,
+    to_clip: Option<String>,
+    from_clip: Option<String>,
+    /// The `reindent` prefixes: what to strip, then what to add.
+    reindent: Option<(String, String)>,
+}
+
 /// The changes of one call against the file's `content` (`None`: the file does not exist), or
 /// `None` when the call has input problems (reported to `walker`).
 #[allow(clippy::too_many_arguments)]
@@ -147,182 +157,284 @@ fn call_changes(
     clipboards: &mut HashMap<String, String>,
     warnings: &mut Vec<InputWarning>,
 ) -> Option<Vec<ChangeSpec>> {
-    let exists = content.is_some();
     let bytes = content.unwrap_or_default();
-    let doc = Doc::from_bytes(bytes);
     let before = walker.problems.len();
+    let mut call = Call {
+        doc_path,
+        exists: content.is_some(),
+        bytes,
+        doc: Doc::from_bytes(bytes),
+        walker,
+        clipboards,
+        warnings,
+    };
     let mut specs: Vec<ChangeSpec> = Vec::new();
     for (i, patch) in patches.iter().enumerate() {
         let at = index_path(&field_path(path, "patches"), i);
-        let Some(obj) = walker.object(patch, &at) else {
-            continue;
+        call.place(i, patch, &at, &mut specs);
+    }
+    if call.walker.problems.len() > before {
+        return None;
+    }
+    merge_insertions(&mut specs);
+    flag_overlaps(&mut specs);
+    fail_together(&mut specs);
+    Some(specs)
+}
+
+/// The patches of one call being placed: the file they are placed against, as the call finds
+/// it, and where input problems, warnings and the clipboards shared by the calls go.
+struct Call<'c> {
+    doc_path: &'c str,
+    /// Whether the file exists; `bytes` is empty when it does not.
+    exists: bool,
+    bytes: &'c [u8],
+    doc: Doc,
+    walker: &'c mut Walker,
+    clipboards: &'c mut HashMap<String, String>,
+    warnings: &'c mut Vec<InputWarning>,
+}
+
+impl Call<'_> {
+    /// Reads the patch `value`, the `i`-th of the call (at the JSON path `at`), and adds its
+    /// changes to `specs`. A patch with input problems adds none: the problems fail the call.
+    fn place(&mut self, i: usize, value: &Value, at: &str, specs: &mut Vec<ChangeSpec>) {
+        let Some(patch) = read_patch(self.walker, value, at) else {
+            return;
         };
-        walker.unknown_fields(obj, &at, PATCH_FIELDS);
-        let op = match walker.req_str(obj, &at, "operation") {
-            Some("replace") => match walker.opt_str(obj, &at, "oldText") {
-                Some("") | None => {
-                    walker.problem(
-                        field_path(&at, "oldText"),
-                        "required for replace: the text to find (it must occur once)",
-                    );
-                    continue;
-                }
-                Some(old) => Op::Replace(old.to_owned()),
-            },
-            Some("append_eof") => Op::Append,
-            Some("prepend_bof") => Op::Prepend,
-            Some("overwrite") => Op::Overwrite,
-            Some(other) => {
-                walker.problem(field_path(&at, "operation"), format!("expected \"replace\", \"append_eof\", \"prepend_bof\" or \"overwrite\", found \"{other}\""));
-                continue;
-            }
-            None => continue,
-        };
-        let new_text = walker.opt_str(obj, &at, "newText").map(str::to_owned);
-        let to_clip = walker.opt_str(obj, &at, "toClipboard").map(str::to_owned);
-        let from_clip = walker.opt_str(obj, &at, "fromClipboard").map(str::to_owned);
-        let reindent = read_reindent(walker, obj, &at);
         // Place a replace first: its matched text is what toClipboard stores.
-        let located = match &op {
-            Op::Replace(old) if exists => Some(find_text(
-                &doc,
+        let located = match &patch.op {
+            Op::Replace(old) if self.exists => Some(find_text(
+                &self.doc,
                 old,
-                new_text.as_deref().unwrap_or(""),
+                patch.new_text.as_deref().unwrap_or(""),
                 TOLERANT,
             )),
             _ => None,
         };
-        if let (Some(name), Op::Replace(old)) = (&to_clip, &op) {
-            let matched = match &located {
+        self.store_clipboard(&patch, located.as_ref(), at);
+        let Some(text) = self.text(&patch, at) else {
+            return;
+        };
+        match &patch.op {
+            Op::Replace(old) => specs.push(self.replace(i, old, &text, &patch, located.as_ref())),
+            Op::Append => specs.push(self.append(i, &text)),
+            Op::Prepend => specs.push(self.prepend(i, &text)),
+            Op::Overwrite => self.overwrite(i, &text, specs),
+        }
+    }
+
+    /// REQ-PATCH-003: stores the matched text of a replace under its `toClipboard` name: the
+    /// file's own text (with a warning) when it matched with tolerance, else `oldText`. Only a
+    /// replace has matched text: `toClipboard` on another operation is an input problem.
+    fn store_clipboard(
+        &mut self,
+        patch: &Patch,
+        located: Option<&Result<Located, Miss>>,
+        at: &str,
+    ) {
+        if let (Some(name), Op::Replace(old)) = (&patch.to_clip, &patch.op) {
+            let matched = match located {
                 Some(Ok(found)) if found.tier != MatchTier::Exact => {
                     let text = found.expected.join("\n") + "\n";
-                    warnings.push(InputWarning {
-                        location: field_path(&at, "toClipboard"),
+                    self.warnings.push(InputWarning {
+                        location: field_path(at, "toClipboard"),
                         message: format!("clipboard \"{name}\" holds the file's text as matched with tolerance \"{}\", not oldText as written", tier_name(found.tier)),
                     });
                     text
                 }
                 _ => old.clone(),
             };
-            clipboards.insert(name.clone(), matched);
-        } else if to_clip.is_some() {
-            walker.problem(
-                field_path(&at, "toClipboard"),
+            self.clipboards.insert(name.clone(), matched);
+        } else if patch.to_clip.is_some() {
+            self.walker.problem(
+                field_path(at, "toClipboard"),
                 "only a replace has matched text to store",
             );
         }
-        let mut text = match &from_clip {
-            Some(name) => match clipboards.get(name) {
+    }
+
+    /// The text a patch writes: its `fromClipboard` clipboard's, else its `newText`, then
+    /// reindented (REQ-PATCH-004); `None` after an input problem (a missing clipboard, a line
+    /// without the strip prefix).
+    fn text(&mut self, patch: &Patch, at: &str) -> Option<String> {
+        let mut text = match &patch.from_clip {
+            Some(name) => match self.clipboards.get(name) {
                 Some(text) => text.clone(),
                 None => {
-                    walker.problem(field_path(&at, "fromClipboard"), format!("clipboard \"{name}\" does not exist (no earlier patch stored it with toClipboard)"));
-                    continue;
+                    self.walker.problem(field_path(at, "fromClipboard"), format!("clipboard \"{name}\" does not exist (no earlier patch stored it with toClipboard)"));
+                    return None;
                 }
             },
-            None => new_text.clone().unwrap_or_default(),
+            None => patch.new_text.clone().unwrap_or_default(),
         };
-        if let Some((strip, add)) = &reindent {
+        if let Some((strip, add)) = &patch.reindent {
             match apply_reindent(&text, strip, add) {
                 Ok(t) => text = t,
                 Err(line) => {
-                    walker.problem(field_path(&at, "reindent"), format!("strip precondition failed: line {line} of the inserted text does not start with \"{strip}\""));
-                    continue;
+                    self.walker.problem(field_path(at, "reindent"), format!("strip precondition failed: line {line} of the inserted text does not start with \"{strip}\""));
+                    return None;
                 }
             }
         }
-        let description = |what: String| Some(format!("patch {}: {what}", i + 1));
-        let spec = match op {
-            Op::Replace(old) => {
-                let name = format!("oldText \"{}\"", preview(&old));
-                let copies = to_clip.is_some() && to_clip == from_clip;
-                if !exists {
-                    ChangeSpec::unplaced(description(format!("replace {}", preview(&old))), LoadProblem::conflict(ProblemKind::NotFound, format!("{doc_path} does not exist; a missing file allows only append_eof, prepend_bof and overwrite"))).writing(split_text(&text))
-                } else if let (true, Some(Ok(found))) = (copies, &located) {
-                    // REQ-PATCH-003: the same clipboard for both is a copy and the text stays
-                    // as it is. The clipboard holds the file's own text; placing it as new text
-                    // would shift it again after a tolerant (indent) match.
-                    ChangeSpec {
-                        description: description(format!(
-                            "copy \"{}\" to clipboard \"{}\"",
-                            preview(&old),
-                            to_clip.as_deref().unwrap_or_default()
-                        )),
-                        range: Some(found.range),
-                        expected: Some(found.expected.clone()),
-                        new_lines: found.expected.clone(),
-                        tier: found.tier,
-                        ..ChangeSpec::default()
-                    }
-                } else {
-                    // Re-place with the final text (clipboard and reindent applied).
-                    match find_text(&doc, &old, &text, TOLERANT) {
-                        Ok(found) => ChangeSpec {
-                            description: description(format!("replace \"{}\"", preview(&old))),
-                            range: Some(found.range),
-                            expected: Some(found.expected),
-                            new_lines: found.new_lines,
-                            tier: found.tier,
-                            eof_newline: found.eof_newline,
-                            ..ChangeSpec::default()
-                        },
-                        Err(miss) => {
-                            let (kind, message) = miss.describe(&name);
-                            let message = if kind == ProblemKind::NotFound {
-                                format!("old text not found: {message}")
-                            } else {
-                                message
-                            };
-                            ChangeSpec::near(
-                                &miss,
-                                description(format!("replace \"{}\"", preview(&old))),
-                                LoadProblem::conflict(kind, message),
-                            )
-                            .writing(split_text(&text))
-                        }
-                    }
-                }
-            }
-            Op::Append => ChangeSpec {
-                description: description("append at the end of the file".into()),
-                range: Some(LineRange::after(doc.len())),
-                new_lines: text_lines(text.as_bytes()).0,
-                eof_newline: Some(
-                    text.ends_with('\n') || text.is_empty() && doc.ends_with_newline(),
+        Some(text)
+    }
+
+    /// The change of the `i`-th patch, a replace of `old` with `text` (`located`: where `old`
+    /// was found with the patch's own newText, for an existing file). A missing file is a
+    /// conflict; a copy (the same clipboard for both) keeps the matched text as it is; else
+    /// `old` is placed again with the final text.
+    fn replace(
+        &self,
+        i: usize,
+        old: &str,
+        text: &str,
+        patch: &Patch,
+        located: Option<&Result<Located, Miss>>,
+    ) -> ChangeSpec {
+        if !self.exists {
+            return ChangeSpec::unplaced(patch_description(i, &format!("replace {}", preview(old))), LoadProblem::conflict(ProblemKind::NotFound, format!("{} does not exist; a missing file allows only append_eof, prepend_bof and overwrite", self.doc_path))).writing(split_text(text));
+        }
+        let copies = patch.to_clip.is_some() && patch.to_clip == patch.from_clip;
+        if let (true, Some(Ok(found))) = (copies, located) {
+            // REQ-PATCH-003: the same clipboard for both is a copy and the text stays
+            // as it is. The clipboard holds the file's own text; placing it as new text
+            // would shift it again after a tolerant (indent) match.
+            return ChangeSpec {
+                description: patch_description(
+                    i,
+                    &format!(
+                        "copy \"{}\" to clipboard \"{}\"",
+                        preview(old),
+                        patch.to_clip.as_deref().unwrap_or_default()
+                    ),
                 ),
+                range: Some(found.range),
+                expected: Some(found.expected.clone()),
+                new_lines: found.expected.clone(),
+                tier: found.tier,
+                ..ChangeSpec::default()
+            };
+        }
+        // Re-place with the final text (clipboard and reindent applied).
+        let description = patch_description(i, &format!("replace \"{}\"", preview(old)));
+        match find_text(&self.doc, old, text, TOLERANT) {
+            Ok(found) => ChangeSpec {
+                description,
+                range: Some(found.range),
+                expected: Some(found.expected),
+                new_lines: found.new_lines,
+                tier: found.tier,
+                eof_newline: found.eof_newline,
                 ..ChangeSpec::default()
             },
-            Op::Prepend => ChangeSpec {
-                description: description("insert at the top of the file".into()),
-                range: Some(LineRange::after(0)),
-                new_lines: text_lines(text.as_bytes()).0,
-                eof_newline: doc.is_empty().then_some(text.ends_with('\n')),
-                ..ChangeSpec::default()
-            },
-            Op::Overwrite => {
-                if exists {
-                    let hunks = diff_changes(bytes, text.as_bytes());
-                    specs.extend(hunks.into_iter().map(|mut h| {
-                        h.description = description(format!(
-                            "overwrite, {}",
-                            h.description.unwrap_or_default()
-                        ));
-                        h
-                    }));
-                    continue;
-                }
-                create_all(
-                    text.as_bytes(),
-                    format!("patch {}: overwrite (creates the file)", i + 1),
-                )
+            Err(miss) => {
+                let name = format!("oldText \"{}\"", preview(old));
+                let (kind, message) = miss.describe(&name);
+                let message = if kind == ProblemKind::NotFound {
+                    format!("old text not found: {message}")
+                } else {
+                    message
+                };
+                ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                    .writing(split_text(text))
             }
-        };
-        specs.push(spec);
+        }
     }
-    if walker.problems.len() > before {
-        return None;
+
+    /// The change of the `i`-th patch, an `append_eof` of `text`: it keeps the file's final
+    /// newline when it appends nothing.
+    fn append(&self, i: usize, text: &str) -> ChangeSpec {
+        ChangeSpec {
+            description: patch_description(i, "append at the end of the file"),
+            range: Some(LineRange::after(self.doc.len())),
+            new_lines: text_lines(text.as_bytes()).0,
+            eof_newline: Some(
+                text.ends_with('\n') || text.is_empty() && self.doc.ends_with_newline(),
+            ),
+            ..ChangeSpec::default()
+        }
     }
-    merge_insertions(&mut specs);
-    // All patches are placed against the original: they must not overlap.
+
+    /// The change of the `i`-th patch, a `prepend_bof` of `text`: it sets the final newline
+    /// only of an empty file, whose last line it writes.
+    fn prepend(&self, i: usize, text: &str) -> ChangeSpec {
+        ChangeSpec {
+            description: patch_description(i, "insert at the top of the file"),
+            range: Some(LineRange::after(0)),
+            new_lines: text_lines(text.as_bytes()).0,
+            eof_newline: self.doc.is_empty().then_some(text.ends_with('\n')),
+            ..ChangeSpec::default()
+        }
+    }
+
+    /// Adds the changes of the `i`-th patch, an `overwrite` with `text`, to `specs`: the hunks
+    /// from the file's content to `text` (as a bundle does), or the creation of a missing file.
+    fn overwrite(&self, i: usize, text: &str, specs: &mut Vec<ChangeSpec>) {
+        if !self.exists {
+            specs.push(create_all(
+                text.as_bytes(),
+                format!("patch {}: overwrite (creates the file)", i + 1),
+            ));
+            return;
+        }
+        let hunks = diff_changes(self.bytes, text.as_bytes());
+        specs.extend(hunks.into_iter().map(|mut h| {
+            h.description = patch_description(
+                i,
+                &format!("overwrite, {}", h.description.unwrap_or_default()),
+            );
+            h
+        }));
+    }
+}
+
+/// How the `i`-th patch's change is described: `patch 2: WHAT` (1-based, as a person counts).
+fn patch_description(i: usize, what: &str) -> Option<String> {
+    Some(format!("patch {}: {what}", i + 1))
+}
+
+/// Reads the fields of the patch `value` at the JSON path `at`; `None` when it is no object or
+/// has no valid operation (a replace without `oldText` included), reported to `walker`.
+fn read_patch(walker: &mut Walker, value: &Value, at: &str) -> Option<Patch> {
+    let obj = walker.object(value, at)?;
+    walker.unknown_fields(obj, at, PATCH_FIELDS);
+    let op = match walker.req_str(obj, at, "operation") {
+        Some("replace") => match walker.opt_str(obj, at, "oldText") {
+            Some("") | None => {
+                walker.problem(
+                    field_path(at, "oldText"),
+                    "required for replace: the text to find (it must occur once)",
+                );
+                return None;
+            }
+            Some(old) => Op::Replace(old.to_owned()),
+        },
+        Some("append_eof") => Op::Append,
+        Some("prepend_bof") => Op::Prepend,
+        Some("overwrite") => Op::Overwrite,
+        Some(other) => {
+            walker.problem(field_path(at, "operation"), format!("expected \"replace\", \"append_eof\", \"prepend_bof\" or \"overwrite\", found \"{other}\""));
+            return None;
+        }
+        None => return None,
+    };
+    let new_text = walker.opt_str(obj, at, "newText").map(str::to_owned);
+    let to_clip = walker.opt_str(obj, at, "toClipboard").map(str::to_owned);
+    let from_clip = walker.opt_str(obj, at, "fromClipboard").map(str::to_owned);
+    let reindent = read_reindent(walker, obj, at);
+    Some(Patch {
+        op,
+        new_text,
+        to_clip,
+        from_clip,
+        reindent,
+    })
+}
+
+/// All patches are placed against the original: they must not overlap. Of two placed changes
+/// whose lines overlap, the later in file order is a conflict.
+fn flag_overlaps(specs: &mut [ChangeSpec]) {
     let mut order: Vec<usize> = (0..specs.len())
         .filter(|&k| specs[k].problems.is_empty())
         .collect();
@@ -342,22 +454,26 @@ fn call_changes(
                 .push(LoadProblem::conflict(ProblemKind::Overlap, message));
         }
     }
-    // REQ-PATCH-002: one failed patch fails the call.
+}
+
+/// REQ-PATCH-002: one failed patch fails the call. Every change without a blocking problem of
+/// its own gets a conflict naming the changes that cannot be placed.
+fn fail_together(specs: &mut [ChangeSpec]) {
     let failed: Vec<usize> = (0..specs.len())
         .filter(|&k| specs[k].problems.iter().any(|p| p.blocking))
         .collect();
-    if !failed.is_empty() {
-        let names: Vec<String> = failed.iter().map(|k| (k + 1).to_string()).collect();
-        for (k, spec) in specs.iter_mut().enumerate() {
-            if !failed.contains(&k) {
-                spec.problems.push(LoadProblem::conflict(
-                    ProblemKind::CallFailed,
-                    format!("change {} of this call cannot be placed; the patches of one call apply together or not at all", names.join(", ")),
-                ));
-            }
+    if failed.is_empty() {
+        return;
+    }
+    let names: Vec<String> = failed.iter().map(|k| (k + 1).to_string()).collect();
+    for (k, spec) in specs.iter_mut().enumerate() {
+        if !failed.contains(&k) {
+            spec.problems.push(LoadProblem::conflict(
+                ProblemKind::CallFailed,
+                format!("change {} of this call cannot be placed; the patches of one call apply together or not at all", names.join(", ")),
+            ));
         }
     }
-    Some(specs)
 }
 
 /// Appends and prepends that insert at the same place (several appends, or a prepend and an

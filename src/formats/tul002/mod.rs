@@ -6,17 +6,19 @@
 //! checked by `verify`. A TUL-002 response (with `batchId`, `filePatchId`, `changeId`) keeps its
 //! IDs; a request gets IDs derived from its bytes.
 
+mod change;
 pub mod first;
 mod stream;
+
+pub use change::MAX_LINE_NUMBER;
 
 use crate::formats::Met;
 use crate::json::stream::Lean;
 use crate::json::{field_path, index_path, Walker};
 use crate::model::{
-    Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver, LineRange,
-    MatchTier, Operation,
+    Batch, BatchId, Change, ChangeId, FileAction, FilePatch, FilePatchId, IdDeriver,
 };
-use crate::text_lines::TextLines;
+use change::{change_from, check_order, ChangeRead, Position};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -358,15 +360,6 @@ impl Files {
 /// A file patch as read: `None` when it has problems of its own.
 type FileRead = Option<FilePatch>;
 
-/// A change as read: where it sits, when its range could be read (for the order of the
-/// file's changes), and the change itself when it is valid. Its ID is derived once its
-/// file's ID is known, unless the input gave one.
-#[derive(Default)]
-struct ChangeRead {
-    position: Option<Position>,
-    change: Option<(Change, Option<ChangeId>)>,
-}
-
 /// A file's changes as read: only what the file needs of them (an invalid change holds
 /// nothing, so a million of them take no memory).
 #[derive(Default)]
@@ -604,256 +597,4 @@ fn change_name(index: usize, key: Option<&str>) -> String {
         Some(key) => format!("change #{} \"{key}\"", index + 1),
         None => format!("change #{}", index + 1),
     }
-}
-
-/// Checks one change read from the stream, at `path`, the `index`-th of its file.
-fn change_from(
-    walker: &mut Walker,
-    mut fields: ChangeFields,
-    path: &str,
-    index: usize,
-) -> ChangeRead {
-    let before = walker.found();
-    let listed = walker.problems.len();
-    let mut text = |fields: &mut ChangeFields, name| {
-        walker
-            .lean_opt_str(fields.take(CHANGE_FIELDS, name).as_ref(), path, name)
-            .map(str::to_owned)
-    };
-    let key = text(&mut fields, "changeKey");
-    let description = text(&mut fields, "description");
-    let given_id = text(&mut fields, "changeId");
-    let mut read = ChangeRead::default();
-    let operation =
-        match walker.lean_req_str(fields.get(CHANGE_FIELDS, "operation"), path, "operation") {
-            Some("insert") => Some(Operation::Insert),
-            Some("replace") => Some(Operation::Replace),
-            Some("delete") => Some(Operation::Delete),
-            Some(other) => {
-                walker.problem(
-                    field_path(path, "operation"),
-                    format!("expected \"insert\", \"replace\" or \"delete\", found \"{other}\""),
-                );
-                None
-            }
-            None => None,
-        };
-    let Some(operation) = operation else {
-        let named = walker.problems.len();
-        name_in_change(&mut walker.problems[listed..named], index, key.as_deref());
-        return read;
-    };
-
-    let forbid = |walker: &mut Walker, fields: &ChangeFields, field: &str, why: &str| {
-        if fields.get(CHANGE_FIELDS, field).is_some() {
-            walker.problem(field_path(path, field), why);
-        }
-    };
-    let (range, expected) = match operation {
-        Operation::Insert => {
-            for field in ["startLine", "endLine", "expectedOriginalLines"] {
-                forbid(
-                    walker,
-                    &fields,
-                    field,
-                    "not used by an insert (it takes afterLine and newLines)",
-                );
-            }
-            let after = line_number(walker, &fields, path, "afterLine");
-            (after.map(LineRange::after), None)
-        }
-        Operation::Replace | Operation::Delete => {
-            forbid(
-                walker,
-                &fields,
-                "afterLine",
-                "not used by a replace or delete (it takes startLine and endLine)",
-            );
-            let start = line_number(walker, &fields, path, "startLine");
-            let end = line_number(walker, &fields, path, "endLine");
-            let expected = walker.lean_req_str_array(
-                fields.take(CHANGE_FIELDS, "expectedOriginalLines"),
-                path,
-                "expectedOriginalLines",
-            );
-            let range = match (start, end) {
-                (Some(0), _) => {
-                    walker.problem(
-                        field_path(path, "startLine"),
-                        "lines are numbered from 1, found startLine 0",
-                    );
-                    None
-                }
-                (Some(s), Some(e)) if e < s => {
-                    walker.problem(
-                        field_path(path, "endLine"),
-                        format!(
-                            "endLine {e} is before startLine {s}; expected startLine <= endLine"
-                        ),
-                    );
-                    None
-                }
-                (Some(s), Some(e)) => Some(LineRange::inclusive(s, e)),
-                _ => None,
-            };
-            if let (Some(range), Some(expected)) = (range, &expected) {
-                if expected.len() != range.count {
-                    walker.problem(
-                        field_path(path, "expectedOriginalLines"),
-                        format!(
-                            "lines {} are {} line(s), but expectedOriginalLines has {} entr{}",
-                            range.describe(),
-                            range.count,
-                            expected.len(),
-                            if expected.len() == 1 { "y" } else { "ies" }
-                        ),
-                    );
-                }
-            }
-            if let Some(expected) = &expected {
-                check_single_lines(walker, path, "expectedOriginalLines", expected);
-            }
-            (range, expected)
-        }
-    };
-    let new_lines = match operation {
-        Operation::Delete => {
-            forbid(
-                walker,
-                &fields,
-                "newLines",
-                "a delete must not have newLines",
-            );
-            Some(TextLines::default())
-        }
-        Operation::Insert | Operation::Replace => {
-            let lines =
-                walker.lean_req_str_array(fields.take(CHANGE_FIELDS, "newLines"), path, "newLines");
-            if let Some(lines) = &lines {
-                if lines.is_empty() && operation == Operation::Insert {
-                    walker.problem(
-                        field_path(path, "newLines"),
-                        "an insert must have at least one new line",
-                    );
-                }
-                check_single_lines(walker, path, "newLines", lines);
-            }
-            lines
-        }
-    };
-    read.position = range.map(|range| Position {
-        index,
-        key: key.clone(),
-        range,
-    });
-    let named = walker.problems.len();
-    name_in_change(&mut walker.problems[listed..named], index, key.as_deref());
-    if walker.found() > before {
-        return read;
-    }
-    let (Some(range), Some(new_lines)) = (range, new_lines) else {
-        return read;
-    };
-    read.change = Some((
-        Change {
-            // Derived with the file's ID, once it is known (see `file_from`).
-            id: ChangeId(String::new()),
-            key,
-            description,
-            operation,
-            range,
-            expected,
-            new_lines,
-            match_tier: MatchTier::Exact,
-            eof_newline: None,
-            new_eols: None,
-            load_problems: Vec::new(),
-        },
-        given_id.map(ChangeId),
-    ));
-    read
-}
-
-/// Where a change sits, known even when other fields of it are invalid.
-struct Position {
-    index: usize,
-    key: Option<String>,
-    range: LineRange,
-}
-
-/// Each entry must be one line: a line break inside it would write (or expect) several.
-fn check_single_lines(walker: &mut Walker, path: &str, field: &str, lines: &TextLines) {
-    for (i, line) in lines.iter().enumerate() {
-        if !crate::lines::is_one_line(line) {
-            walker.problem(
-                index_path(&field_path(path, field), i),
-                "each entry must be one line without its line ending, found a line break inside",
-            );
-        }
-    }
-}
-
-/// The highest line number a batch may name: a file patchdeck edits has at most one line per
-/// byte, so anything larger cannot be in range (and `afterLine + 1` cannot overflow).
-pub const MAX_LINE_NUMBER: u64 = crate::fs::MAX_FILE_BYTES;
-
-/// A required line number, refused when no file patchdeck edits could have that line.
-fn line_number(walker: &mut Walker, fields: &ChangeFields, path: &str, key: &str) -> Option<usize> {
-    let n = walker.lean_req_uint(fields.get(CHANGE_FIELDS, key), path, key)?;
-    match usize::try_from(n) {
-        Ok(n) if n as u64 <= MAX_LINE_NUMBER => Some(n),
-        _ => {
-            walker.problem(
-                field_path(path, key),
-                format!(
-                    "{key} {n} is past the end of any file patchdeck edits (at most {MAX_LINE_NUMBER} lines)"
-                ),
-            );
-            None
-        }
-    }
-}
-
-/// Changes must be ordered top to bottom and must not overlap (TUL-002 section 6).
-fn check_order(walker: &mut Walker, changes_path: &str, positions: &[Position]) {
-    for pair in positions.windows(2) {
-        let (a, b) = (&pair[0], &pair[1]);
-        // Named only for a problem: nearly every pair has none (two strings each, 20,000 for
-        // a batch of 10,000 changes, made for nothing).
-        let name_a = || change_name(a.index, a.key.as_deref());
-        let at = || index_path(changes_path, b.index);
-        let listed = walker.problems.len();
-        if a.range.overlaps(b.range) {
-            walker.problem(
-                at(),
-                format!(
-                    "this change ({}) overlaps {} ({}); changes must not overlap",
-                    b.range.describe_lines(),
-                    name_a(),
-                    a.range.describe_lines()
-                ),
-            );
-        } else if position_key(b.range) < position_key(a.range) {
-            walker.problem(
-                at(),
-                format!(
-                    "this change ({}) comes before {} ({}) in the file; changes must be ordered top to bottom",
-                    b.range.describe_lines(),
-                    name_a(),
-                    a.range.describe_lines()
-                ),
-            );
-        }
-        let named = walker.problems.len();
-        name_in_change(
-            &mut walker.problems[listed..named],
-            b.index,
-            b.key.as_deref(),
-        );
-    }
-}
-
-/// Position of a change in the file: an insertion sorts before a replacement at the same line.
-fn position_key(range: LineRange) -> (usize, bool) {
-    (range.start, range.count > 0)
 }

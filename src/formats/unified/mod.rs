@@ -19,7 +19,9 @@
 //! A section for a file an earlier section changes (a later mail of an mbox) is placed against
 //! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
+mod hunks;
 mod mode;
+mod names;
 mod parse;
 mod parts;
 mod place;

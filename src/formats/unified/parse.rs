@@ -1,6 +1,7 @@
 //! Reading a unified diff or git patch into [`DiffFile`] sections: headers, quoted paths,
 //! hunks counted exactly as their headers announce, mail headers and junk between files.
 
+use super::names::{header_name, split_git_names, strip_path, unquote};
 use super::{parts, DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
 use crate::formats::Met;
@@ -82,211 +83,278 @@ fn scan<'a>(
     problems: &mut Vec<InputProblem>,
     ahead: Option<Met<'_>>,
 ) -> Vec<DiffFile<'a>> {
-    let mut files: Vec<DiffFile<'a>> = Vec::new();
-    let mut subject: Option<String> = None;
-    let mut i = 0;
-    let problem = |problems: &mut Vec<InputProblem>, line: usize, message: String| {
-        problems.push(at_line(line + first_line, message))
+    let mut scanner = Scanner {
+        raw,
+        first_line,
+        strip,
+        problems: Problems {
+            list: problems,
+            first_line,
+        },
+        ahead,
+        files: Vec::new(),
+        subject: None,
+        current: None,
     };
-    // The file section being read, and whether its ---/+++ headers were seen.
-    let mut current: Option<DiffFile> = None;
+    let mut i = 0;
     while i < own {
-        let line = trim_eol(raw[i]);
-        let number = i + 1;
+        i = scanner.line(i);
+    }
+    if let Some(done) = scanner.current.take() {
+        scanner.files.push(done);
+    }
+    scanner.files
+}
+
+/// Where the problems of a part go: each at its index in the part's lines, made the input
+/// line by `first_line` (the input line of the part's first line).
+struct Problems<'p> {
+    list: &'p mut Vec<InputProblem>,
+    first_line: usize,
+}
+
+impl Problems<'_> {
+    /// A problem of the part's line at index `line`.
+    fn at(&mut self, line: usize, message: String) {
+        self.list.push(at_line(line + self.first_line, message))
+    }
+}
+
+/// Reading the sections of a part of a diff, one line (or a header pair, or a hunk) at a
+/// time: the sections read, the one being read, and the subject of the mail they are in.
+struct Scanner<'a, 'r> {
+    raw: &'r [&'a str],
+    /// The input line of `raw[0]`.
+    first_line: usize,
+    strip: usize,
+    problems: Problems<'r>,
+    ahead: Option<Met<'r>>,
+    files: Vec<DiffFile<'a>>,
+    subject: Option<String>,
+    /// The file section being read (its `---`/`+++` headers seen when it has them).
+    current: Option<DiffFile<'a>>,
+}
+
+impl<'a> Scanner<'a, '_> {
+    /// Reads what starts at the line at index `i`; the index of the line after it.
+    fn line(&mut self, i: usize) -> usize {
+        let line = trim_eol(self.raw[i]);
         if let Some(rest) = line.strip_prefix("Subject: ") {
-            subject = Some(clean_subject(rest));
-            i += 1;
-            continue;
+            self.subject = Some(clean_subject(rest));
+            return i + 1;
         }
-        if line.starts_with("From ") && line.len() > 45 && current.is_none() {
-            subject = None;
+        if line.starts_with("From ") && line.len() > 45 && self.current.is_none() {
+            self.subject = None;
         }
         if line.starts_with("diff --cc ") || line.starts_with("diff --combined ") {
-            problem(
-                problems,
+            self.problems.at(
                 i,
                 "a combined diff of a merge commit (as `git show MERGE` prints it), which git apply refuses too: export the merge against one parent (`git show --first-parent MERGE` or `git diff PARENT MERGE`)".into(),
             );
-            i += 1;
-            continue;
+            return i + 1;
         }
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            if let Some(done) = current.take() {
-                files.push(done);
-            }
-            let (old, new) = split_git_names(rest);
-            current = Some(DiffFile {
-                at_line: number + first_line - 1,
-                old_path: old.map(|p| strip_path(&p, strip)),
-                new_path: new.map(|p| strip_path(&p, strip)),
-                git_header: true,
-                subject: subject.clone(),
-                ..DiffFile::default()
-            });
-            i += 1;
-            continue;
+            self.git_section(i, rest);
+            return i + 1;
         }
-        if line.starts_with("--- ") && i + 1 < raw.len() && trim_eol(raw[i + 1]).starts_with("+++ ")
+        if line.starts_with("--- ")
+            && i + 1 < self.raw.len()
+            && trim_eol(self.raw[i + 1]).starts_with("+++ ")
         {
-            let old = header_name(&line[4..]);
-            let new = header_name(&trim_eol(raw[i + 1])[4..]);
-            let in_git_section = current.as_ref().is_some_and(|f| f.hunks.is_empty());
-            if !in_git_section {
-                if let Some(done) = current.take() {
-                    files.push(done);
-                }
-                current = Some(DiffFile {
-                    at_line: number + first_line - 1,
-                    subject: subject.clone(),
-                    ..DiffFile::default()
-                });
-            }
-            let file = current.as_mut().expect("a section was started");
-            if file.git_header {
-                let old = old.as_deref().map(|p| strip_path(p, strip));
-                let new = new.as_deref().map(|p| strip_path(p, strip));
-                if let Some((side, message)) = inconsistent_names(file, old, new) {
-                    problem(problems, i + side, message);
-                }
-            }
-            match old {
-                None => file.created = true,
-                Some(p) if !file.renamed && !file.copied => {
-                    file.old_path = Some(strip_path(&p, strip))
-                }
-                Some(_) => {}
-            }
-            match new {
-                None => file.deleted = true,
-                Some(p) if !file.renamed && !file.copied => {
-                    file.new_path = Some(strip_path(&p, strip))
-                }
-                Some(_) => {}
-            }
-            if file.created {
-                file.old_path = None;
-            }
-            if file.deleted {
-                file.new_path = None;
-            }
-            i += 2;
-            continue;
+            self.names(i, line);
+            return i + 2;
         }
-        if let Some(file) = current.as_mut() {
-            if file.hunks.is_empty() {
-                if let Some(header) = git_header(line, strip) {
-                    match header {
-                        GitHeader::NewFile(mode) => {
-                            file.new_file_mode = Some(mode);
-                            file.created = true;
-                            file.old_path = None;
-                        }
-                        GitHeader::DeletedFile(mode) => {
-                            file.deleted = true;
-                            file.new_path = None;
-                            file.old_mode = Some(mode);
-                            file.old_mode_line = "deleted file mode";
-                        }
-                        GitHeader::RenameFrom(p) => {
-                            file.renamed = true;
-                            file.old_path = Some(p);
-                        }
-                        GitHeader::RenameTo(p) => {
-                            file.renamed = true;
-                            file.new_path = Some(p);
-                        }
-                        GitHeader::CopyFrom(p) => {
-                            file.copied = true;
-                            file.old_path = Some(p);
-                        }
-                        GitHeader::CopyTo(p) => {
-                            file.copied = true;
-                            file.new_path = Some(p);
-                        }
-                        GitHeader::NewMode(m) => file.mode_change = Some(m),
-                        GitHeader::OldMode(m) => {
-                            file.old_mode = Some(m);
-                            file.old_mode_line = "old mode";
-                        }
-                        // `index A..B MODE`: the mode the file has, and keeps.
-                        GitHeader::Index(Some(m)) if file.old_mode.is_none() => {
-                            file.old_mode = Some(m);
-                            file.old_mode_line = "index …";
-                        }
-                        GitHeader::Binary => {
-                            problem(
-                                problems,
-                                i,
-                                format!(
-                                    "binary patch for {}: patchdeck reviews text only; apply binary changes with git",
-                                    file.new_path.as_deref().or(file.old_path.as_deref()).unwrap_or("a file")
-                                ),
-                            );
-                        }
-                        GitHeader::Index(_) | GitHeader::Other => {}
-                    }
-                    i += 1;
-                    continue;
-                }
-            }
-            if line.starts_with("@@ ") {
-                if let Some((junk_line, junk)) = &file.junk_after_hunk {
-                    problem(
-                        problems,
-                        i,
-                        format!(
-                            "hunk after junk: line {junk_line} (\"{}\") is no part of the hunk before it (a hunk's lines start with ' ', '-', '+' or '\\' and are as many as its header counts), so this hunk has no file header; git apply refuses this too: fix the hunk's counts or remove the line",
-                            junk.escape_debug()
-                        ),
-                    );
-                    i += 1;
-                    continue;
-                }
-                if let (Some(ahead), true, false, Some(old)) = (
-                    ahead,
-                    file.hunks.is_empty(),
-                    file.created,
-                    file.old_path.as_deref(),
-                ) {
-                    ahead(old);
-                }
-                match read_hunk(raw, i, first_line) {
-                    Ok((hunk, next)) => {
-                        file.hunks.push(hunk);
-                        i = next;
-                    }
-                    Err(message) => {
-                        problem(problems, i, message);
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
-                problem(
-                    problems,
-                    i,
-                    "binary patch: patchdeck reviews text only; apply binary changes with git"
-                        .into(),
-                );
-            }
-            if !file.hunks.is_empty() && file.junk_after_hunk.is_none() {
-                file.junk_after_hunk = Some((number + first_line - 1, line.to_owned()));
-            }
-        } else if line.starts_with("@@ ") {
-            problem(
-                problems,
+        if self.current.is_some() {
+            return self.in_section(i, line);
+        }
+        if line.starts_with("@@ ") {
+            self.problems.at(
                 i,
                 "hunk without a file header: expected \"--- a/PATH\" and \"+++ b/PATH\" (or \"diff --git\") before it".into(),
             );
         }
         // Anything else is junk between files (commit messages, diffstats, signatures).
-        i += 1;
+        i + 1
     }
-    if let Some(done) = current.take() {
-        files.push(done);
+
+    /// Ends the section being read, if any, and starts `file`.
+    fn start(&mut self, file: DiffFile<'a>) {
+        if let Some(done) = self.current.replace(file) {
+            self.files.push(done);
+        }
     }
-    files
+
+    /// Starts the section a `diff --git` line at index `i` opens (`rest`: its two names).
+    fn git_section(&mut self, i: usize, rest: &str) {
+        let (old, new) = split_git_names(rest);
+        self.start(DiffFile {
+            at_line: i + self.first_line,
+            old_path: old.map(|p| strip_path(&p, self.strip)),
+            new_path: new.map(|p| strip_path(&p, self.strip)),
+            git_header: true,
+            subject: self.subject.clone(),
+            ..DiffFile::default()
+        });
+    }
+
+    /// Reads the `---`/`+++` pair at index `i` (`line`: the `---` one): the names of the
+    /// section a `diff --git` line opened, checked against the names it gave, or a new
+    /// section of a plain diff.
+    fn names(&mut self, i: usize, line: &str) {
+        let old = header_name(&line[4..]);
+        let new = header_name(&trim_eol(self.raw[i + 1])[4..]);
+        let in_git_section = self.current.as_ref().is_some_and(|f| f.hunks.is_empty());
+        if !in_git_section {
+            self.start(DiffFile {
+                at_line: i + self.first_line,
+                subject: self.subject.clone(),
+                ..DiffFile::default()
+            });
+        }
+        let strip = self.strip;
+        let file = self.current.as_mut().expect("a section was started");
+        if file.git_header {
+            let old = old.as_deref().map(|p| strip_path(p, strip));
+            let new = new.as_deref().map(|p| strip_path(p, strip));
+            if let Some((side, message)) = inconsistent_names(file, old, new) {
+                self.problems.at(i + side, message);
+            }
+        }
+        match old {
+            None => file.created = true,
+            Some(p) if !file.renamed && !file.copied => file.old_path = Some(strip_path(&p, strip)),
+            Some(_) => {}
+        }
+        match new {
+            None => file.deleted = true,
+            Some(p) if !file.renamed && !file.copied => file.new_path = Some(strip_path(&p, strip)),
+            Some(_) => {}
+        }
+        if file.created {
+            file.old_path = None;
+        }
+        if file.deleted {
+            file.new_path = None;
+        }
+    }
+
+    /// Reads the line at index `i` inside the section being read: a git extended header
+    /// (before its first hunk), a hunk, or junk (which ends the section for any later hunk);
+    /// the index of the line after what it read.
+    fn in_section(&mut self, i: usize, line: &str) -> usize {
+        let file = self.current.as_mut().expect("a section is being read");
+        if file.hunks.is_empty() {
+            if let Some(header) = git_header(line, self.strip) {
+                if let Some(message) = apply_git_header(file, header) {
+                    self.problems.at(i, message);
+                }
+                return i + 1;
+            }
+        }
+        if line.starts_with("@@ ") {
+            return self.hunk(i);
+        }
+        if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+            self.problems.at(
+                i,
+                "binary patch: patchdeck reviews text only; apply binary changes with git".into(),
+            );
+        }
+        if !file.hunks.is_empty() && file.junk_after_hunk.is_none() {
+            file.junk_after_hunk = Some((i + self.first_line, line.to_owned()));
+        }
+        i + 1
+    }
+
+    /// Reads the hunk whose header is at index `i` into the section being read, handing its
+    /// file to `ahead` at the section's first hunk; the index of the line after the hunk. A
+    /// hunk after junk, or one that cannot be read, is a problem, and only its header is read.
+    fn hunk(&mut self, i: usize) -> usize {
+        let file = self.current.as_mut().expect("a section is being read");
+        if let Some((junk_line, junk)) = &file.junk_after_hunk {
+            self.problems.at(
+                i,
+                format!(
+                    "hunk after junk: line {junk_line} (\"{}\") is no part of the hunk before it (a hunk's lines start with ' ', '-', '+' or '\\' and are as many as its header counts), so this hunk has no file header; git apply refuses this too: fix the hunk's counts or remove the line",
+                    junk.escape_debug()
+                ),
+            );
+            return i + 1;
+        }
+        if let (Some(ahead), true, false, Some(old)) = (
+            self.ahead,
+            file.hunks.is_empty(),
+            file.created,
+            file.old_path.as_deref(),
+        ) {
+            ahead(old);
+        }
+        match read_hunk(self.raw, i, self.first_line) {
+            Ok((hunk, next)) => {
+                file.hunks.push(hunk);
+                next
+            }
+            Err(message) => {
+                self.problems.at(i, message);
+                i + 1
+            }
+        }
+    }
+}
+
+/// Applies a git extended header line to the section it is in (before the section's first
+/// hunk); the problem it is, for a binary patch.
+fn apply_git_header(file: &mut DiffFile, header: GitHeader) -> Option<String> {
+    match header {
+        GitHeader::NewFile(mode) => {
+            file.new_file_mode = Some(mode);
+            file.created = true;
+            file.old_path = None;
+        }
+        GitHeader::DeletedFile(mode) => {
+            file.deleted = true;
+            file.new_path = None;
+            file.old_mode = Some(mode);
+            file.old_mode_line = "deleted file mode";
+        }
+        GitHeader::RenameFrom(p) => {
+            file.renamed = true;
+            file.old_path = Some(p);
+        }
+        GitHeader::RenameTo(p) => {
+            file.renamed = true;
+            file.new_path = Some(p);
+        }
+        GitHeader::CopyFrom(p) => {
+            file.copied = true;
+            file.old_path = Some(p);
+        }
+        GitHeader::CopyTo(p) => {
+            file.copied = true;
+            file.new_path = Some(p);
+        }
+        GitHeader::NewMode(m) => file.mode_change = Some(m),
+        GitHeader::OldMode(m) => {
+            file.old_mode = Some(m);
+            file.old_mode_line = "old mode";
+        }
+        // `index A..B MODE`: the mode the file has, and keeps.
+        GitHeader::Index(Some(m)) if file.old_mode.is_none() => {
+            file.old_mode = Some(m);
+            file.old_mode_line = "index …";
+        }
+        GitHeader::Binary => {
+            return Some(format!(
+                "binary patch for {}: patchdeck reviews text only; apply binary changes with git",
+                file.new_path
+                    .as_deref()
+                    .or(file.old_path.as_deref())
+                    .unwrap_or("a file")
+            ));
+        }
+        GitHeader::Index(_) | GitHeader::Other => {}
+    }
+    None
 }
 
 /// The problems of whole sections, once every part is read: a section that names no file,
@@ -449,110 +517,6 @@ fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
     } else {
         return None;
     })
-}
-
-/// The name on a `---`/`+++` line: quoted, or up to a tab; `None` for `/dev/null`.
-fn header_name(rest: &str) -> Option<String> {
-    let name = if rest.starts_with('"') {
-        unquote_prefix(rest).map(|(n, _)| n)
-    } else {
-        None
-    }
-    .unwrap_or_else(|| {
-        rest.split('\t')
-            .next()
-            .unwrap_or(rest)
-            .trim_end()
-            .to_owned()
-    });
-    (name != "/dev/null").then_some(name)
-}
-
-/// The two names of a `diff --git` line (before stripping). Unquoted names may hold spaces:
-/// the split is where the two names agree after their first component, as git does.
-fn split_git_names(rest: &str) -> (Option<String>, Option<String>) {
-    if rest.starts_with('"') {
-        if let Some((a, after)) = unquote_prefix(rest) {
-            let b = after.trim_start();
-            let b = unquote(b).unwrap_or_else(|| b.to_owned());
-            return (Some(a), Some(b));
-        }
-    }
-    if let Some(pos) = rest.find(" \"") {
-        if let Some(b) = unquote(&rest[pos + 1..]) {
-            return (Some(rest[..pos].to_owned()), Some(b));
-        }
-    }
-    let tail = |s: &str| s.split_once('/').map(|(_, t)| t.to_owned());
-    for (pos, _) in rest.match_indices(' ') {
-        let (a, b) = (&rest[..pos], &rest[pos + 1..]);
-        if tail(a).is_some() && tail(a) == tail(b) {
-            return (Some(a.to_owned()), Some(b.to_owned()));
-        }
-    }
-    (None, None)
-}
-
-/// Removes `strip` leading components, as `-p` does.
-fn strip_path(path: &str, strip: usize) -> String {
-    let mut rest = path;
-    for _ in 0..strip {
-        match rest.find('/') {
-            Some(at) => rest = rest[at + 1..].trim_start_matches('/'),
-            None => break,
-        }
-    }
-    rest.to_owned()
-}
-
-fn unquote(text: &str) -> Option<String> {
-    unquote_prefix(text).map(|(s, _)| s)
-}
-
-/// Reads a C-quoted string at the start of `text`: the string and what follows it.
-fn unquote_prefix(text: &str) -> Option<(String, &str)> {
-    let body = text.strip_prefix('"')?;
-    let mut bytes = Vec::new();
-    let mut chars = body.char_indices();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            '"' => {
-                return Some((
-                    String::from_utf8_lossy(&bytes).into_owned(),
-                    &body[at + 1..],
-                ))
-            }
-            '\\' => {
-                let (_, e) = chars.next()?;
-                match e {
-                    'n' => bytes.push(b'\n'),
-                    't' => bytes.push(b'\t'),
-                    'r' => bytes.push(b'\r'),
-                    'a' => bytes.push(7),
-                    'b' => bytes.push(8),
-                    'f' => bytes.push(12),
-                    'v' => bytes.push(11),
-                    '0'..='7' => {
-                        let mut value = e.to_digit(8)?;
-                        for _ in 0..2 {
-                            let (_, d) = chars.next()?;
-                            value = value * 8 + d.to_digit(8)?;
-                        }
-                        bytes.push(value as u8);
-                    }
-                    other => {
-                        let mut buf = [0; 4];
-                        bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
-                    }
-                }
-            }
-            other => {
-                let mut buf = [0; 4];
-                bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
-            }
-        }
-    }
-    None
 }
 
 /// Parses `@@ -a,b +c,d @@ section` and reads exactly the lines it announces.

@@ -1,0 +1,430 @@
+//! Placing the hunks of one section in a file's lines as `git apply` does (without fuzz): at
+//! the line its header states, else at the one other place its lines occur. A hunk found
+//! elsewhere is held to the judgement every relocation is (`crate::locate`), and hunks placed
+//! over the same lines are refused. Each change holds its hunk's lines as spans of the diff.
+
+use super::{Hunk, HunkLine};
+use crate::formats::build::ChangeSpec;
+use crate::lines::{Eol, Lines};
+use crate::model::{LineRange, LoadProblem, MatchTier};
+use crate::problem::ProblemKind;
+use crate::text_lines::TextLines;
+use std::sync::Arc;
+
+/// A hunk's lines as a change holds them: spans of the diff they were read from. A line that
+/// is not part of `diff` (a caller that parsed another text) is copied instead.
+pub(super) fn shared(diff: &Arc<String>, lines: &[HunkLine<'_>]) -> TextLines {
+    let base = diff.as_ptr() as usize;
+    let span = |text: &str| {
+        let start = (text.as_ptr() as usize).checked_sub(base)?;
+        let end = start + text.len();
+        diff.get(start..end).map(|_| start..end)
+    };
+    match lines
+        .iter()
+        .map(|l| span(l.text))
+        .collect::<Option<Vec<_>>>()
+    {
+        Some(spans) => TextLines::of_shared(diff, spans),
+        None => lines.iter().map(|l| l.text).collect(),
+    }
+}
+
+/// Places every hunk of a section in the file's lines (none for a missing or unusable file),
+/// giving each hunk's lines to its change, and flags hunks that overlap.
+pub(super) fn place_all(
+    hunks: Vec<Hunk<'_>>,
+    diff: &Arc<String>,
+    lines: Option<&Lines<'_>>,
+) -> Vec<ChangeSpec> {
+    let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
+    let mut specs: Vec<ChangeSpec> = hunks.iter().map(|h| place_hunk(h, diff, lines)).collect();
+    if let Some(lines) = lines {
+        doubt_weak_offsets(&hunks, lines, &mut specs);
+    }
+    flag_overlapping_hunks(&headers, &mut specs);
+    specs
+}
+
+/// A hunk found only at another line than its header says is held to the judgement every
+/// relocation is ([`crate::locate`]): where the hunks around it stand (with the lines the
+/// applied ones added or removed), whether its own place holds its lines nearly (edited there),
+/// how much its lines say, and that it stays between the hunks around it. One found far from
+/// where the hunks around it are, with its place edited, is a conflict that says where it was
+/// found and why that was not taken, not a change written into another function.
+fn doubt_weak_offsets(hunks: &[Hunk<'_>], lines: &Lines<'_>, specs: &mut [ChangeSpec]) {
+    let placed: Vec<Option<Placed>> = hunks
+        .iter()
+        .zip(specs.iter())
+        .map(|(hunk, spec)| {
+            let range = spec
+                .range
+                .filter(|_| !spec.problems.iter().any(|p| p.blocking))?;
+            Some(Placed::of(hunk, range.start, lines))
+        })
+        .collect();
+    let mut before: Option<Placed> = None;
+    let mut after: Vec<Option<Placed>> = vec![None; placed.len()];
+    for i in (0..placed.len().saturating_sub(1)).rev() {
+        after[i] = placed[i + 1].or(after[i + 1]);
+    }
+    for i in 0..specs.len() {
+        let Some(this) = placed[i] else {
+            continue;
+        };
+        if specs[i].tier == MatchTier::Offset {
+            let hunk = &hunks[i];
+            let sought = this.sought(hunk, lines, before, after[i]);
+            if let crate::locate::Verdict::Doubted(doubts) = crate::locate::judge(&sought) {
+                doubt(hunk, this, &mut specs[i], &crate::locate::describe(&doubts));
+                continue;
+            }
+        }
+        before = Some(this);
+    }
+}
+
+/// Where a placed hunk stands: its first line, how far from where its header says, whether
+/// by its new side (applied already), and how many lines it adds.
+#[derive(Clone, Copy)]
+struct Placed {
+    at: usize,
+    offset: i64,
+    applied: bool,
+    delta: i64,
+    len: usize,
+}
+
+impl Placed {
+    fn of(hunk: &Hunk<'_>, at: usize, lines: &Lines<'_>) -> Placed {
+        let stands = |side: &[HunkLine<'_>]| {
+            at + side.len() <= lines.len() + 1
+                && lines
+                    .between(at - 1, at - 1 + side.len())
+                    .zip(side)
+                    .all(|(f, p)| f.text == p.text.as_bytes())
+        };
+        let applied = !stands(&hunk.old) && stands(&hunk.new);
+        Placed {
+            at,
+            offset: at as i64 - stated_line(hunk) as i64,
+            applied,
+            delta: hunk.new.len() as i64 - hunk.old.len() as i64,
+            len: if applied {
+                hunk.new.len()
+            } else {
+                hunk.old.len()
+            },
+        }
+    }
+
+    /// What the judgement is asked of this hunk, with the placed hunks around it.
+    fn sought<'h>(
+        self,
+        hunk: &'h Hunk<'_>,
+        lines: &'h Lines<'_>,
+        before: Option<Placed>,
+        after: Option<Placed>,
+    ) -> crate::locate::Sought<'h> {
+        let from = stated_line(hunk);
+        let first = from - 1;
+        let old: Vec<&str> = hunk.old.iter().map(|l| l.text).collect();
+        let at_stated: Vec<&str> = lines
+            .between(
+                first.min(lines.len()),
+                (first + hunk.old.len()).min(lines.len()),
+            )
+            .map(|l| std::str::from_utf8(l.text).unwrap_or(""))
+            .collect();
+        let side = if self.applied { &hunk.new } else { &hunk.old };
+        let own_delta = if self.applied { self.delta } else { 0 };
+        crate::locate::Sought {
+            stated: from,
+            lines: side.iter().map(|l| l.text).collect(),
+            places: vec![self.at],
+            near: crate::locate::near_match(&old, &at_stated),
+            neighbours: crate::locate::Neighbours {
+                before: before.map(|b| b.offset + if b.applied { b.delta } else { 0 }),
+                after: after.map(|a| a.offset - own_delta),
+            },
+            window: crate::locate::Window {
+                first: before.map_or(1, |b| b.at + b.len),
+                end: after.map_or(usize::MAX, |a| a.at),
+            },
+            unique_is_enough: true,
+        }
+    }
+}
+
+/// The first line a hunk's header says its old lines stand at (1-based).
+fn stated_line(hunk: &Hunk<'_>) -> usize {
+    if hunk.old_count == 0 {
+        hunk.old_start + 1
+    } else {
+        hunk.old_start.max(1)
+    }
+}
+
+/// Makes a hunk placed where the judgement doubts a conflict at the line its header says.
+fn doubt(hunk: &Hunk<'_>, placed: Placed, spec: &mut ChangeSpec, why: &str) {
+    let from = stated_line(hunk);
+    spec.problems.retain(|p| p.kind != ProblemKind::Offset);
+    spec.tier = MatchTier::Exact;
+    spec.range = Some(LineRange {
+        start: from,
+        count: hunk.old.len(),
+    });
+    let message = if placed.applied {
+        format!(
+            "hunk {}: its context and removed lines stand nowhere in the file, and its context and added lines are not at line {from} as if it were applied{why}",
+            hunk.header
+        )
+    } else {
+        format!(
+            "hunk {}: its context and removed lines are not at line {from}{why}",
+            hunk.header
+        )
+    };
+    spec.problems
+        .push(LoadProblem::conflict(ProblemKind::NotFound, message));
+}
+
+/// Hunks of one section placed over the same lines (context included): git apply refuses them
+/// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
+fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
+    let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
+    for j in 1..specs.len() {
+        let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
+            continue;
+        };
+        let earlier =
+            (0..j).find(|&i| placed(&specs[i]) && specs[i].range.is_some_and(|a| a.overlaps(b)));
+        if let Some(i) = earlier {
+            let a = specs[i].range.unwrap_or(b);
+            specs[j].problems.push(LoadProblem::conflict(
+                ProblemKind::Overlap,
+                format!(
+                    "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
+                    headers[j],
+                    b.describe(),
+                    headers[i],
+                    a.describe()
+                ),
+            ));
+        }
+    }
+}
+
+/// Places a hunk in the file's lines as `git apply` would (without fuzz); its change holds its
+/// lines as spans of `diff`.
+pub(super) fn place_hunk(
+    hunk: &Hunk<'_>,
+    diff: &Arc<String>,
+    lines: Option<&Lines<'_>>,
+) -> ChangeSpec {
+    // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
+    // as part of line 1, so a hunk at the top of a file with one is read without it.
+    let without_bom;
+    let hunk = match lines {
+        Some(lines) if lines.has_bom() && hunk.old_start <= 1 => {
+            let mut h = hunk.clone();
+            for side in [&mut h.old, &mut h.new] {
+                if let Some(first) = side.first_mut() {
+                    first.text = first.text.strip_prefix('\u{feff}').unwrap_or(first.text);
+                }
+            }
+            without_bom = h;
+            &without_bom
+        }
+        _ => hunk,
+    };
+    // Where the hunk says it applies (0-based index of its first old line).
+    let stated = if hunk.old_count == 0 {
+        hunk.old_start
+    } else {
+        hunk.old_start.saturating_sub(1)
+    };
+    let placed = lines.map(|lines| {
+        // Not there, but applied already: its new side (context and added lines) stands where
+        // its old side would. Placed there, verify finds its new lines at its range.
+        locate(hunk, lines, stated).or_else(|problem| match problem.kind {
+            ProblemKind::NotFound => locate_side(hunk, &hunk.new, lines, stated).ok_or(problem),
+            _ => Err(problem),
+        })
+    });
+    let old_len = hunk.old.len();
+    let at_end = |at: usize| lines.is_some_and(|l| at + old_len == l.len());
+    let eof_newline = match placed {
+        Some(Ok(at)) if at_end(at) => hunk.new.last().map(|last| last.eol != Eol::None),
+        _ => None,
+    };
+    let header = hunk.header;
+    let description = if hunk.section.is_empty() {
+        header
+    } else {
+        hunk.section
+    };
+    let old = shared(diff, &hunk.old);
+    let new = shared(diff, &hunk.new);
+    let new_eols = hunk.new.iter().map(|l| l.eol).collect();
+    let mut spec = ChangeSpec {
+        description: Some(description.to_owned()),
+        key: None,
+        range: Some(LineRange {
+            start: stated + 1,
+            count: old_len,
+        }),
+        expected: (!old.is_empty()).then_some(old),
+        new_lines: new,
+        new_eols: Some(new_eols),
+        eof_newline,
+        ..ChangeSpec::default()
+    };
+    match placed {
+        // A missing or unusable file: verify reports it.
+        None => {}
+        Some(Err(problem)) => spec.problems.push(problem),
+        Some(Ok(at)) => {
+            spec.range = Some(LineRange {
+                start: at + 1,
+                count: old_len,
+            });
+            if at != stated {
+                spec.tier = MatchTier::Offset;
+                let offset = at as i64 - stated as i64;
+                spec.problems.push(LoadProblem::note(
+                    ProblemKind::Offset,
+                    format!(
+                        "hunk {} applies at line {} instead of line {} (offset {offset:+} line{})",
+                        header,
+                        at + 1,
+                        stated + 1,
+                        if offset.abs() == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+        }
+    }
+    spec
+}
+
+/// Where one side of a hunk (`side`: its old lines, or its new ones) stands in the file (a
+/// 0-based index), as git looks for it: at `stated`, else at the one other place it occurs.
+fn locate_side(
+    hunk: &Hunk<'_>,
+    side: &[HunkLine<'_>],
+    lines: &Lines<'_>,
+    stated: usize,
+) -> Option<usize> {
+    if side.is_empty() {
+        return None;
+    }
+    match places_of(hunk, side, lines, stated).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// The places one side of a hunk stands at (0-based): `stated` alone when it stands there,
+/// else every place, with git's rules for a hunk at the top or the end of a file.
+fn places_of(
+    hunk: &Hunk<'_>,
+    side: &[HunkLine<'_>],
+    lines: &Lines<'_>,
+    stated: usize,
+) -> Vec<usize> {
+    let len = lines.len();
+    let matches_at = |at: usize| -> bool {
+        at + side.len() <= len
+            && lines
+                .between(at, at + side.len())
+                .zip(side)
+                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
+    };
+    let match_beginning = hunk.old_start <= 1;
+    let match_end = hunk.trailing_context == 0;
+    let allowed = |at: usize| -> bool {
+        (!match_beginning || at == 0) && (!match_end || at + side.len() == len)
+    };
+    if matches_at(stated) && allowed(stated) {
+        return vec![stated];
+    }
+    (0..=len.saturating_sub(side.len()))
+        .filter(|&at| matches_at(at) && allowed(at))
+        .collect()
+}
+
+/// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
+/// other place they occur; else the conflict that says why not.
+fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
+    let len = lines.len();
+    let matches_at = |at: usize| -> bool {
+        at + hunk.old.len() <= len
+            && lines
+                .between(at, at + hunk.old.len())
+                .zip(&hunk.old)
+                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
+    };
+    let match_beginning = hunk.old_start <= 1;
+    let match_end = hunk.trailing_context == 0;
+    let places = places_of(hunk, &hunk.old, lines, stated);
+    if places == [stated] {
+        return Ok(stated);
+    }
+    match places.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let why = if match_end && !hunk.old.is_empty() && (0..len).any(matches_at) {
+                "; a hunk without trailing context must match at the end of the file (as git apply requires)"
+            } else if match_beginning && (0..len).any(matches_at) {
+                "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
+            } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
+                && lines.iter().any(|l| l.eol == Eol::CrLf)
+                || hunk.old.iter().any(|l| l.eol == Eol::CrLf)
+                    && lines.iter().any(|l| l.eol == Eol::Lf)
+            {
+                "; the line endings differ (LF against CRLF), and git apply compares them too"
+            } else {
+                ""
+            };
+            Err(LoadProblem::conflict(
+                ProblemKind::NotFound,
+                format!(
+                    "hunk {}: its context and removed lines are not at line {} nor anywhere else in the file{why}",
+                    hunk.header,
+                    stated + 1
+                ),
+            ))
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
+            Err(LoadProblem::conflict(
+                ProblemKind::Ambiguous,
+                format!(
+                    "hunk {}: not at line {}; its lines occur {} times, at lines {} (git apply would take the nearest; patchdeck does not guess)",
+                    hunk.header,
+                    stated + 1,
+                    many.len(),
+                    list.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunk_lines_become_spans_of_their_diff_or_copies_of_another_text() {
+        let diff = Arc::new(String::from(" a\n-b\n+c\n"));
+        let line = |text| HunkLine { text, eol: Eol::Lf };
+        let from_diff = [line(&diff[1..2]), line(&diff[4..5])];
+        assert_eq!(shared(&diff, &from_diff), ["a", "b"]);
+        let other = String::from("elsewhere");
+        let not_from_diff = [line(&diff[1..2]), line(other.as_str())];
+        assert_eq!(shared(&diff, &not_from_diff), ["a", "elsewhere"]);
+        assert!(shared(&diff, &[]).is_empty());
+    }
+}
