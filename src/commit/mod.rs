@@ -138,7 +138,50 @@ pub fn commit_with(
     // kept open are let go, so that its descriptor budget is its own.
     workspace.close_folders();
     let root = open_root(workspace)?;
-    let writes: Vec<&FileWrite> = match contents {
+    let writes = to_write(&root, plan, contents);
+    if writes.is_empty() {
+        // Nothing to write: the disk is not touched, not even patchdeck's own folder.
+        return Ok(Committed::default());
+    }
+    let state = StateFolder::ensure(&root).map_err(|e| state_failed(workspace, e))?;
+    let lock = Lock::acquire(state.dir(), options.lock_wait)?;
+    let mut warnings: Vec<String> = lock.removed_foreign.iter().map(removed_lock).collect();
+    let recovered = recover_earlier(workspace, &root, &state, options)?;
+    if let Some(recovered) = &recovered {
+        warnings.extend(recovered.warnings.iter().cloned());
+    }
+    // Every target looked at under the lock before the journal: still there (or still
+    // absent), and as verified as far as its stat can tell; its bytes are checked as it is
+    // staged. Each original's checksum, for the journal, is computed here, on every core.
+    let folders = Folders::new(&root);
+    let pre = crate::parallel::map(&writes, |w| recheck(&folders, w))
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
+    let sequence = next_sequence(workspace, &state)?;
+    let mut tx = Transaction::new(workspace, &writes, &pre, sequence, options);
+    let ran = tx.run(&folders, &state, &writes, contents, options.sha256);
+    let written = match ran {
+        Ok((written, cleanup)) => {
+            warnings.extend(cleanup);
+            written
+        }
+        Err(failed) => return Err(roll_back(&tx.journal, &root, &state, failed)),
+    };
+    let kept = options.keep_history && !written.is_empty() && tx.archived;
+    Ok(Committed {
+        history_id: kept.then(|| tx.journal.id.clone()),
+        written,
+        recovered,
+        owner_not_kept: tx.owner_not_kept,
+        warnings,
+    })
+}
+
+/// The plan's writes the commit makes: a write that changes nothing, bytes or permissions, is
+/// left out. With contents made as each file is staged ([`NewContents::Made`]), one that may
+/// be its file as it is is made now, on every core, to find out.
+fn to_write<'p>(root: &Root, plan: &'p Plan, contents: NewContents<'_>) -> Vec<&'p FileWrite> {
+    match contents {
         // A write that changes only the permissions (a mode change, or its undo) is one.
         NewContents::Planned => plan
             .writes
@@ -155,7 +198,7 @@ pub fn commit_with(
         // again under the lock, whatever is found here, and leaves out one found unchanged.
         NewContents::Made(make) => {
             let left_as_is = crate::parallel::map(&plan.writes, |w| {
-                w.may_be_unchanged && made_unchanged(&root, w, make)
+                w.may_be_unchanged && made_unchanged(root, w, make)
             });
             plan.writes
                 .iter()
@@ -163,96 +206,85 @@ pub fn commit_with(
                 .filter_map(|(w, as_is)| (!as_is).then_some(w))
                 .collect()
         }
-    };
-    if writes.is_empty() {
-        // Nothing to write: the disk is not touched, not even patchdeck's own folder.
-        return Ok(Committed::default());
     }
-    let state = StateFolder::ensure(&root).map_err(|e| state_failed(workspace, e))?;
-    let lock = Lock::acquire(state.dir(), options.lock_wait)?;
-    let mut warnings: Vec<String> = lock.removed_foreign.iter().map(removed_lock).collect();
+}
+
+/// Finishes or rolls back what an interrupted earlier commit or undo left, under the lock,
+/// before this commit looks at any target. An undo's own commit finishes the live journal
+/// alone: the undoing mark it finds is its own undo's (see [`CommitOptions::undoing`]).
+fn recover_earlier(
+    workspace: &Workspace,
+    root: &Root,
+    state: &StateFolder,
+    options: &CommitOptions,
+) -> Result<Option<Recovery>> {
     let finish = match options.undoing {
         true => Finish::Journal,
         false => Finish::Undo,
     };
-    let recovered = recover_locked(
+    recover_locked(
         workspace,
-        &root,
-        &state,
+        root,
+        state,
         finish,
         &journal::Progress::default(),
-    )?;
-    if let Some(recovered) = &recovered {
-        warnings.extend(recovered.warnings.iter().cloned());
-    }
-    // Every target looked at under the lock before the journal: still there (or still
-    // absent), and as verified as far as its stat can tell; its bytes are checked as it is
-    // staged. Each original's checksum, for the journal, is computed here, on every core.
-    let folders = Folders::new(&root);
-    let pre = crate::parallel::map(&writes, |w| recheck(&folders, w))
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
-    let sequence = history::next_sequence(&state).map_err(|e| Error::CommitFailed {
+    )
+}
+
+/// The sequence number the commit's ID begins with (see [`history::next_sequence`]), read
+/// under the lock; a history that cannot be read fails the commit before anything is written.
+fn next_sequence(workspace: &Workspace, state: &StateFolder) -> Result<u64> {
+    history::next_sequence(state).map_err(|e| Error::CommitFailed {
         path: history::history_dir(&workspace.state_dir())
             .display()
             .to_string(),
         step: "reading the undo history".into(),
         cause: e.to_string(),
         rolled_back: true,
-    })?;
-    let mut tx = Transaction::new(workspace, &writes, &pre, sequence, options);
-    let ran = tx.run(&folders, &state, &writes, contents, options.sha256);
-    let written = match ran {
-        Ok((written, cleanup)) => {
-            warnings.extend(cleanup);
-            written
-        }
-        Err((path, step, cause)) => {
-            let rolled_back = tx.journal.recover(&root, &state);
-            // Rolled back means the journal is gone and no byte of this commit remains; a file
-            // another program changed meanwhile is named, and left as that program made it.
-            let whole = rolled_back.is_ok();
-            if let (Some(changed), Ok(r)) = (stage::as_changed(&cause), &rolled_back) {
-                if r.left_alone.is_empty() {
-                    // A target found changed as it was staged: nothing was written to it, or to
-                    // any other.
-                    return Err(Error::ChangedOnDisk {
-                        path: path.display().to_string(),
-                        what: changed.what.clone(),
-                    });
-                }
-            }
-            let cause = match &rolled_back {
-                Ok(r) if !r.left_alone.is_empty() => format!(
-                    "{cause}; left as another program changed them during the commit: {}{}",
-                    join_paths(&r.left_alone),
-                    match r.kept.is_empty() {
-                        true => String::new(),
-                        false => format!(
-                            "; that program's earlier content is kept as {}",
-                            join_paths(&r.kept)
-                        ),
-                    }
-                ),
-                Ok(_) => cause.to_string(),
-                Err(e) => format!("{cause}; then rolling back failed: {e}"),
-            };
-            return Err(Error::CommitFailed {
-                path: path.display().to_string(),
-                step: step.to_owned(),
-                cause,
-                rolled_back: whole,
-            });
-        }
-    };
-    let kept = options.keep_history && !written.is_empty() && tx.archived;
-    Ok(Committed {
-        history_id: kept.then(|| tx.journal.id.clone()),
-        written,
-        recovered,
-        owner_not_kept: tx.owner_not_kept,
-        warnings,
     })
+}
+
+/// Rolls back a commit that `failed` at one of its steps, from its `journal`, and says what
+/// became of it: a target found changed as it was staged, when the rollback put back every
+/// file; otherwise the failure, with what the rollback did (the files another program changed
+/// meanwhile, named and left as it made them) or how the rollback itself failed.
+fn roll_back(journal: &Journal, root: &Root, state: &StateFolder, failed: StepError) -> Error {
+    let (path, step, cause) = failed;
+    let rolled_back = journal.recover(root, state);
+    // Rolled back means the journal is gone and no byte of this commit remains; a file
+    // another program changed meanwhile is named, and left as that program made it.
+    let whole = rolled_back.is_ok();
+    if let (Some(changed), Ok(r)) = (stage::as_changed(&cause), &rolled_back) {
+        if r.left_alone.is_empty() {
+            // A target found changed as it was staged: nothing was written to it, or to
+            // any other.
+            return Error::ChangedOnDisk {
+                path: path.display().to_string(),
+                what: changed.what.clone(),
+            };
+        }
+    }
+    let cause = match &rolled_back {
+        Ok(r) if !r.left_alone.is_empty() => format!(
+            "{cause}; left as another program changed them during the commit: {}{}",
+            join_paths(&r.left_alone),
+            match r.kept.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "; that program's earlier content is kept as {}",
+                    join_paths(&r.kept)
+                ),
+            }
+        ),
+        Ok(_) => cause.to_string(),
+        Err(e) => format!("{cause}; then rolling back failed: {e}"),
+    };
+    Error::CommitFailed {
+        path: path.display().to_string(),
+        step: step.to_owned(),
+        cause,
+        rolled_back: whole,
+    }
 }
 
 /// Whether `write`'s content, made from its target as it is now (still the verified bytes),
@@ -447,8 +479,8 @@ impl<'a> Transaction<'a> {
             .map_err(|e| (path.to_path_buf(), step.doing(), e))
     }
 
-    /// Runs the commit from its first journal to its cleanup; what it wrote. An error leaves
-    /// the journal for [`Journal::recover`] to roll back.
+    /// Runs the commit from its first journal to its cleanup; what it wrote, and what its
+    /// cleanup could not do. An error leaves the journal for [`Journal::recover`] to roll back.
     fn run(
         &mut self,
         folders: &Folders,
@@ -460,6 +492,31 @@ impl<'a> Transaction<'a> {
         let root = folders.root();
         let state_rel = state.dir().rel().to_path_buf();
         self.step(Step::Journal, &state_rel, self.journal.save(state))?;
+        self.make_folders(root)?;
+        let staged = self.stage_all(folders, writes, contents, sha256)?;
+        self.sync_all_staged(folders, &staged)?;
+        if staged
+            .iter()
+            .all(|s| matches!(s.outcome, Outcome::Unchanged))
+        {
+            self.withdraw(root, state, &state_rel)?;
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let (written, found) = self.record_staged(writes, staged);
+        let dirs = self.touched_dirs();
+        self.sync_dirs(folders, &dirs)?;
+        self.mark_prepared(state, &state_rel)?;
+        self.exchange(folders, writes, &found, &state_rel)?;
+        self.sync_dirs(folders, &dirs)?;
+        self.mark_committed(state, &state_rel)?;
+        // Committed: from here on the new files stand.
+        let warnings = self.clean_up(root, state);
+        Ok((written, warnings))
+    }
+
+    /// Creates the folders the journal lists for new files, outermost first, each one step
+    /// (and one hit of its failpoint).
+    fn make_folders(&self, root: &Root) -> Result<(), StepError> {
         for entry in &self.journal.entries {
             for dir in &entry.created_dirs {
                 let made = root
@@ -468,9 +525,19 @@ impl<'a> Transaction<'a> {
                 self.step(Step::Mkdir, dir, made)?;
             }
         }
-        // Staging, on several threads: each target read and checked, its new content made and
-        // written beside it, its writeback started; then every staged file made durable, most
-        // of them already written out by the time their fsync comes.
+        Ok(())
+    }
+
+    /// Stages every write on several threads: each target read and checked, its new content
+    /// made and written beside it, its writeback started. What staging found and did for each
+    /// write, in the order of `writes`; the staging failpoint is hit once per file written.
+    fn stage_all(
+        &self,
+        folders: &Folders,
+        writes: &[&FileWrite],
+        contents: NewContents<'_>,
+        sha256: bool,
+    ) -> Result<Vec<Staged>, StepError> {
         // Every target's folder is open already (the re-check opened them); the folders made
         // for new files open as they are staged into.
         let made: usize = self
@@ -499,16 +566,21 @@ impl<'a> Transaction<'a> {
             }
             Ok(())
         })?;
-        let staged: Vec<Staged> = slots
+        Ok(slots
             .into_iter()
             .map(|slot| slot.into_inner().expect("every file staged"))
-            .collect();
-        // Each staged file made durable, through the descriptor staging kept where it could.
+            .collect())
+    }
+
+    /// Makes every staged file durable, on several threads, through the descriptor staging
+    /// kept where it could: most of them are already written out by the time their fsync
+    /// comes.
+    fn sync_all_staged(&self, folders: &Folders, staged: &[Staged]) -> Result<(), StepError> {
         let to_sync: Vec<(&Path, Option<&File>)> = self
             .journal
             .entries
             .iter()
-            .zip(&staged)
+            .zip(staged)
             .filter_map(|(entry, staged)| match &staged.outcome {
                 Outcome::Written { file, .. } => Some((entry.staged.as_deref()?, file.as_ref())),
                 _ => None,
@@ -516,21 +588,34 @@ impl<'a> Transaction<'a> {
             .collect();
         crate::parallel::try_each(&to_sync, IO_THREADS, |&(path, file)| {
             sync_staged(folders, path, file).map_err(|e| (path.to_owned(), Step::Stage.doing(), e))
-        })?;
-        drop(to_sync);
-        if staged
-            .iter()
-            .all(|s| matches!(s.outcome, Outcome::Unchanged))
-        {
-            // Every new content is its file as it is: there is nothing to write. The journal
-            // (still staging, nothing staged) goes.
-            self.journal
-                .recover(root, state)
-                .map_err(|e| (state_rel.clone(), Step::Journal.doing(), e))?;
-            return Ok((Vec::new(), Vec::new()));
-        }
-        // The journal now names every new content (recovery tells the commit's files from
-        // another program's by it), and each file staging found unchanged is left out.
+        })
+    }
+
+    /// Removes the journal of a commit whose every new content is its file as it is: there is
+    /// nothing to write, and the journal (still staging, nothing staged) has nothing to undo.
+    fn withdraw(
+        &self,
+        root: &Root,
+        state: &StateFolder,
+        state_rel: &Path,
+    ) -> Result<(), StepError> {
+        self.journal
+            .recover(root, state)
+            .map(drop)
+            .map_err(|e| (state_rel.to_path_buf(), Step::Journal.doing(), e))
+    }
+
+    /// Writes what staging did into the journal (not yet saved): each new content's checksum,
+    /// by which recovery tells the commit's files from another program's, the permissions of a
+    /// write of them alone, and each file found unchanged left out. Notes the files whose
+    /// owner could not be kept. Returns what is written, for the report, and each target as
+    /// staging found it, for the exchange to find again. The staged files' descriptors close
+    /// here.
+    fn record_staged(
+        &mut self,
+        writes: &[&FileWrite],
+        staged: Vec<Staged>,
+    ) -> (Vec<Written>, Vec<Option<Stamp>>) {
         let mut written = Vec::new();
         let mut found = Vec::with_capacity(staged.len());
         for ((entry, write), staged) in self.journal.entries.iter_mut().zip(writes).zip(staged) {
@@ -569,62 +654,86 @@ impl<'a> Transaction<'a> {
             });
         }
         self.owner_not_kept.sort_unstable();
-        // The folders that hold the commit's names, and those that hold a folder it made: a
-        // new file in a new folder is reachable after a power cut only once the folder's own
-        // name is durable in its parent too.
+        (written, found)
+    }
+
+    /// The folders that hold the commit's names, and those that hold a folder it made, each
+    /// once, in order: a new file in a new folder is reachable after a power cut only once the
+    /// folder's own name is durable in its parent too.
+    fn touched_dirs(&self) -> Vec<PathBuf> {
         let parent = |path: &Path| path.parent().unwrap_or(Path::new("")).to_path_buf();
-        let dirs: Vec<PathBuf> = self
-            .journal
+        self.journal
             .entries
             .iter()
             .flat_map(|e| std::iter::once(&e.path).chain(&e.created_dirs))
             .map(|path| parent(path))
             .collect::<BTreeSet<_>>()
             .into_iter()
-            .collect();
-        self.sync_dirs(folders, &dirs)?;
+            .collect()
+    }
+
+    /// Marks the journal prepared and saves it: every new content is staged, durable and named
+    /// in it, so the exchange may begin, and a rollback from here puts every original back.
+    fn mark_prepared(&mut self, state: &StateFolder, state_rel: &Path) -> Result<(), StepError> {
         self.journal.state = State::Prepared;
-        self.step(Step::Prepare, &state_rel, self.journal.save(state))?;
-        // The folders were opened once, at staging: each must still be where it was.
+        self.step(Step::Prepare, state_rel, self.journal.save(state))
+    }
+
+    /// Exchanges every staged file with its target and moves each deleted file aside (see
+    /// [`put_all_in_place`]), each target checked once more against `found`, as staging found
+    /// it. The folders were opened once, at staging: each must still be where it was first.
+    fn exchange(
+        &self,
+        folders: &Folders,
+        writes: &[&FileWrite],
+        found: &[Option<Stamp>],
+        state_rel: &Path,
+    ) -> Result<(), StepError> {
         folders
             .still_in_place()
-            .map_err(|e| (state_rel.clone(), Step::Rename.doing(), e))?;
+            .map_err(|e| (state_rel.to_path_buf(), Step::Rename.doing(), e))?;
         let entries: Vec<(&Entry, &FileWrite, Option<&Stamp>)> = self
             .journal
             .entries
             .iter()
             .zip(writes.iter().copied())
-            .zip(&found)
+            .zip(found)
             .filter(|((entry, _), _)| entry.kind != EntryKind::Unchanged)
             .map(|((entry, write), found)| (entry, write, found.as_ref()))
             .collect();
         put_all_in_place(folders, &entries, self.failpoint)
-            .map_err(|(path, e)| (path, Step::Rename.doing(), e))?;
-        self.sync_dirs(folders, &dirs)?;
-        // The failpoint comes first: "mark" is the last moment before the commit is decided.
+            .map_err(|(path, e)| (path, Step::Rename.doing(), e))
+    }
+
+    /// Marks the journal committed and saves it: the moment the commit is decided. The
+    /// failpoint comes first, "mark" being the last moment before it; a failure leaves the
+    /// journal prepared, for the rollback.
+    fn mark_committed(&mut self, state: &StateFolder, state_rel: &Path) -> Result<(), StepError> {
         self.journal.state = State::Committed;
         let marked = hit(self.failpoint, Step::Mark).and_then(|()| self.journal.save(state));
         if let Err(e) = marked {
             self.journal.state = State::Prepared;
-            return Err((state_rel, Step::Mark.doing(), e));
+            return Err((state_rel.to_path_buf(), Step::Mark.doing(), e));
         }
-        // Committed: from here on the new files stand. Cleanup says what it could not do in
-        // warnings; a failure of its own (the state folder gone, say) leaves a committed
-        // journal that the next run finishes.
+        Ok(())
+    }
+
+    /// Cleans up after the mark: the originals go to the undo history and the journal goes.
+    /// Returns what a person should hear: what cleanup could not do, or, when it failed itself
+    /// (the state folder gone, say), that the committed journal stays and the next command
+    /// that writes finishes it. The commit stands either way.
+    fn clean_up(&mut self, root: &Root, state: &StateFolder) -> Vec<String> {
         let cleaned =
             hit(self.failpoint, Step::Cleanup).and_then(|()| self.journal.recover(root, state));
         match cleaned {
             Ok(recovery) => {
                 self.archived = recovery.archived;
-                Ok((written, recovery.warnings))
+                recovery.warnings
             }
             // The committed journal stays, and the next command finishes it.
-            Err(e) => Ok((
-                written,
-                vec![format!(
-                    "the commit is done, but its cleanup stopped ({e}): the next patchdeck command that writes finishes it (`patchdeck recover` does), and `patchdeck undo` can take it back after that"
-                )],
-            )),
+            Err(e) => vec![format!(
+                "the commit is done, but its cleanup stopped ({e}): the next patchdeck command that writes finishes it (`patchdeck recover` does), and `patchdeck undo` can take it back after that"
+            )],
         }
     }
 

@@ -8,13 +8,13 @@
 //! undoing twice undoes the two last batches.
 
 use super::identity::read_all;
-use super::journal::EntryKind;
+use super::journal::{Entry, EntryKind, Hashing, Journal};
 use super::{commit, history, open_root, CommitOptions, Committed};
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::failpoint::{hit, Step};
 use crate::fs::read_beneath;
-use crate::fs::Root;
+use crate::fs::{Dir, Root};
 use crate::git::index::{restore, Restored};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::state::{as_untrusted, seal, State};
@@ -39,7 +39,34 @@ pub struct Undone {
 /// Restores the last committed batch.
 pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
     let root = open_root(workspace)?;
-    let failed = |cause: std::io::Error| match (seal::as_foreign(&cause), as_untrusted(&cause)) {
+    let failed = |cause| history_failed(workspace, cause);
+    let unfinished = |cause| undo_unfinished(workspace, cause);
+    let (state, record, journal, mut warnings) = find_record(workspace, &root)?;
+    let writes = check_files(&root, &record, &journal, failed)?;
+    let options = CommitOptions {
+        keep_history: false,
+        undoing: true,
+        label: format!("undo of {}", journal.label),
+        ..options
+    };
+    let committed = restore_files(workspace, &record, writes, &options, failed)?;
+    remove_created_dirs(&root, &journal);
+    hit(options.failpoint.as_ref(), Step::Forget).map_err(unfinished)?;
+    // The index goes back before the record (and the note in it) is forgotten.
+    let index = restore_index(workspace, &record, &journal);
+    forget_record(&state, &record, &journal, &mut warnings).map_err(unfinished)?;
+    Ok(Undone {
+        label: journal.label,
+        committed,
+        index,
+        warnings,
+    })
+}
+
+/// The error of an undo that failed reading the undo history, before anything was restored:
+/// a record sealed for someone else, state not to be trusted, or the failure itself.
+fn history_failed(workspace: &Workspace, cause: std::io::Error) -> Error {
+    match (seal::as_foreign(&cause), as_untrusted(&cause)) {
         (Some(foreign), _) => Error::Foreign {
             record: history::history_dir(&workspace.state_dir()),
             why: foreign.to_string(),
@@ -53,25 +80,40 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             cause: cause.to_string(),
             restored: false,
         },
-    };
-    let unfinished = |cause: std::io::Error| Error::UndoFailed {
+    }
+}
+
+/// The error of an undo that restored the files but could not forget the record: the
+/// bookkeeping is what is left, for the next recovery.
+fn undo_unfinished(workspace: &Workspace, cause: std::io::Error) -> Error {
+    Error::UndoFailed {
         path: history::history_dir(&workspace.state_dir()),
         cause: cause.to_string(),
         restored: true,
-    };
-    let nothing = || Error::Usage {
+    }
+}
+
+/// The error of an undo with no record to restore.
+fn nothing_to_undo(workspace: &Workspace) -> Error {
+    Error::Usage {
         message: format!("nothing to undo under {}", workspace.root().display()),
         hint: Some(format!(
             "patchdeck keeps the last {} committed batches; none is recorded here",
             history::KEEP
         )),
-    };
-    let Some(state) = State::open(&root).map_err(failed)? else {
-        return Err(nothing());
+    }
+}
+
+/// Finds the newest record of the undo history: the state folder, the record's folder, its
+/// journal, and the warnings about entries of the history that were ignored. Refused when
+/// there is none, and when the last commit's cleanup waits: its undo record is not made yet,
+/// and undoing the one before it would not be undoing the last commit.
+fn find_record(workspace: &Workspace, root: &Root) -> Result<(State, Dir, Journal, Vec<String>)> {
+    let failed = |cause| history_failed(workspace, cause);
+    let Some(state) = State::open(root).map_err(failed)? else {
+        return Err(nothing_to_undo(workspace));
     };
     let (newest, warning) = history::newest(&state).map_err(failed)?;
-    // A commit whose cleanup waits has no undo record yet: when it is the last commit,
-    // undoing the one before it would not be undoing the last commit.
     let waiting = super::unfinished::ids(&state).pop();
     let newest_id = newest.as_ref().map(|(_, journal)| journal.id.as_str());
     if let Some(id) =
@@ -95,9 +137,28 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
                 message: format!("nothing to undo under {}", workspace.root().display()),
                 hint: Some(warning.clone()),
             },
-            None => nothing(),
+            None => nothing_to_undo(workspace),
         });
     };
+    Ok((state, record, journal, warnings))
+}
+
+/// Why a file of the record cannot be restored.
+enum Unrestorable {
+    /// The file is not what the batch wrote (or no longer absent, for one it deleted).
+    Changed,
+    /// The saved original no longer has the hash it was saved with.
+    Damaged,
+}
+
+/// Checks every file the batch wrote, each read once: the writes that restore them, or, when
+/// any file changed since or any saved original is damaged, the error that names them all.
+fn check_files(
+    root: &Root,
+    record: &Dir,
+    journal: &Journal,
+    failed: impl Fn(std::io::Error) -> Error + Copy,
+) -> Result<Vec<FileWrite>> {
     let mut changed = Vec::new();
     let mut damaged = Vec::new();
     let mut writes = Vec::new();
@@ -107,51 +168,11 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
         if entry.kind == EntryKind::Unchanged {
             continue;
         }
-        let now = read_beneath(&root, &entry.path).map_err(|e| Error::UndoUnreadable {
-            path: entry.path.clone(),
-            cause: e.to_string(),
-        })?;
-        let expected = match entry.kind {
-            EntryKind::Delete => None,
-            _ => entry.post_hash.as_deref(),
-        };
-        if now.as_ref().map(|s| hashing.hash(s.bytes())).as_deref() != expected {
-            changed.push(entry.path.display().to_string());
-            continue;
+        match check_file(root, record, hashing, n, entry, failed)? {
+            Ok(write) => writes.push(write),
+            Err(Unrestorable::Changed) => changed.push(entry.path.display().to_string()),
+            Err(Unrestorable::Damaged) => damaged.push(entry.path.display().to_string()),
         }
-        let (original, saved) = if entry.kind == EntryKind::Create {
-            (Vec::new(), None)
-        } else {
-            let name = n.to_string();
-            let bytes = read_all(&record, OsStr::new(&name)).map_err(failed)?;
-            if Some(hashing.hash(&bytes)) != entry.pre_hash {
-                damaged.push(entry.path.display().to_string());
-                continue;
-            }
-            let stamp = record
-                .stat(OsStr::new(&name))
-                .map_err(failed)?
-                .map(|st| st.stamp);
-            (bytes, stamp)
-        };
-        writes.push(FileWrite {
-            file: n,
-            rel: entry.path.clone(),
-            kind: match entry.kind {
-                EntryKind::Modify => WriteKind::Modify,
-                EntryKind::Create => WriteKind::Delete,
-                EntryKind::Delete => WriteKind::Create,
-                EntryKind::Unchanged => unreachable!("passed over above"),
-            },
-            before: now,
-            after: Content::owned(original),
-            changes: Vec::new(),
-            ranges: Vec::new(),
-            mode: saved.as_ref().map(|s| s.mode),
-            owner: saved.as_ref().map(|s| (s.uid, s.gid)),
-            executable: None,
-            may_be_unchanged: false,
-        });
     }
     if !changed.is_empty() {
         return Err(Error::UndoBlocked {
@@ -165,45 +186,117 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             files: damaged,
         });
     }
+    Ok(writes)
+}
+
+/// Checks the file of the record's entry `n`: that it still has the hash the batch wrote (or
+/// is still absent, for a deletion), and that its saved original (none for a file the batch
+/// created) still has the hash it was saved with. The write that restores it, or why it
+/// cannot be restored. The file as read now is the write's `before`, which the commit
+/// re-checks; the original, read once, is its `after`.
+fn check_file(
+    root: &Root,
+    record: &Dir,
+    hashing: Hashing,
+    n: usize,
+    entry: &Entry,
+    failed: impl Fn(std::io::Error) -> Error,
+) -> Result<std::result::Result<FileWrite, Unrestorable>> {
+    let now = read_beneath(root, &entry.path).map_err(|e| Error::UndoUnreadable {
+        path: entry.path.clone(),
+        cause: e.to_string(),
+    })?;
+    let expected = match entry.kind {
+        EntryKind::Delete => None,
+        _ => entry.post_hash.as_deref(),
+    };
+    if now.as_ref().map(|s| hashing.hash(s.bytes())).as_deref() != expected {
+        return Ok(Err(Unrestorable::Changed));
+    }
+    let (original, saved) = if entry.kind == EntryKind::Create {
+        (Vec::new(), None)
+    } else {
+        let name = n.to_string();
+        let bytes = read_all(record, OsStr::new(&name)).map_err(&failed)?;
+        if Some(hashing.hash(&bytes)) != entry.pre_hash {
+            return Ok(Err(Unrestorable::Damaged));
+        }
+        let stamp = record
+            .stat(OsStr::new(&name))
+            .map_err(&failed)?
+            .map(|st| st.stamp);
+        (bytes, stamp)
+    };
+    Ok(Ok(FileWrite {
+        file: n,
+        rel: entry.path.clone(),
+        kind: match entry.kind {
+            EntryKind::Modify => WriteKind::Modify,
+            EntryKind::Create => WriteKind::Delete,
+            EntryKind::Delete => WriteKind::Create,
+            EntryKind::Unchanged => unreachable!("passed over by check_files"),
+        },
+        before: now,
+        after: Content::owned(original),
+        changes: Vec::new(),
+        ranges: Vec::new(),
+        mode: saved.as_ref().map(|s| s.mode),
+        owner: saved.as_ref().map(|s| (s.uid, s.gid)),
+        executable: None,
+        may_be_unchanged: false,
+    }))
+}
+
+/// Puts the originals back in one atomic commit, the record marked as being undone first:
+/// killed between restoring the files and forgetting the record, the next recovery finds the
+/// mark and the files restored, and finishes the bookkeeping. A commit rolled back takes the
+/// mark off again, and the record stands as it was.
+fn restore_files(
+    workspace: &Workspace,
+    record: &Dir,
+    writes: Vec<FileWrite>,
+    options: &CommitOptions,
+    failed: impl Fn(std::io::Error) -> Error,
+) -> Result<Committed> {
     let plan = Plan {
         writes,
         ..Plan::default()
     };
-    let options = CommitOptions {
-        keep_history: false,
-        undoing: true,
-        label: format!("undo of {}", journal.label),
-        ..options
-    };
-    // Marked first: killed between restoring the files and forgetting the record, the next
-    // recovery finds the mark and the files restored, and finishes the bookkeeping.
-    history::mark_undoing(&record).map_err(failed)?;
-    let committed = match commit(workspace, &plan, &options) {
-        Ok(committed) => committed,
-        Err(e) => {
-            // Rolled back: the record stands as it was.
-            if let Error::CommitFailed {
-                rolled_back: true, ..
-            } = e
-            {
-                let _ = history::unmark_undoing(&record);
-            }
-            return Err(e);
+    history::mark_undoing(record).map_err(failed)?;
+    commit(workspace, &plan, options).inspect_err(|e| {
+        // Rolled back: the record stands as it was.
+        if let Error::CommitFailed {
+            rolled_back: true, ..
+        } = e
+        {
+            let _ = history::unmark_undoing(record);
         }
-    };
-    // Folders the batch created for new files go too, when nothing else is in them.
+    })
+}
+
+/// Removes the folders the batch created for new files, innermost first, each when nothing
+/// else is in it.
+fn remove_created_dirs(root: &Root, journal: &Journal) {
     for entry in journal
         .entries
         .iter()
         .filter(|e| e.kind == EntryKind::Create)
     {
         for created in entry.created_dirs.iter().rev() {
-            remove_empty_dir(&root, created);
+            remove_empty_dir(root, created);
         }
     }
-    hit(options.failpoint.as_ref(), Step::Forget).map_err(unfinished)?;
-    // The index goes back before the record (and the note in it) is forgotten.
-    let index = history::index_note(&record).map(|note| {
+}
+
+/// Puts git's index back as it was before `apply --stage` staged this batch, from the note
+/// the record keeps (none when the batch was not staged). A note that names a file this
+/// commit did not write is refused, and the index left alone.
+fn restore_index(
+    workspace: &Workspace,
+    record: &Dir,
+    journal: &Journal,
+) -> Option<std::result::Result<Restored, String>> {
+    history::index_note(record).map(|note| {
         let note = note?;
         if let Some(stray) = note
             .changes
@@ -217,22 +310,24 @@ pub fn undo(workspace: &Workspace, options: CommitOptions) -> Result<Undone> {
             ));
         }
         Ok(restore(workspace.root(), &note))
-    });
-    // The review the commit was made from comes back with its files (best effort: the undo
-    // is done either way).
-    let mut warnings = warnings;
-    if let Err(e) = history::return_sessions(&state, &record) {
+    })
+}
+
+/// Forgets the record once its files are restored. The review the commit was made from comes
+/// back with its files first, best effort: the undo is done either way, and a review that
+/// cannot be put back is said in `warnings`.
+fn forget_record(
+    state: &State,
+    record: &Dir,
+    journal: &Journal,
+    warnings: &mut Vec<String>,
+) -> std::io::Result<()> {
+    if let Err(e) = history::return_sessions(state, record) {
         warnings.push(format!(
             "the review session this commit was made from could not be put back ({e}): its decisions start over when the batch is opened again"
         ));
     }
-    history::forget(&state, &journal.id).map_err(unfinished)?;
-    Ok(Undone {
-        label: journal.label,
-        committed,
-        index,
-        warnings,
-    })
+    history::forget(state, &journal.id)
 }
 
 fn remove_empty_dir(root: &Root, rel: &Path) {

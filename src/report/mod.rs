@@ -335,6 +335,8 @@ impl<'a> Report<'a> {
         report
     }
 
+    /// The report of `batch` as verified, with what `applied` decided and did and what `plan`
+    /// is blocked by (for `check`, the plan of every change selected).
     fn build_with(
         batch: &'a Batch,
         verification: &'a Verification,
@@ -347,103 +349,12 @@ impl<'a> Report<'a> {
             ..Summary::default()
         };
         let committed = applied.and_then(|a| a.committed);
-        // What was written, looked up once per file (batches have thousands).
-        let new_shas: HashMap<&std::path::Path, &String> = committed
-            .map(|c| {
-                c.written
-                    .iter()
-                    .filter_map(|w| Some((w.rel.as_path(), w.sha256.as_ref()?)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let written: HashMap<usize, &[usize]> = match (applied, committed) {
-            (Some(a), Some(_)) => a
-                .plan
-                .writes
-                .iter()
-                .map(|w| (w.file, w.changes.as_slice()))
-                .collect(),
-            _ => HashMap::new(),
-        };
-        let mut blockers: HashMap<usize, Vec<&Blocker>> = HashMap::new();
-        for blocker in plan.into_iter().flat_map(|p| &p.blockers) {
-            blockers.entry(blocker.file).or_default().push(blocker);
-        }
+        let lookup = Lookup::new(applied, plan);
         let mut files = Vec::with_capacity(batch.files.len());
         for (index, (file, check)) in batch.files.iter().zip(&verification.files).enumerate() {
-            let path = check.display_path(file);
-            let new_sha256 = check
-                .resolved
-                .as_ref()
-                .and_then(|r| new_shas.get(r.rel().as_path()))
-                .map(|sha| sha.as_str());
-            // A file-level problem nobody overrode holds back every change of the file.
-            let file_problem = check
-                .problems
-                .iter()
-                .filter(|p| {
-                    p.blocking && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions))
-                })
-                .map(|_| check.status.max(Status::Conflict))
-                .max();
-            let own = blockers.get(&index).map_or(&[][..], Vec::as_slice);
-            let file_held = own
-                .iter()
-                .filter(|b| b.change.is_none())
-                .map(|b| b.status)
-                .chain(file_problem)
-                .max();
-            let mut change_held = Vec::new();
-            if own.iter().any(|b| b.change.is_some()) {
-                let at: HashMap<&ChangeId, usize> = file
-                    .changes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| (&c.id, i))
-                    .collect();
-                change_held = own
-                    .iter()
-                    .filter_map(|b| Some((*at.get(b.change.as_ref()?)?, b.status)))
-                    .collect();
-                change_held.sort_unstable();
-            }
-            let changes = Changes {
-                file,
-                check,
-                decisions: applied.map(|a| a.decisions),
-                written: written.get(&index).copied().unwrap_or_default(),
-                file_held,
-                change_held,
-            };
-            for i in 0..changes.len() {
-                let status = changes.status(i);
-                match status.counted {
-                    Status::Ok => summary.ok += 1,
-                    Status::Conflict => summary.conflicts += 1,
-                    Status::Invalid => summary.invalid += 1,
-                }
-                summary.blocked += usize::from(status.blocked);
-                match status.said {
-                    "applied" => summary.applied += 1,
-                    "rejected" => summary.rejected += 1,
-                    _ => {}
-                }
-            }
-            files.push(FileReport {
-                id: file.id.as_str(),
-                key: file.key.as_deref(),
-                path,
-                doc_path: &file.doc_path,
-                label: file.label.as_deref(),
-                action: check.action.as_str(),
-                mode: file.mode.map(crate::model::FileMode::as_git),
-                expected_sha256: file.expected_sha256.as_deref(),
-                actual_sha256: check.snapshot.as_ref(),
-                new_sha256,
-                status: check.status.as_str(),
-                problems: check.problems.iter().map(ProblemReport::from).collect(),
-                changes,
-            });
+            let report = FileReport::of(index, file, check, &lookup);
+            summary.count(&report.changes);
+            files.push(report);
         }
         let (overrides, blocked) = match applied {
             Some(a) => (
@@ -616,6 +527,156 @@ impl<'a> Report<'a> {
         }
         out.push('\n');
         out
+    }
+}
+
+/// What the report looks up for each file, gathered once: batches have thousands of files.
+struct Lookup<'a> {
+    /// The SHA-256 of each file the commit wrote, by path.
+    new_shas: HashMap<&'a std::path::Path, &'a String>,
+    /// The changes the commit wrote, by file index (none when nothing was committed).
+    written: HashMap<usize, &'a [usize]>,
+    /// The plan's blockers, by file index.
+    blockers: HashMap<usize, Vec<&'a Blocker>>,
+    /// What an apply decided and did (none for `check`).
+    applied: Option<&'a Decided<'a>>,
+}
+
+impl<'a> Lookup<'a> {
+    /// The lookups of a report of what `applied` decided and did, blocked by `plan`'s
+    /// blockers.
+    fn new(applied: Option<&'a Decided<'a>>, plan: Option<&'a Plan>) -> Lookup<'a> {
+        let committed = applied.and_then(|a| a.committed);
+        let new_shas = committed
+            .map(|c| {
+                c.written
+                    .iter()
+                    .filter_map(|w| Some((w.rel.as_path(), w.sha256.as_ref()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let written = match (applied, committed) {
+            (Some(a), Some(_)) => a
+                .plan
+                .writes
+                .iter()
+                .map(|w| (w.file, w.changes.as_slice()))
+                .collect(),
+            _ => HashMap::new(),
+        };
+        let mut blockers: HashMap<usize, Vec<&Blocker>> = HashMap::new();
+        for blocker in plan.into_iter().flat_map(|p| &p.blockers) {
+            blockers.entry(blocker.file).or_default().push(blocker);
+        }
+        Lookup {
+            new_shas,
+            written,
+            blockers,
+            applied,
+        }
+    }
+}
+
+impl<'a> FileReport<'a> {
+    /// The entry of the batch's file at `index`, with its changes: its path as resolved, the
+    /// SHA-256 of what the commit wrote to it, and what holds it or its changes back.
+    fn of(
+        index: usize,
+        file: &'a FilePatch,
+        check: &'a FileCheck,
+        lookup: &Lookup<'a>,
+    ) -> FileReport<'a> {
+        let path = check.display_path(file);
+        let new_sha256 = check
+            .resolved
+            .as_ref()
+            .and_then(|r| lookup.new_shas.get(r.rel().as_path()))
+            .map(|sha| sha.as_str());
+        let own = lookup.blockers.get(&index).map_or(&[][..], Vec::as_slice);
+        let (file_held, change_held) = held_back(file, check, own, lookup.applied);
+        let changes = Changes {
+            file,
+            check,
+            decisions: lookup.applied.map(|a| a.decisions),
+            written: lookup.written.get(&index).copied().unwrap_or_default(),
+            file_held,
+            change_held,
+        };
+        FileReport {
+            id: file.id.as_str(),
+            key: file.key.as_deref(),
+            path,
+            doc_path: &file.doc_path,
+            label: file.label.as_deref(),
+            action: check.action.as_str(),
+            mode: file.mode.map(crate::model::FileMode::as_git),
+            expected_sha256: file.expected_sha256.as_deref(),
+            actual_sha256: check.snapshot.as_ref(),
+            new_sha256,
+            status: check.status.as_str(),
+            problems: check.problems.iter().map(ProblemReport::from).collect(),
+            changes,
+        }
+    }
+}
+
+/// What holds back the changes of one file, given its `own` blockers: the worst status of
+/// what holds back the whole file (a file-level problem nobody overrode, a blocker without a
+/// change), and the blockers of single changes as (change index, status), in order.
+fn held_back(
+    file: &FilePatch,
+    check: &FileCheck,
+    own: &[&Blocker],
+    applied: Option<&Decided<'_>>,
+) -> (Option<Status>, Vec<(usize, Status)>) {
+    // A file-level problem nobody overrode holds back every change of the file.
+    let file_problem = check
+        .problems
+        .iter()
+        .filter(|p| p.blocking && !applied.is_some_and(|a| overridden(p.kind, file, a.decisions)))
+        .map(|_| check.status.max(Status::Conflict))
+        .max();
+    let file_held = own
+        .iter()
+        .filter(|b| b.change.is_none())
+        .map(|b| b.status)
+        .chain(file_problem)
+        .max();
+    let mut change_held = Vec::new();
+    if own.iter().any(|b| b.change.is_some()) {
+        let at: HashMap<&ChangeId, usize> = file
+            .changes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (&c.id, i))
+            .collect();
+        change_held = own
+            .iter()
+            .filter_map(|b| Some((*at.get(b.change.as_ref()?)?, b.status)))
+            .collect();
+        change_held.sort_unstable();
+    }
+    (file_held, change_held)
+}
+
+impl Summary {
+    /// Counts the changes of one file: each by whether it can be written as the batch stands,
+    /// whether it verifies but its file is held back, and whether it was applied or rejected.
+    fn count(&mut self, changes: &Changes<'_>) {
+        for i in 0..changes.len() {
+            let status = changes.status(i);
+            match status.counted {
+                Status::Ok => self.ok += 1,
+                Status::Conflict => self.conflicts += 1,
+                Status::Invalid => self.invalid += 1,
+            }
+            self.blocked += usize::from(status.blocked);
+            match status.said {
+                "applied" => self.applied += 1,
+                "rejected" => self.rejected += 1,
+                _ => {}
+            }
+        }
     }
 }
 
