@@ -6,6 +6,7 @@
 mod common;
 
 mod already_applied;
+mod architecture;
 mod batch_limits;
 mod check_releases;
 mod check_unnamed;

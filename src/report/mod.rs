@@ -142,7 +142,7 @@ pub struct ChangeReport<'a> {
     pub after_line: Option<usize>,
     #[serde(rename = "match")]
     pub match_tier: MatchTier,
-    pub status: &'static str,
+    pub status: ChangeOutcome,
     /// Whether the decisions replace the change's new lines with edited ones.
     pub edited: bool,
     pub problems: Vec<ProblemReport<'a>>,
@@ -218,6 +218,50 @@ pub struct Changes<'a> {
     change_held: Vec<(usize, Status)>,
 }
 
+/// What became of a change, as its entry says it: the verdict for `check`; for `apply`, the
+/// decision and what was written.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeOutcome {
+    Ok,
+    Conflict,
+    Invalid,
+    AlreadyApplied,
+    Rejected,
+    Undecided,
+    Applied,
+}
+
+impl ChangeOutcome {
+    /// The outcome that is the verdict alone.
+    fn verdict(status: Status) -> ChangeOutcome {
+        match status {
+            Status::Ok => ChangeOutcome::Ok,
+            Status::Conflict => ChangeOutcome::Conflict,
+            Status::Invalid => ChangeOutcome::Invalid,
+        }
+    }
+
+    /// Its name in a report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeOutcome::Ok => "ok",
+            ChangeOutcome::Conflict => "conflict",
+            ChangeOutcome::Invalid => "invalid",
+            ChangeOutcome::AlreadyApplied => "already_applied",
+            ChangeOutcome::Rejected => "rejected",
+            ChangeOutcome::Undecided => "undecided",
+            ChangeOutcome::Applied => "applied",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What a change is, counted in the summary and said in its entry.
 struct ChangeStatus {
     /// Whether it can be written as the batch stands (its own verdict, or worse because its
@@ -226,7 +270,7 @@ struct ChangeStatus {
     /// Whether it verifies but its file is held back.
     blocked: bool,
     /// The entry's status: the verdict for `check`, what became of it for `apply`.
-    said: &'static str,
+    said: ChangeOutcome,
 }
 
 impl<'a> Changes<'a> {
@@ -284,12 +328,12 @@ impl<'a> Changes<'a> {
         };
         let already = self.check.changes[index].placed == crate::verify::Placed::Applied;
         let said = match self.decisions.map(|d| d.get(&change.id)) {
-            None => verified.as_str(),
-            Some(Decision::Accept) if already => "already_applied",
-            Some(Decision::Reject) => "rejected",
-            Some(Decision::Undecided) => "undecided",
-            Some(Decision::Accept | Decision::Edit(_)) if was_written => "applied",
-            Some(Decision::Accept | Decision::Edit(_)) => verified.as_str(),
+            None => ChangeOutcome::verdict(verified),
+            Some(Decision::Accept) if already => ChangeOutcome::AlreadyApplied,
+            Some(Decision::Reject) => ChangeOutcome::Rejected,
+            Some(Decision::Undecided) => ChangeOutcome::Undecided,
+            Some(Decision::Accept | Decision::Edit(_)) if was_written => ChangeOutcome::Applied,
+            Some(Decision::Accept | Decision::Edit(_)) => ChangeOutcome::verdict(verified),
         };
         ChangeStatus {
             counted,
@@ -458,7 +502,7 @@ impl<'a> Report<'a> {
             for (i, change) in file.changes.iter().enumerate() {
                 for problem in &change.problems {
                     let severity = if problem.blocking { "conflict" } else { "note" };
-                    let severity = if change.status == "invalid" {
+                    let severity = if change.status == ChangeOutcome::Invalid {
                         "invalid"
                     } else {
                         severity
@@ -475,7 +519,7 @@ impl<'a> Report<'a> {
                     write_mismatch(&mut out, problem);
                 }
                 if change.edited {
-                    let what = if change.status == "applied" {
+                    let what = if change.status == ChangeOutcome::Applied {
                         "written with edited lines instead of the batch's new lines".to_owned()
                     } else {
                         format!(
@@ -672,8 +716,8 @@ impl Summary {
             }
             self.blocked += usize::from(status.blocked);
             match status.said {
-                "applied" => self.applied += 1,
-                "rejected" => self.rejected += 1,
+                ChangeOutcome::Applied => self.applied += 1,
+                ChangeOutcome::Rejected => self.rejected += 1,
                 _ => {}
             }
         }
