@@ -220,7 +220,7 @@ mod tests {
         let snapshot = crate::fs::read_snapshot(&path).unwrap();
         FileWrite {
             file: 0,
-            rel: "run.sh".into(),
+            rel: crate::fs::RepoPath::parse("run.sh").unwrap().0,
             kind,
             before: (kind != WriteKind::Create).then_some(snapshot),
             after: crate::content::Content::owned(after.to_vec()),

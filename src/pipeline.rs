@@ -196,7 +196,11 @@ pub fn apply_with(
     let committed = commit::commit_with(workspace, plan, contents, options)?;
     let mut warnings = Vec::new();
     let staging = (stage && !committed.written.is_empty()).then(|| {
-        let paths: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
+        let paths: Vec<_> = committed
+            .written
+            .iter()
+            .map(|w| w.rel.to_path_buf())
+            .collect();
         crate::git::stage(workspace.root(), &paths)
     });
     if let (Some(staging), Some(id)) = (&staging, &committed.history_id) {

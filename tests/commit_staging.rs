@@ -239,7 +239,11 @@ fn a_write_found_unchanged_only_as_it_is_staged_is_left_alone() {
         &CommitOptions::default(),
     )
     .unwrap();
-    let written: Vec<_> = committed.written.iter().map(|w| w.rel.clone()).collect();
+    let written: Vec<_> = committed
+        .written
+        .iter()
+        .map(|w| w.rel.to_path_buf())
+        .collect();
     assert_eq!(written, [Path::new("real.txt")]);
     assert_eq!(fs::metadata(&same).unwrap().ino(), inode);
     assert_eq!(fs::read(ws.path().join("real.txt")).unwrap(), b"new\n");

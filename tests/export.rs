@@ -641,7 +641,7 @@ fn a_review_exports_as_decided_and_its_feedback_lists_what_it_resolved() {
     let written = |plan: &patchdeck::plan::Plan| -> Vec<(PathBuf, Vec<u8>)> {
         plan.writes
             .iter()
-            .map(|w| (w.rel.clone(), w.after.to_vec()))
+            .map(|w| (w.rel.to_path_buf(), w.after.to_vec()))
             .collect()
     };
     assert_eq!(written(&by_export), written(&by_review));

@@ -198,7 +198,7 @@ fn undo_of_a_deletion_recreates_the_file_with_its_permissions() {
     let plan = Plan {
         writes: vec![FileWrite {
             file: 0,
-            rel: "tool.sh".into(),
+            rel: patchdeck::fs::RepoPath::parse("tool.sh").unwrap().0,
             kind: WriteKind::Delete,
             before: Some(read_snapshot(&path).unwrap()),
             after: patchdeck::content::Content::default(),

@@ -28,7 +28,7 @@ use crate::checksum::Checksum;
 use crate::error::{Error, Result};
 use crate::failpoint::{hit, Failpoint, Step};
 use crate::fs::Stamp;
-use crate::fs::{Folders, Kind, Root};
+use crate::fs::{Folders, Kind, RepoPath, Root};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use crate::state::lock::Lock;
 use crate::state::State as StateFolder;
@@ -86,7 +86,7 @@ impl Default for CommitOptions {
 /// One file the commit wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Written {
-    pub rel: PathBuf,
+    pub rel: RepoPath,
     pub kind: WriteKind,
     /// SHA-256 of the new content (none for a deletion, or when [`CommitOptions::sha256`] is
     /// off).
@@ -442,7 +442,7 @@ impl<'a> Transaction<'a> {
             .enumerate()
             .zip(pre)
             .map(|((n, w), pre)| Entry {
-                path: w.rel.clone(),
+                path: w.rel.to_path_buf(),
                 kind: w.kind.into(),
                 staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
                 backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
@@ -558,7 +558,7 @@ impl<'a> Transaction<'a> {
             let entry = &self.journal.entries[n];
             let staged = staging
                 .stage(writes[n], entry.staged.as_deref())
-                .map_err(|e| (entry.path.clone(), Step::Stage.doing(), e))?;
+                .map_err(|e| (entry.path.to_path_buf(), Step::Stage.doing(), e))?;
             let wrote = matches!(staged.outcome, Outcome::Written { .. });
             let _ = slots[n].set(staged);
             if wrote {
@@ -635,7 +635,7 @@ impl<'a> Transaction<'a> {
                         entry.post_mode = Some(post);
                     }
                     if !owner_kept {
-                        self.owner_not_kept.push(entry.path.clone());
+                        self.owner_not_kept.push(entry.path.to_path_buf());
                     }
                     sha256
                 }
@@ -665,8 +665,10 @@ impl<'a> Transaction<'a> {
         self.journal
             .entries
             .iter()
-            .flat_map(|e| std::iter::once(&e.path).chain(&e.created_dirs))
-            .map(|path| parent(path))
+            .flat_map(|e| {
+                std::iter::once(e.path.as_path()).chain(e.created_dirs.iter().map(PathBuf::as_path))
+            })
+            .map(parent)
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect()

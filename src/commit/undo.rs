@@ -227,9 +227,11 @@ fn check_file(
             .map(|st| st.stamp);
         (bytes, stamp)
     };
+    // The record's paths passed the lexical check when it was read (`Journal::validate`).
+    let rel = crate::fs::RepoPath::from_record(&entry.path).map_err(&failed)?;
     Ok(Ok(FileWrite {
         file: n,
-        rel: entry.path.clone(),
+        rel,
         kind: match entry.kind {
             EntryKind::Modify => WriteKind::Modify,
             EntryKind::Create => WriteKind::Delete,

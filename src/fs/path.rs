@@ -107,6 +107,23 @@ impl std::borrow::Borrow<Path> for RepoPath {
     }
 }
 
+impl serde::Serialize for RepoPath {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Read back from patchdeck's own records only through the lexical check: a path that would
+/// not pass is an error, never a path to act on.
+impl<'de> serde::Deserialize<'de> for RepoPath {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RepoPath, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        RepoPath::parse(&text)
+            .map(|(path, _)| path)
+            .map_err(|problem| serde::de::Error::custom(problem.message))
+    }
+}
+
 impl fmt::Display for RepoPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

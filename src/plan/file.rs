@@ -363,7 +363,7 @@ impl<'a> FilePlanner<'a> {
         self.plan.overrides.extend(overrides);
         let mut write = FileWrite {
             file: self.index,
-            rel: rel.to_path_buf(),
+            rel,
             kind,
             before: check.snapshot.clone(),
             after: Content::default(),

@@ -18,12 +18,12 @@ pub use blocker::{Blocker, Override, Remedy};
 pub use content::content_of;
 
 use crate::content::Content;
+use crate::fs::RepoPath;
 use crate::fs::Snapshot;
 use crate::model::{Batch, FilePatch, LineRange};
 use crate::review::Decisions;
 use crate::verify::{Checked, FileCheck, Status, Verification};
 use file::FilePlanner;
-use std::path::PathBuf;
 
 /// What a write does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub struct FileWrite {
     /// Index of the file patch in the batch.
     pub file: usize,
     /// Path relative to the workspace root.
-    pub rel: PathBuf,
+    pub rel: RepoPath,
     pub kind: WriteKind,
     /// The file as verified (absent for a creation); the commit re-checks it is unchanged.
     pub before: Option<Snapshot>,
