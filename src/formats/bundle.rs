@@ -103,7 +103,7 @@ pub fn load(
                 let Some(diff) = content else { continue };
                 let mut problems = Vec::new();
                 let diff = std::sync::Arc::new(diff.to_owned());
-                let files = unified::parse(&diff, 1, 1, &mut problems);
+                let files = unified::parse(&diff, 1, None, &mut problems);
                 for problem in problems {
                     walker.problem(format!("{} ({})", field_path(&path, "content"), problem.location), problem.message);
                 }

@@ -94,7 +94,7 @@ pub fn load(
     let Some(diff) = diff else { return };
     let mut problems = Vec::new();
     let diff = std::sync::Arc::new(diff.to_owned());
-    let files = unified::parse(&diff, 1, context.options.strip.unwrap_or(1), &mut problems);
+    let files = unified::parse(&diff, 1, context.options.strip, &mut problems);
     for problem in problems {
         walker.problem(format!("diff ({})", problem.location), problem.message);
     }

@@ -210,7 +210,7 @@ pub fn load(
         let here = format!("block {number} (line {})", block.first_line);
         match format {
             unified::NAME => {
-                let strip = context.options.strip.unwrap_or(1);
+                let strip = context.options.strip;
                 let mut found = Vec::new();
                 let diff = std::sync::Arc::new(block.text.clone());
                 let files = unified::parse(&diff, block.first_line, strip, &mut found);

@@ -467,7 +467,7 @@ pub(crate) fn load_text(
     let mut problems = Vec::new();
     match format {
         unified::NAME => {
-            let strip = context.options.strip.unwrap_or(1);
+            let strip = context.options.strip;
             // The changes' lines are spans of the diff, which they share (see `TextLines`). A
             // workspace that releases files reads none ahead: the threads placing the hunks
             // read each file, and let it go.

@@ -67,8 +67,13 @@ impl<'a> FilePlanner<'a> {
             .iter()
             .all(|&ci| check.changes[ci].placed == Placed::Applied);
         // Every selected change is in the file already: nothing to write (and a file the
-        // batch creates, which exists as it would create it, is not created again).
-        if (splices.is_empty() && all_applied) || planner.overlap(&mut splices, &overrides) {
+        // batch creates, which exists as it would create it, is not created again). A deletion
+        // whose file exists is never in the file already, even when it removes no line (an
+        // empty file's deletion).
+        let deletes = check.action == FileAction::Delete;
+        if (splices.is_empty() && all_applied && !deletes)
+            || planner.overlap(&mut splices, &overrides)
+        {
             return planner.plan;
         }
         planner.write(&selected, &splices, overrides, contents);
@@ -371,8 +376,13 @@ impl<'a> FilePlanner<'a> {
             ranges: splices.iter().map(|(range, _, _)| *range).collect(),
             mode: None,
             owner: None,
-            executable: file.mode.map(|m| m == FileMode::Executable),
-            may_be_unchanged: self.may_be_unchanged(splices),
+            // A rename or copy keeps its source's execute bits unless the batch names a mode, as
+            // git apply keeps them.
+            executable: file.mode.map(|m| m == FileMode::Executable).or_else(|| {
+                let source = check.copied_from.as_ref()?;
+                (source.stamp.mode & 0o111 != 0).then_some(true)
+            }),
+            may_be_unchanged: kind != WriteKind::Delete && self.may_be_unchanged(splices),
         };
         if contents == Contents::Computed {
             write.after = content_of(file, check, self.decisions, &write, check.snapshot.as_ref());

@@ -9,7 +9,7 @@ use crate::fs::{Dir, Kind, Stat};
 use crate::problem::ProblemKind;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How many folders the workspace keeps open for its walks; past it, it starts again. A
@@ -154,27 +154,39 @@ impl Workspace {
         })
     }
 
+    /// The problem of the link at `rel`: one whose target is outside the root (the root as
+    /// the file system resolves it), or any other link, which patchdeck never follows either.
     fn symlink_problem(&self, rel: &Path) -> PathProblem {
-        let leads_out = fs::canonicalize(self.abs(rel))
-            .map(|target| !target.starts_with(self.root()))
-            .unwrap_or(true);
-        if leads_out {
-            PathProblem::new(
+        let abs = self.abs(rel);
+        let to = fs::read_link(&abs)
+            .map(|t| format!(" to {}", t.display()))
+            .unwrap_or_default();
+        let root = fs::canonicalize(self.root()).unwrap_or_else(|_| self.root().to_path_buf());
+        let (kind, what) = match fs::canonicalize(&abs) {
+            Ok(target) if !target.starts_with(&root) => (
                 ProblemKind::PathOutsideRoot,
-                format!(
-                    "{} is a symbolic link that leads outside the workspace root",
-                    rel.display()
-                ),
-            )
-        } else {
-            PathProblem::new(
+                "that leads outside the workspace root",
+            ),
+            Ok(_) => (
                 ProblemKind::Symlink,
-                format!(
-                    "{} is a symbolic link; patchdeck does not read or write through links",
-                    rel.display()
+                "inside the workspace; patchdeck does not read or write through links",
+            ),
+            // A dangling link: where it points, read without the file system.
+            Err(_) => match fs::read_link(&abs).map(|t| lexically_inside(&abs, &t, &root)) {
+                Ok(true) => (
+                    ProblemKind::Symlink,
+                    "whose target does not exist; patchdeck does not read or write through links",
                 ),
-            )
-        }
+                _ => (
+                    ProblemKind::PathOutsideRoot,
+                    "that leads outside the workspace root",
+                ),
+            },
+        };
+        PathProblem::new(
+            kind,
+            format!("{} is a symbolic link{to} {what}", rel.display()),
+        )
     }
 
     fn search_case_insensitive(
@@ -313,4 +325,27 @@ fn describe_mode(mode: u32) -> &'static str {
         libc::S_IFBLK | libc::S_IFCHR => "a device",
         _ => "not a regular file",
     }
+}
+
+/// Whether the target `to` of the link at `link` stays inside `root`, by its components alone
+/// (the link's folder joined with a relative target, `..` taken back).
+fn lexically_inside(link: &Path, to: &Path, root: &Path) -> bool {
+    use std::path::Component;
+    let base = match to.is_absolute() {
+        true => PathBuf::new(),
+        false => {
+            fs::canonicalize(link.parent().unwrap_or(root)).unwrap_or_else(|_| root.to_path_buf())
+        }
+    };
+    let mut at = base;
+    for part in to.components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir => {}
+            other => at.push(other),
+        }
+    }
+    at.starts_with(root)
 }

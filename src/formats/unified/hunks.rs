@@ -5,6 +5,7 @@
 
 use super::{Hunk, HunkLine};
 use crate::formats::build::ChangeSpec;
+use crate::formats::matcher::{find_lines, Doc, TOLERANT};
 use crate::lines::{Eol, Lines};
 use crate::model::{LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
@@ -189,8 +190,9 @@ fn doubt(hunk: &Hunk<'_>, placed: Placed, spec: &mut ChangeSpec, why: &str) {
         .push(LoadProblem::conflict(ProblemKind::NotFound, message));
 }
 
-/// Hunks of one section placed over the same lines (context included): git apply refuses them
-/// (a hunk is searched only after the previous one), and so does patchdeck, on the later hunk.
+/// Hunks of one section placed over the same lines (context included): patchdeck places every
+/// hunk in the file as it is and refuses the later of two that overlap, where git apply, which
+/// applies each hunk to the result of the ones before, may apply both.
 fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
     let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
     for j in 1..specs.len() {
@@ -204,7 +206,7 @@ fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
             specs[j].problems.push(LoadProblem::conflict(
                 ProblemKind::Overlap,
                 format!(
-                    "hunk {} (lines {}) overlaps hunk {} (lines {}); git apply refuses overlapping hunks too",
+                    "hunk {} (lines {}) overlaps hunk {} (lines {}): patchdeck places each hunk in the file as it is, so two hunks of one section may not touch the same lines (git apply, which applies each hunk to the result of the ones before, may take both); merge the two hunks into one",
                     headers[j],
                     b.describe(),
                     headers[i],
@@ -222,6 +224,9 @@ pub(super) fn place_hunk(
     diff: &Arc<String>,
     lines: Option<&Lines<'_>>,
 ) -> ChangeSpec {
+    if let Some(why) = &hunk.by_lines {
+        return place_by_lines(hunk, why, lines);
+    }
     // A byte order mark belongs to the file, not to its first line (see `lines`); git shows it
     // as part of line 1, so a hunk at the top of a file with one is read without it.
     let without_bom;
@@ -306,6 +311,68 @@ pub(super) fn place_hunk(
         }
     }
     spec
+}
+
+/// Places a hunk that is found by its lines (`why`: it has no numbers, or wrong counts) as
+/// every find-by-text format places its text: its context and removed lines must occur once
+/// in the file, exactly or through the shared matcher's tolerant tiers (which are named), and
+/// a note says the hunk was found so. A hunk without such lines (only added ones) has nothing
+/// to be found by.
+fn place_by_lines(hunk: &Hunk<'_>, why: &str, lines: Option<&Lines<'_>>) -> ChangeSpec {
+    let header = hunk.header;
+    let description = Some(match hunk.section.is_empty() {
+        true => header.to_owned(),
+        false => hunk.section.to_owned(),
+    });
+    let old: Vec<String> = hunk.old.iter().map(|l| l.text.to_owned()).collect();
+    let new: Vec<String> = hunk.new.iter().map(|l| l.text.to_owned()).collect();
+    let Some(lines) = lines else {
+        // A missing or unusable file: verify reports it.
+        return ChangeSpec {
+            description,
+            range: Some(LineRange::after(0)),
+            new_lines: new.into(),
+            ..ChangeSpec::default()
+        };
+    };
+    let what = format!("the context and removed lines of hunk {header} (which {why})");
+    if old.is_empty() {
+        let message = format!("hunk {header} {why} and has no context or removed lines: nothing says where its lines go; give it context lines (' ') or line numbers");
+        return ChangeSpec::unplaced(
+            description,
+            LoadProblem::conflict(ProblemKind::NotFound, message),
+        )
+        .writing(new);
+    }
+    let doc = Doc::from_bytes(lines.bytes());
+    match find_lines(&doc, &old, &new, TOLERANT, 0..doc.len(), false) {
+        Ok(found) => {
+            let mut spec = ChangeSpec {
+                description,
+                range: Some(found.range),
+                expected: Some(found.expected),
+                new_lines: found.new_lines,
+                eof_newline: found.eof_newline,
+                tier: found.tier,
+                ..ChangeSpec::default()
+            };
+            spec.problems.push(LoadProblem::note(
+                ProblemKind::ReadAs,
+                format!(
+                    "hunk {header} {why}: found by its lines, which occur once, at line{} {}",
+                    if found.range.count == 1 { "" } else { "s" },
+                    found.range.describe()
+                ),
+            ));
+            spec
+        }
+        Err(miss) => {
+            let (kind, message) = miss.describe(&what);
+            ChangeSpec::near(&miss, description, LoadProblem::conflict(kind, message))
+                .seeking(&miss, old)
+                .writing(new)
+        }
+    }
 }
 
 /// Where one side of a hunk (`side`: its old lines, or its new ones) stands in the file (a

@@ -25,6 +25,7 @@ mod names;
 mod parse;
 mod parts;
 mod place;
+mod plain;
 
 pub use parse::{parse, parse_reading_ahead};
 pub use place::build;
@@ -67,7 +68,14 @@ pub fn is_header<S: AsRef<str>>(line: &str, next: impl FnOnce() -> Vec<S>) -> bo
         return false;
     }
     let next = next();
-    matches!(next.as_slice(), [plus, hunk] if plus.as_ref().starts_with("+++ ") && hunk.as_ref().starts_with("@@ -"))
+    matches!(next.as_slice(), [plus, hunk] if plus.as_ref().starts_with("+++ ") && is_hunk_header(hunk.as_ref()))
+}
+
+/// Whether a line opens a hunk: `@@ -1,2 +1,3 @@`, or a hunk without numbers (`@@ ... @@`,
+/// `@@ @@`, `@@`).
+pub fn is_hunk_header(line: &str) -> bool {
+    let line = line.trim_end_matches(['\n', '\r']);
+    line == "@@" || line.starts_with("@@ ")
 }
 
 /// One line of a hunk: its text without ending, borrowed from the diff, and its ending in
@@ -93,6 +101,10 @@ pub struct Hunk<'a> {
     pub new: Vec<HunkLine<'a>>,
     pub leading_context: usize,
     pub trailing_context: usize,
+    /// Why the hunk is found by its lines rather than placed at its header's line: it has no
+    /// line numbers (`@@ ... @@`, as Aider and other model tools write hunks), or its counts
+    /// are not the lines it has. `None` for a hunk read as git reads it.
+    pub by_lines: Option<String>,
 }
 
 /// One file's section of a diff, borrowing its hunks' lines from the diff's text.
@@ -122,4 +134,11 @@ pub struct DiffFile<'a> {
     pub hunks: Vec<Hunk<'a>>,
     /// The subject of the mail it came in, when it came in one.
     pub subject: Option<String>,
+    /// A plain section's `---` and `+++` names as written (see `plain`).
+    pub plain: Option<Box<(names::HeaderName, names::HeaderName)>>,
+    /// A plain section's name as written, when git's default `-p1` stripped it.
+    pub unstripped: Option<String>,
+    /// How the section was read where a rule of git's or a tolerance chose (a guessed `-p0`,
+    /// a name cut at a tab): notes on its file patch.
+    pub notes: Vec<String>,
 }

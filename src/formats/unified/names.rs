@@ -2,21 +2,179 @@
 //! unquoted with spaces), the name of a `---`/`+++` line, git's C-quoted strings, and the
 //! leading components `-p N` strips.
 
-/// The name on a `---`/`+++` line: quoted, or up to a tab; `None` for `/dev/null`.
-pub(super) fn header_name(rest: &str) -> Option<String> {
-    let name = if rest.starts_with('"') {
-        unquote_prefix(rest).map(|(n, _)| n)
-    } else {
-        None
+/// What a `---`/`+++` line says of its file: the name as written (before `-p` strips it),
+/// `None` for `/dev/null`, and whether the rest of the line says the file is absent on that
+/// side (GNU `diff -N`'s epoch timestamp, Subversion's `(nonexistent)` or `(revision 0)`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderName {
+    pub name: Option<String>,
+    pub absent: bool,
+    /// What follows a tab after the name when it is no timestamp and no marker patchdeck knows
+    /// (the name is cut at the tab, as git cuts it).
+    pub cut: Option<String>,
+    /// A quoted name followed by more than a timestamp (`"a/"sub/file`): no name git or
+    /// patchdeck reads.
+    pub broken_quote: bool,
+}
+
+/// Reads the rest of a `---`/`+++` line: a quoted name, or a name that ends where a timestamp
+/// set off by a tab or spaces starts, else at a tab.
+pub(super) fn header_name(rest: &str) -> HeaderName {
+    if rest.starts_with('"') {
+        if let Some((name, after)) = unquote_prefix(rest) {
+            if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+                let whole = rest.split('\t').next().unwrap_or(rest).trim_end();
+                return finish(whole.to_owned(), "", true);
+            }
+            return finish(name, after, false);
+        }
     }
-    .unwrap_or_else(|| {
-        rest.split('\t')
-            .next()
-            .unwrap_or(rest)
-            .trim_end()
-            .to_owned()
-    });
-    (name != "/dev/null").then_some(name)
+    if let Some((name, stamp)) = split_timestamp(rest) {
+        return finish(name.to_owned(), stamp, false);
+    }
+    let (name, after) = rest.split_once('\t').unwrap_or((rest, ""));
+    finish(name.trim_end().to_owned(), after, false)
+}
+
+/// A [`HeaderName`] of `name` and what follows it on its line (`after`).
+fn finish(name: String, after: &str, broken_quote: bool) -> HeaderName {
+    let after = after.trim();
+    let absent = is_epoch(after)
+        || matches!(after, "(nonexistent)" | "(revision 0)")
+        || after.ends_with("(nonexistent)");
+    let known =
+        absent || after.is_empty() || timestamp_at_end(after).is_some() || svn_marker(after);
+    HeaderName {
+        name: (name != "/dev/null").then_some(name),
+        absent,
+        cut: (!known).then(|| after.to_owned()),
+        broken_quote,
+    }
+}
+
+/// Subversion's and CVS's words after a name: `(revision 12)`, `(working copy)`, `(nonexistent)`,
+/// `(.../trunk/file)`, `(date)`.
+fn svn_marker(after: &str) -> bool {
+    after.starts_with('(') && after.ends_with(')')
+}
+
+/// The name and the timestamp of `rest` when it ends with a timestamp set off from the name by
+/// a tab or by spaces (as GNU diff, git and Mercurial write them).
+fn split_timestamp(rest: &str) -> Option<(&str, &str)> {
+    let at = timestamp_at_end(rest)?;
+    let (name, stamp) = rest.split_at(at);
+    let trimmed = name.trim_end_matches([' ', '\t']);
+    (trimmed.len() < name.len() && !trimmed.is_empty()).then_some((trimmed, stamp))
+}
+
+/// Where a timestamp that ends `text` starts: ISO 8601 as GNU diff writes it
+/// (`2024-05-01 10:00:00.123456789 +0200`), or C's `ctime` as older diffs and Mercurial write it
+/// (`Thu Jan  1 00:00:00 1970 +0000`).
+pub(super) fn timestamp_at_end(text: &str) -> Option<usize> {
+    let words: Vec<(usize, &str)> = words(text);
+    let n = words.len();
+    let zone = |w: &str| {
+        let b = w.as_bytes();
+        matches!(b.first(), Some(b'+' | b'-'))
+            && matches!(w.len(), 5 | 6)
+            && w[1..].bytes().all(|c| c.is_ascii_digit() || c == b':')
+    };
+    let with_zone = n >= 1 && zone(words[n - 1].1);
+    let end = if with_zone { n - 1 } else { n };
+    // ISO: DATE TIME [ZONE].
+    if end >= 2 && is_date(words[end - 2].1) && is_time(words[end - 1].1) {
+        return Some(words[end - 2].0);
+    }
+    // ctime: DAY MONTH D TIME YEAR [ZONE].
+    if end >= 5
+        && words[end - 5].1.len() == 3
+        && words[end - 4].1.len() == 3
+        && words[end - 3].1.parse::<u8>().is_ok()
+        && is_time(words[end - 2].1)
+        && words[end - 1].1.len() == 4
+        && words[end - 1].1.parse::<u16>().is_ok()
+    {
+        return Some(words[end - 5].0);
+    }
+    None
+}
+
+/// The words of `text` split at spaces and tabs, each with its byte offset.
+fn words(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (c == ' ' || c == '\t', start) {
+            (true, Some(s)) => {
+                out.push((s, &text[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_date(w: &str) -> bool {
+    let b = w.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+fn is_time(w: &str) -> bool {
+    let (hms, frac) = w.split_once('.').unwrap_or((w, "0"));
+    let b = hms.as_bytes();
+    b.len() == 8
+        && b[2] == b':'
+        && b[5] == b':'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit())
+        && !frac.is_empty()
+        && frac.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// Whether a timestamp is the Unix epoch, in the time zone it names: how GNU `diff -N` (and
+/// Bazaar) say that a file does not exist on that side. `1969-12-31 16:00:00 -0800` is the
+/// epoch; `1970-01-01 00:00:00.5 +0000` and `1970-01-01 01:00:00 +0000` are not.
+pub(super) fn is_epoch(stamp: &str) -> bool {
+    let words: Vec<&str> = words(stamp).into_iter().map(|(_, w)| w).collect();
+    let (date, time, zone) = match words.as_slice() {
+        [date, time, zone] => (*date, *time, *zone),
+        [_, "Jan", "1" | "01", time, "1970", zone] => ("1970-01-01", *time, *zone),
+        [_, "Dec", "31", time, "1969", zone] => ("1969-12-31", *time, *zone),
+        _ => return false,
+    };
+    let day = match date {
+        "1970-01-01" => 0,
+        "1969-12-31" => -24 * 60,
+        _ => return false,
+    };
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    if !is_time(time) || !hms.ends_with(":00") || frac.bytes().any(|c| c != b'0') {
+        return false;
+    }
+    let minutes = |s: &str| s.parse::<i32>().ok();
+    let (Some(h), Some(m)) = (minutes(&hms[..2]), minutes(&hms[3..5])) else {
+        return false;
+    };
+    let digits: String = zone[1..].chars().filter(|c| *c != ':').collect();
+    if digits.len() != 4 {
+        return false;
+    }
+    let (Some(zh), Some(zm)) = (minutes(&digits[..2]), minutes(&digits[2..])) else {
+        return false;
+    };
+    let offset = (zh * 60 + zm) * if zone.starts_with('-') { -1 } else { 1 };
+    day + h * 60 + m - offset == 0
 }
 
 /// The two names of a `diff --git` line (before stripping). Unquoted names may hold spaces:
@@ -44,16 +202,26 @@ pub(super) fn split_git_names(rest: &str) -> (Option<String>, Option<String>) {
     (None, None)
 }
 
-/// Removes `strip` leading components, as `-p` does.
-pub(super) fn strip_path(path: &str, strip: usize) -> String {
+/// Removes `strip` leading components, as `-p` does; `None` when the path has fewer (or
+/// nothing is left after them): git refuses such a path, and so does patchdeck, rather than
+/// guess at a shorter name.
+pub(super) fn strip_path(path: &str, strip: usize) -> Option<String> {
     let mut rest = path;
     for _ in 0..strip {
-        match rest.find('/') {
-            Some(at) => rest = rest[at + 1..].trim_start_matches('/'),
-            None => break,
-        }
+        let at = rest.find('/')?;
+        rest = rest[at + 1..].trim_start_matches('/');
     }
-    rest.to_owned()
+    (!rest.is_empty()).then(|| rest.to_owned())
+}
+
+/// The message of a name `-p` cannot strip.
+pub(super) fn strip_problem(name: &str, strip: usize) -> String {
+    let has = name.trim_end_matches('/').matches('/').count();
+    format!(
+        "cannot strip {strip} leading component{} (-p{strip}) from \"{}\": it has {has}; give -p{has} or less (patchdeck never falls back to a shorter name, which could be another file)",
+        if strip == 1 { "" } else { "s" },
+        name.escape_debug()
+    )
 }
 
 /// The C-quoted string at the start of `text` (see [`unquote_prefix`]).

@@ -1,18 +1,20 @@
 //! Reading a unified diff or git patch into [`DiffFile`] sections: headers, quoted paths,
 //! hunks counted exactly as their headers announce, mail headers and junk between files.
 
-use super::names::{header_name, split_git_names, strip_path, unquote};
+use super::names::{header_name, split_git_names, strip_path, strip_problem, unquote, HeaderName};
+use super::plain::{name_plain_sections, StripGuess};
 use super::{parts, DiffFile, Hunk, HunkLine};
 use crate::error::InputProblem;
 use crate::formats::Met;
 use crate::lines::Eol;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
-/// input), `strip` the number of leading path components to remove.
+/// input), `strip` the number of leading path components to remove (`-p N`; `None` for git's
+/// default: 1, or 0 for a plain diff whose names have no `/`, see [`StripGuess`]).
 pub fn parse<'a>(
     text: &'a str,
     first_line: usize,
-    strip: usize,
+    strip: Option<usize>,
     problems: &mut Vec<InputProblem>,
 ) -> Vec<DiffFile<'a>> {
     parse_reading_ahead(text, first_line, strip, problems, None)
@@ -26,7 +28,7 @@ pub fn parse<'a>(
 pub fn parse_reading_ahead<'a>(
     text: &'a str,
     first_line: usize,
-    strip: usize,
+    strip: Option<usize>,
     problems: &mut Vec<InputProblem>,
     ahead: Option<Met<'_>>,
 ) -> Vec<DiffFile<'a>> {
@@ -41,7 +43,7 @@ pub fn parse_reading_ahead<'a>(
 pub(super) fn parse_in_parts<'a>(
     text: &'a str,
     first_line: usize,
-    strip: usize,
+    strip: Option<usize>,
     problems: &mut Vec<InputProblem>,
     ahead: Option<Met<'_>>,
     parts: usize,
@@ -68,6 +70,7 @@ pub(super) fn parse_in_parts<'a>(
         files.extend(part_files);
         problems.extend(part_problems);
     }
+    name_plain_sections(&mut files, strip, problems);
     check_sections(&files, first_line, problems);
     files
 }
@@ -79,7 +82,7 @@ fn scan<'a>(
     raw: &[&'a str],
     own: usize,
     first_line: usize,
-    strip: usize,
+    strip: Option<usize>,
     problems: &mut Vec<InputProblem>,
     ahead: Option<Met<'_>>,
 ) -> Vec<DiffFile<'a>> {
@@ -95,6 +98,7 @@ fn scan<'a>(
         files: Vec::new(),
         subject: None,
         current: None,
+        guess: StripGuess::new(strip),
     };
     let mut i = 0;
     while i < own {
@@ -126,13 +130,17 @@ struct Scanner<'a, 'r> {
     raw: &'r [&'a str],
     /// The input line of `raw[0]`.
     first_line: usize,
-    strip: usize,
+    /// `-p N`, when given.
+    strip: Option<usize>,
     problems: Problems<'r>,
     ahead: Option<Met<'r>>,
     files: Vec<DiffFile<'a>>,
     subject: Option<String>,
     /// The file section being read (its `---`/`+++` headers seen when it has them).
     current: Option<DiffFile<'a>>,
+    /// The strip of this part's plain sections so far, to name a file for reading ahead (the
+    /// names are settled once every part is read, see [`name_plain_sections`]).
+    guess: StripGuess,
 }
 
 impl<'a> Scanner<'a, '_> {
@@ -167,7 +175,7 @@ impl<'a> Scanner<'a, '_> {
         if self.current.is_some() {
             return self.in_section(i, line);
         }
-        if line.starts_with("@@ ") {
+        if super::is_hunk_header(line) {
             self.problems.at(
                 i,
                 "hunk without a file header: expected \"--- a/PATH\" and \"+++ b/PATH\" (or \"diff --git\") before it".into(),
@@ -187,10 +195,20 @@ impl<'a> Scanner<'a, '_> {
     /// Starts the section a `diff --git` line at index `i` opens (`rest`: its two names).
     fn git_section(&mut self, i: usize, rest: &str) {
         let (old, new) = split_git_names(rest);
+        let strip = self.strip.unwrap_or(1);
+        let mut stripped = |name: Option<String>| {
+            let name = name?;
+            let path = strip_path(&name, strip);
+            if path.is_none() {
+                self.problems.at(i, strip_problem(&name, strip));
+            }
+            path
+        };
+        let (old_path, new_path) = (stripped(old), stripped(new));
         self.start(DiffFile {
             at_line: i + self.first_line,
-            old_path: old.map(|p| strip_path(&p, self.strip)),
-            new_path: new.map(|p| strip_path(&p, self.strip)),
+            old_path,
+            new_path,
             git_header: true,
             subject: self.subject.clone(),
             ..DiffFile::default()
@@ -199,35 +217,45 @@ impl<'a> Scanner<'a, '_> {
 
     /// Reads the `---`/`+++` pair at index `i` (`line`: the `---` one): the names of the
     /// section a `diff --git` line opened, checked against the names it gave, or a new
-    /// section of a plain diff.
+    /// section of a plain diff, named for now as far as this part knows the strip.
     fn names(&mut self, i: usize, line: &str) {
         let old = header_name(&line[4..]);
         let new = header_name(&trim_eol(self.raw[i + 1])[4..]);
-        let in_git_section = self.current.as_ref().is_some_and(|f| f.hunks.is_empty());
+        let in_git_section = self
+            .current
+            .as_ref()
+            .is_some_and(|f| f.git_header && f.hunks.is_empty());
         if !in_git_section {
-            self.start(DiffFile {
+            let mut file = DiffFile {
                 at_line: i + self.first_line,
                 subject: self.subject.clone(),
                 ..DiffFile::default()
-            });
+            };
+            let _ = self.guess.name(&mut file, &old, &new);
+            file.plain = Some(Box::new((old, new)));
+            self.start(file);
+            return;
         }
-        let strip = self.strip;
+        let strip = self.strip.unwrap_or(1);
         let file = self.current.as_mut().expect("a section was started");
-        if file.git_header {
-            let old = old.as_deref().map(|p| strip_path(p, strip));
-            let new = new.as_deref().map(|p| strip_path(p, strip));
-            if let Some((side, message)) = inconsistent_names(file, old, new) {
-                self.problems.at(i + side, message);
-            }
+        let stripped = |n: &HeaderName| n.name.as_deref().map(|p| strip_path(p, strip));
+        let (old_path, new_path) = (stripped(&old), stripped(&new));
+        // A name -p cannot strip is said on the `diff --git` line already.
+        if let (Some(None), _) | (_, Some(None)) = (&old_path, &new_path) {
+            return;
+        }
+        let (old, new) = (old_path.flatten(), new_path.flatten());
+        if let Some((side, message)) = inconsistent_names(file, old.clone(), new.clone()) {
+            self.problems.at(i + side, message);
         }
         match old {
             None => file.created = true,
-            Some(p) if !file.renamed && !file.copied => file.old_path = Some(strip_path(&p, strip)),
+            Some(p) if !file.renamed && !file.copied => file.old_path = Some(p),
             Some(_) => {}
         }
         match new {
             None => file.deleted = true,
-            Some(p) if !file.renamed && !file.copied => file.new_path = Some(strip_path(&p, strip)),
+            Some(p) if !file.renamed && !file.copied => file.new_path = Some(p),
             Some(_) => {}
         }
         if file.created {
@@ -244,15 +272,28 @@ impl<'a> Scanner<'a, '_> {
     fn in_section(&mut self, i: usize, line: &str) -> usize {
         let file = self.current.as_mut().expect("a section is being read");
         if file.hunks.is_empty() {
-            if let Some(header) = git_header(line, self.strip) {
-                if let Some(message) = apply_git_header(file, header) {
+            if let Some(header) = git_header(line, self.strip.unwrap_or(1)) {
+                let problem =
+                    header.and_then(|header| apply_git_header(file, header).map_or(Ok(()), Err));
+                if let Err(message) = problem {
                     self.problems.at(i, message);
                 }
                 return i + 1;
             }
         }
-        if line.starts_with("@@ ") {
+        if super::is_hunk_header(line) {
             return self.hunk(i);
+        }
+        if file.hunks.is_empty() && (line.starts_with("--- ") || line.starts_with("+++ ")) {
+            let (this, other) = match line.starts_with("---") {
+                true => ("---", "+++"),
+                false => ("+++", "---"),
+            };
+            self.problems.at(
+                i,
+                format!("a `{this}` line without its `{other}` line: a section names its old file on a `---` line and its new file on the `+++` line right after it; git apply refuses this too"),
+            );
+            return i + 1;
         }
         if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
             self.problems.at(
@@ -306,6 +347,12 @@ impl<'a> Scanner<'a, '_> {
 /// hunk); the problem it is, for a binary patch.
 fn apply_git_header(file: &mut DiffFile, header: GitHeader) -> Option<String> {
     match header {
+        GitHeader::CopyFrom(_) | GitHeader::RenameFrom(_) if file.created => {
+            return Some(inconsistent_creation(file));
+        }
+        GitHeader::NewFile(_) if file.renamed || file.copied => {
+            return Some(inconsistent_creation(file));
+        }
         GitHeader::NewFile(mode) => {
             file.new_file_mode = Some(mode);
             file.created = true;
@@ -357,6 +404,16 @@ fn apply_git_header(file: &mut DiffFile, header: GitHeader) -> Option<String> {
     None
 }
 
+/// The problem of a section that says both that it creates its file from nothing and that it
+/// makes it from another (a rename or copy), as git apply refuses it.
+fn inconsistent_creation(file: &DiffFile) -> String {
+    format!(
+        "inconsistent header: the section says both `new file mode` (a file made from nothing) and `{} from` (a file made from another){}; git apply refuses this too: keep the one that is true",
+        if file.renamed { "rename" } else { "copy" },
+        file.new_path.as_deref().map(|p| format!(" for {p}")).unwrap_or_default()
+    )
+}
+
 /// The problems of whole sections, once every part is read: a section that names no file,
 /// one without a hunk that does not say what it does, a diff without any section.
 fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<InputProblem>) {
@@ -365,7 +422,11 @@ fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<Inpu
     };
     let hunk_problems = !problems.is_empty();
     for file in files {
-        if file.old_path.is_none() && file.new_path.is_none() {
+        let said = |problems: &Vec<InputProblem>| {
+            let here = format!("line {}", file.at_line);
+            problems.iter().any(|p| p.location == here)
+        };
+        if file.old_path.is_none() && file.new_path.is_none() && !said(problems) {
             problem(
                 problems,
                 file.at_line - first_line,
@@ -487,63 +548,191 @@ enum GitHeader {
 
 /// A git extended header line. The names of `rename from/to` and `copy from/to` have no `a/`
 /// or `b/` prefix, so `-p N` strips one component less from them, as git does.
-fn git_header(line: &str, strip: usize) -> Option<GitHeader> {
+/// `None` when the line is no extended header; an error for a name `-p` cannot strip.
+fn git_header(line: &str, strip: usize) -> Option<Result<GitHeader, String>> {
     let name = |rest: &str| {
         let name = unquote(rest).unwrap_or_else(|| rest.to_owned());
-        strip_path(&name, strip.saturating_sub(1))
+        let strip = strip.saturating_sub(1);
+        strip_path(&name, strip).ok_or_else(|| strip_problem(&name, strip))
     };
-    Some(if let Some(mode) = line.strip_prefix("new file mode ") {
-        GitHeader::NewFile(mode.trim().to_owned())
-    } else if let Some(mode) = line.strip_prefix("deleted file mode ") {
-        GitHeader::DeletedFile(mode.trim().to_owned())
-    } else if let Some(rest) = line.strip_prefix("rename from ") {
-        GitHeader::RenameFrom(name(rest))
-    } else if let Some(rest) = line.strip_prefix("rename to ") {
-        GitHeader::RenameTo(name(rest))
-    } else if let Some(rest) = line.strip_prefix("copy from ") {
-        GitHeader::CopyFrom(name(rest))
-    } else if let Some(rest) = line.strip_prefix("copy to ") {
-        GitHeader::CopyTo(name(rest))
-    } else if let Some(rest) = line.strip_prefix("new mode ") {
-        GitHeader::NewMode(rest.trim().to_owned())
-    } else if let Some(rest) = line.strip_prefix("old mode ") {
-        GitHeader::OldMode(rest.trim().to_owned())
-    } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
-        GitHeader::Binary
-    } else if let Some(rest) = line.strip_prefix("index ") {
-        GitHeader::Index(rest.split_whitespace().nth(1).map(str::to_owned))
-    } else if line.starts_with("similarity index ") || line.starts_with("dissimilarity index ") {
-        GitHeader::Other
-    } else {
-        return None;
-    })
+    Some(Ok(
+        if let Some(mode) = line.strip_prefix("new file mode ") {
+            GitHeader::NewFile(mode.trim().to_owned())
+        } else if let Some(mode) = line.strip_prefix("deleted file mode ") {
+            GitHeader::DeletedFile(mode.trim().to_owned())
+        } else if let Some(rest) = line.strip_prefix("rename from ") {
+            match name(rest) {
+                Ok(name) => GitHeader::RenameFrom(name),
+                Err(why) => return Some(Err(why)),
+            }
+        } else if let Some(rest) = line.strip_prefix("rename to ") {
+            match name(rest) {
+                Ok(name) => GitHeader::RenameTo(name),
+                Err(why) => return Some(Err(why)),
+            }
+        } else if let Some(rest) = line.strip_prefix("copy from ") {
+            match name(rest) {
+                Ok(name) => GitHeader::CopyFrom(name),
+                Err(why) => return Some(Err(why)),
+            }
+        } else if let Some(rest) = line.strip_prefix("copy to ") {
+            match name(rest) {
+                Ok(name) => GitHeader::CopyTo(name),
+                Err(why) => return Some(Err(why)),
+            }
+        } else if let Some(rest) = line.strip_prefix("new mode ") {
+            GitHeader::NewMode(rest.trim().to_owned())
+        } else if let Some(rest) = line.strip_prefix("old mode ") {
+            GitHeader::OldMode(rest.trim().to_owned())
+        } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+            GitHeader::Binary
+        } else if let Some(rest) = line.strip_prefix("index ") {
+            GitHeader::Index(rest.split_whitespace().nth(1).map(str::to_owned))
+        } else if line.starts_with("similarity index ") || line.starts_with("dissimilarity index ")
+        {
+            GitHeader::Other
+        } else {
+            return None;
+        },
+    ))
 }
 
-/// Parses `@@ -a,b +c,d @@ section` and reads exactly the lines it announces.
+/// Parses `@@ -a,b +c,d @@ section` and reads exactly the lines it announces; a hunk without
+/// numbers, or whose counts run past the next header, is read by its lines instead (see
+/// [`read_by_lines`]).
 fn read_hunk<'a>(
     raw: &[&'a str],
     at: usize,
     first_line: usize,
 ) -> Result<(Hunk<'a>, usize), String> {
     let header = trim_eol(raw[at]);
-    let bad = || {
-        format!("malformed hunk header \"{header}\": expected \"@@ -LINE,COUNT +LINE,COUNT @@\"")
+    let Some((old_start, old_count, new_start, new_count, section)) = hunk_numbers(header) else {
+        if let Some(section) = numberless(header) {
+            return read_by_lines(raw, at, first_line, section, "has no line numbers".into());
+        }
+        return Err(format!(
+            "malformed hunk header \"{header}\": expected \"@@ -LINE,COUNT +LINE,COUNT @@\", or \"@@ ... @@\" for a hunk found by its lines"
+        ));
     };
-    let inner = header.strip_prefix("@@ -").ok_or_else(bad)?;
-    let (ranges, section) = inner.split_once(" @@").ok_or_else(bad)?;
-    let (old, new) = ranges.split_once(" +").ok_or_else(bad)?;
+    match read_counted(
+        raw,
+        at,
+        first_line,
+        (old_start, old_count, new_start, new_count),
+        section,
+    ) {
+        Err(Short::AtHeader(message)) => {
+            let why = format!("counts more lines than it has before the next header ({message})");
+            read_by_lines(raw, at, first_line, section, why)
+        }
+        Err(Short::Other(message)) => Err(message),
+        Ok(read) => Ok(read),
+    }
+}
+
+/// A header's numbers and its section text, when it has them.
+fn hunk_numbers(header: &str) -> Option<(usize, usize, usize, usize, &str)> {
+    let inner = header.strip_prefix("@@ -")?;
+    let (ranges, section) = inner.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
     let range = |r: &str| -> Option<(usize, usize)> {
         match r.split_once(',') {
             Some((s, c)) => Some((s.parse().ok()?, c.parse().ok()?)),
             None => Some((r.parse().ok()?, 1)),
         }
     };
-    let (old_start, old_count) = range(old).ok_or_else(bad)?;
-    let (new_start, new_count) = range(new).ok_or_else(bad)?;
+    let (old_start, old_count) = range(old)?;
+    let (new_start, new_count) = range(new)?;
+    Some((old_start, old_count, new_start, new_count, section))
+}
+
+/// The section text of a hunk header without numbers: `@@`, `@@ @@`, `@@ ... @@ text`, or
+/// `@@ -?,? +?,? @@`, as model tools write them.
+fn numberless(header: &str) -> Option<&str> {
+    if header == "@@" {
+        return Some("");
+    }
+    let inner = header.strip_prefix("@@ ")?;
+    let (ranges, section) = inner.split_once("@@").unwrap_or((inner, ""));
+    let numbers = ranges.chars().any(|c| c.is_ascii_digit());
+    (!numbers).then_some(section)
+}
+
+/// Why a counted hunk could not be read: its counts run to the next header (the counts are
+/// wrong, the lines may be right), or anything else.
+enum Short {
+    AtHeader(String),
+    Other(String),
+}
+
+/// Whether the line at `i` starts what follows a hunk: another hunk, another file's section.
+fn at_boundary(raw: &[&str], i: usize) -> bool {
+    let Some(line) = raw.get(i).map(|l| trim_eol(l)) else {
+        return false;
+    };
+    super::is_hunk_header(line)
+        || line.starts_with("diff --git ")
+        || line.starts_with("--- ") && raw.get(i + 1).is_some_and(|n| n.starts_with("+++ "))
+}
+
+/// A hunk read by its lines: every line after the header that starts with ' ', '-', '+' or
+/// '\\' (or is empty: a blank context line), up to the next header or the first other line;
+/// blank lines at its end are left out. It must change something.
+fn read_by_lines<'a>(
+    raw: &[&'a str],
+    at: usize,
+    first_line: usize,
+    section: &'a str,
+    why: String,
+) -> Result<(Hunk<'a>, usize), String> {
+    let header = trim_eol(raw[at]);
+    let mut end = at + 1;
+    while end < raw.len() && !at_boundary(raw, end) {
+        match raw[end].as_bytes().first() {
+            Some(b' ' | b'-' | b'+' | b'\\' | b'\n' | b'\r') => end += 1,
+            _ => break,
+        }
+    }
+    let mut last = end;
+    while last > at + 1 && trim_eol(raw[last - 1]).is_empty() {
+        last -= 1;
+    }
+    let count = |tag: u8| {
+        raw[at + 1..last]
+            .iter()
+            .filter(|l| {
+                let first = l.as_bytes().first().copied().unwrap_or(b' ');
+                first == tag || tag == b' ' && matches!(first, b'\n' | b'\r')
+            })
+            .count()
+    };
+    let (context, removed, added) = (count(b' '), count(b'-'), count(b'+'));
+    let numbers = (1, context + removed, 1, context + added);
+    let lines = &raw[..last];
+    let (mut hunk, _) = read_counted(lines, at, first_line, numbers, section.trim()).map_err(
+        |short| match short {
+            Short::AtHeader(m) | Short::Other(m) => m,
+        },
+    )?;
+    hunk.header = header;
+    hunk.by_lines = Some(why);
+    Ok((hunk, end))
+}
+
+/// Reads exactly the lines `numbers` (old start and count, new start and count) announce.
+fn read_counted<'a>(
+    raw: &[&'a str],
+    at: usize,
+    first_line: usize,
+    numbers: (usize, usize, usize, usize),
+    section: &'a str,
+) -> Result<(Hunk<'a>, usize), Short> {
+    let header = trim_eol(raw[at]);
+    let (old_start, old_count, new_start, new_count) = numbers;
     if old_count == 0 && new_count == 0 {
-        return Err(format!(
+        return Err(Short::Other(format!(
             "empty hunk \"{header}\": it removes and adds no line; git apply refuses it as corrupt (a new empty file is a `diff --git` section with `new file mode` and no hunk)"
-        ));
+        )));
     }
     let mut hunk = Hunk {
         at_line: at + first_line,
@@ -558,6 +747,7 @@ fn read_hunk<'a>(
         new: Vec::with_capacity(new_count.min(raw.len() - at)),
         leading_context: 0,
         trailing_context: 0,
+        by_lines: None,
     };
     let mut i = at + 1;
     let mut seen_change = false;
@@ -567,11 +757,11 @@ fn read_hunk<'a>(
         || i < raw.len() && raw[i].starts_with('\\')
     {
         let Some(line) = raw.get(i) else {
-            return Err(format!(
+            return Err(Short::Other(format!(
                 "hunk {header} ends early: expected {old_count} old and {new_count} new lines, found {} and {} before the end of the input",
                 hunk.old.len(),
                 hunk.new.len()
-            ));
+            )));
         };
         let (tag, body) = match line.as_bytes().first() {
             Some(b'\n') | Some(b'\r') => (b' ', *line),
@@ -627,18 +817,27 @@ fn read_hunk<'a>(
                 }
             }
             _ => {
-                return Err(format!(
+                let message = format!(
                     "hunk {header} ends early at line {}: expected {old_count} old and {new_count} new lines, found {} and {} (a line must start with ' ', '-' or '+')",
                     i + first_line,
                     hunk.old.len(),
                     hunk.new.len()
-                ))
+                );
+                return Err(match at_boundary(raw, i) && seen_change {
+                    true => Short::AtHeader(message),
+                    false => Short::Other(message),
+                });
             }
         }
         if tag != b'\\' {
             last_tag = tag;
         }
         i += 1;
+    }
+    if !seen_change {
+        return Err(Short::Other(format!(
+            "hunk {header} has context lines only: it removes and adds nothing, and git apply refuses it as corrupt; remove it, or give the lines it changes ('-' and '+')"
+        )));
     }
     Ok((hunk, i))
 }

@@ -142,7 +142,8 @@ mod tests {
     /// The sections and problems of `text` read in `parts` parts, for comparing.
     fn read(text: &str, parts: usize) -> String {
         let mut problems = Vec::new();
-        let files = super::super::parse::parse_in_parts(text, 1, 1, &mut problems, None, parts);
+        let files =
+            super::super::parse::parse_in_parts(text, 1, Some(1), &mut problems, None, parts);
         format!("{files:#?}\n{problems:#?}")
     }
 
@@ -195,7 +196,7 @@ mod tests {
     /// shows what the whole batch refuses.
     fn first_sections_read_as_the_whole(text: &str, counts: Option<&[usize]>) {
         let mut whole_problems = Vec::new();
-        let whole = super::super::parse::parse(text, 1, 1, &mut whole_problems);
+        let whole = super::super::parse::parse(text, 1, Some(1), &mut whole_problems);
         let whole = format!("{whole:#?}");
         let sections = super::super::sections(text);
         assert!(sections > 2, "a text of several sections");
@@ -205,7 +206,7 @@ mod tests {
             assert!(text[len..].starts_with("diff --git "), "cut at a section");
             assert_eq!(super::super::sections(&text[..len]), n);
             let mut problems = Vec::new();
-            let first = super::super::parse::parse(&text[..len], 1, 1, &mut problems);
+            let first = super::super::parse::parse(&text[..len], 1, Some(1), &mut problems);
             if !problems.is_empty() {
                 assert!(
                     !whole_problems.is_empty(),

@@ -26,6 +26,10 @@ pub fn build(
 ) {
     // File patches of this diff: a later section for one of their files continues it.
     let first = loaded.files.len();
+    for section in &mut files {
+        written_name(section, tree);
+        created_from_nothing(section, tree);
+    }
     tree.expect(
         &mut files
             .iter()
@@ -73,6 +77,25 @@ impl Patches<'_, '_> {
     /// file an earlier one changes, a deletion, or a modification (a rename or copy
     /// included). `placed`: its changes, when its hunks were placed already.
     fn section(&mut self, mut section: DiffFile<'_>, placed: Option<PlacedSection>) {
+        let notes = std::mem::take(&mut section.notes);
+        let before = self.loaded.files.len();
+        self.section_as(section, placed);
+        // Its notes go on the file patch it made (a rename's new file), else on the one it
+        // continued.
+        let at = match self.loaded.files.len() > before {
+            true => before,
+            false => self.loaded.files.len().saturating_sub(1),
+        };
+        if let Some(file) = self.loaded.files.get_mut(at).filter(|_| at >= self.first) {
+            for note in notes {
+                file.load_problems
+                    .push(LoadProblem::note(ProblemKind::ReadAs, note));
+            }
+        }
+    }
+
+    /// [`Patches::section`], the notes aside.
+    fn section_as(&mut self, mut section: DiffFile<'_>, placed: Option<PlacedSection>) {
         if self.loaded.label.is_none() {
             self.loaded.label = section.subject.clone();
         }
@@ -286,6 +309,49 @@ impl Patches<'_, '_> {
         };
         self.builder.push(&mut old, spec);
         self.loaded.files.push(old);
+    }
+}
+
+/// A plain section read with git's default `-p1` whose stripped name is no file while its name
+/// as written is one (`--- src/app.py`, as models write names, without `a/` and `b/`) changes
+/// the file its name says, with a note that gives the evidence; with both files there, or
+/// neither, it stays git's reading.
+fn written_name(section: &mut DiffFile, tree: &dyn Files) {
+    let (Some(stripped), Some(written)) = (section.old_path.clone(), section.unstripped.clone())
+    else {
+        return;
+    };
+    // `source` says whether a path leads to a regular file without reading it.
+    if written == stripped || tree.source(&stripped).is_some() || tree.source(&written).is_none() {
+        return;
+    }
+    section.notes.push(format!(
+        "read as {written}, the name as written (-p0): {stripped}, which git's default -p1 leaves of it, does not exist and {written} does; give -p1 to read it as git does"
+    ));
+    section.old_path = Some(written.clone());
+    if section.new_path.is_some() {
+        section.new_path = Some(written);
+    }
+}
+
+/// A plain section whose one hunk adds lines to nothing (`@@ -0,0 +1,N @@`), for a file that
+/// does not exist, creates it: git apply reads it so, as models, Subversion (`(revision 0)`) and
+/// Bazaar write a new file. Over a file that exists (empty or not) it stays a change to it.
+fn created_from_nothing(section: &mut DiffFile, tree: &dyn Files) {
+    let from_nothing = section.plain.is_some()
+        && !section.created
+        && !section.deleted
+        && matches!(section.hunks.as_slice(), [hunk] if hunk.old_count == 0);
+    let Some(path) = section.old_path.clone().filter(|_| from_nothing) else {
+        return;
+    };
+    if matches!(tree.file(&path), OnDisk::Missing) {
+        section.created = true;
+        section.old_path = None;
+        section.notes.push(format!(
+            "{path} does not exist and the hunk at line {} adds lines to nothing (-0,0): read as the creation of {path}, as git apply reads it",
+            section.hunks[0].at_line
+        ));
     }
 }
 
