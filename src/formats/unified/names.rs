@@ -274,3 +274,67 @@ fn unquote_prefix(text: &str) -> Option<(String, &str)> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_epoch_is_the_epoch_in_the_zone_it_names_and_nothing_else() {
+        for epoch in [
+            "1970-01-01 00:00:00.000000000 +0000",
+            "1970-01-01 00:00:00 +0000",
+            "1969-12-31 16:00:00.000000000 -0800",
+            "1970-01-01 09:00:00 +0900",
+            "1970-01-01 05:30:00 +05:30",
+        ] {
+            assert!(is_epoch(epoch), "{epoch}");
+        }
+        for not in [
+            "1970-01-01 00:00:00.5 +0000",
+            "1970-01-01 01:00:00 +0000",
+            "1969-12-31 16:00:00 +0800",
+            "1970-01-01 00:00:01 +0000",
+            "2024-05-01 10:00:00 +0000",
+            "1970-01-01 00:00:00",
+        ] {
+            assert!(!is_epoch(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn a_name_ends_where_its_timestamp_or_a_tab_starts() {
+        let name = |rest: &str| header_name(rest).name;
+        assert_eq!(
+            name("a/f\t2024-05-01 10:00:00.1 +0200").as_deref(),
+            Some("a/f")
+        );
+        assert_eq!(
+            name("a/my file  2024-05-01 10:00:00 +0200").as_deref(),
+            Some("a/my file")
+        );
+        assert_eq!(name("f\tThu Jan  1 00:00:00 1970").as_deref(), Some("f"));
+        assert_eq!(name("trunk/x\t(revision 12)").as_deref(), Some("trunk/x"));
+        assert_eq!(name("/dev/null\t1970-01-01 00:00:00 +0000"), None);
+        assert!(header_name("a/new\t1970-01-01 00:00:00 +0000").absent);
+        assert!(header_name("x\t(nonexistent)").absent);
+        assert!(!header_name("x\t(working copy)").absent);
+        let cut = header_name("a/f\tsomething else");
+        assert_eq!(
+            (cut.name.as_deref(), cut.cut.as_deref()),
+            (Some("a/f"), Some("something else"))
+        );
+        assert!(header_name("\"a/\"sub/f").broken_quote);
+        assert!(!header_name("\"a/sub f\"\t2024-05-01 10:00:00 +0000").broken_quote);
+    }
+
+    #[test]
+    fn a_strip_larger_than_the_name_is_no_name() {
+        assert_eq!(strip_path("a/src/x.rs", 1).as_deref(), Some("src/x.rs"));
+        assert_eq!(strip_path("a/src/x.rs", 2).as_deref(), Some("x.rs"));
+        assert_eq!(strip_path("a/src/x.rs", 3), None);
+        assert_eq!(strip_path("x.rs", 1), None);
+        assert_eq!(strip_path("a/", 1), None);
+        assert!(strip_problem("b/file1", 3).contains("give -p1 or less"));
+    }
+}

@@ -10,7 +10,7 @@ use crate::lines::Eol;
 
 /// Parses a diff. `first_line` is the input line the text starts at (for diffs inside another
 /// input), `strip` the number of leading path components to remove (`-p N`; `None` for git's
-/// default: 1, or 0 for a plain diff whose names have no `/`, see [`StripGuess`]).
+/// default: 1, or 0 for a plain diff whose names have no `/`, see `plain::StripGuess`).
 pub fn parse<'a>(
     text: &'a str,
     first_line: usize,

@@ -1,0 +1,5 @@
+def greet(name):
+    print('hello', name)
+
+def main():
+    greet('bob')

@@ -1,0 +1,5 @@
+#!/bin/bash
+# creates the tree the patch is applied to
+set -e
+printf -- 'A\n' > $'file1'
+chmod 644 $'file1'

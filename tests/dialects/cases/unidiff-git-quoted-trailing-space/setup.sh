@@ -1,0 +1,3 @@
+#!/bin/bash
+# creates the tree the patch is applied to
+set -e

@@ -1,0 +1,5 @@
+#!/bin/bash
+# creates the tree the patch is applied to
+set -e
+mkdir -p $'trunk/src'
+printf -- 'int main(void) {\n    return 1;\n}\n' > $'trunk/src/app.c'
