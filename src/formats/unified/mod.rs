@@ -19,6 +19,7 @@
 //! A section for a file an earlier section changes (a later mail of an mbox) is placed against
 //! the file as the earlier one leaves it and joins its file patch (see `formats::chain`).
 
+mod hunk_read;
 mod hunks;
 mod mode;
 mod names;
