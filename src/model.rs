@@ -119,6 +119,11 @@ pub struct FilePatch {
     /// For a file created as a copy of another (the new side of a rename): the docPath whose
     /// content the changes apply to. The new file is that content with the selected changes.
     pub copy_from: Option<String>,
+    /// A creation at a path whose file the batch also removes (a swap of two files, a chain
+    /// of renames that reuses a name, a deletion and a creation of one path): the file there
+    /// is expected, and the creation replaces it, in the same atomic commit. It is never a
+    /// `file_exists` conflict; a missing file is a `missing_file` one.
+    pub replaces: bool,
     /// The line ending new lines take when the file has none to go by (a creation); `None`
     /// means LF.
     pub new_file_eol: Option<Eol>,

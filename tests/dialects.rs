@@ -279,3 +279,77 @@ fn a_numberless_hunk_that_only_adds_or_occurs_twice_is_a_conflict_that_says_why(
         "{said}"
     );
 }
+
+/// A `git diff -M` of two files that trade places, and of a third renamed onto the name one of
+/// them leaves, made by git itself in a scratch repository.
+fn git_made_swap() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (a, b) = (lines("alpha"), lines("beta"));
+    git(&["init", "-q"]);
+    fs::write(dir.path().join("a.txt"), &a).unwrap();
+    fs::write(dir.path().join("b.txt"), &b).unwrap();
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "base",
+    ]);
+    fs::write(dir.path().join("a.txt"), &b).unwrap();
+    fs::write(
+        dir.path().join("b.txt"),
+        a.replace("number 3 of", "number three of"),
+    )
+    .unwrap();
+    git(&["diff", "-M", "-B", "HEAD"])
+}
+
+/// Forty numbered lines of `word` (git's `-B` breaks files of 400 bytes and more only).
+fn lines(word: &str) -> String {
+    (1..=40).map(|n| format!("{word} line number {n} of the file\n")).collect()
+}
+
+#[test]
+fn two_files_that_trade_places_are_swapped_in_one_commit_and_undone_as_one() {
+    let patch = git_made_swap();
+    assert!(
+        patch.contains("rename from a.txt") && patch.contains("rename from b.txt"),
+        "{patch}"
+    );
+    let (a, b) = (lines("alpha"), lines("beta"));
+    let files: [(&str, &[u8]); 2] = [("a.txt", a.as_bytes()), ("b.txt", b.as_bytes())];
+    let (code, said, ws) = apply_on(&files, &patch);
+    assert_eq!(code, 0, "{said}");
+    let read = |name: &str| fs::read_to_string(ws.path().join(name)).unwrap();
+    assert_eq!(read("a.txt"), b);
+    assert_eq!(read("b.txt"), a.replace("number 3 of", "number three of"));
+    let root = ws.path().to_str().unwrap();
+    let undo = patchdeck(&["undo", "--root", root]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!((read("a.txt"), read("b.txt")), (a, b));
+}
+
+#[test]
+fn a_swap_whose_file_is_gone_writes_nothing_and_says_which() {
+    let patch = git_made_swap();
+    let a = lines("alpha");
+    let (code, said, ws) = apply_on(&[("a.txt", a.as_bytes())], &patch);
+    assert_ne!(code, 0, "{said}");
+    assert!(said.contains("b.txt"), "{said}");
+    assert_eq!(fs::read_to_string(ws.path().join("a.txt")).unwrap(), a);
+    assert!(!ws.path().join("b.txt").exists());
+}

@@ -44,6 +44,7 @@ fn file(id: &str, doc_path: &str, action: FileAction, changes: Vec<Change>) -> F
         expected_sha256: None,
         changes,
         copy_from: None,
+        replaces: false,
         new_file_eol: None,
         mode: None,
         load_problems: Vec::new(),

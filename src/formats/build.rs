@@ -191,6 +191,7 @@ impl<'a> Builder<'a> {
             expected_sha256: None,
             changes: Vec::new(),
             copy_from: None,
+            replaces: false,
             new_file_eol: None,
             mode: None,
             load_problems: Vec::new(),

@@ -339,7 +339,8 @@ impl<'a> FilePlanner<'a> {
         let rel = check.resolved.as_ref().expect("resolved").rel().clone();
         // A creation over a file that exists (the person allowed it): the file is replaced.
         let overwriting = check.action == FileAction::Create && check.snapshot.is_some();
-        if overwriting {
+        // One that replaces a file the batch moves or deletes is what the batch says.
+        if overwriting && !file.replaces {
             overrides.push(Override::File {
                 file: self.index,
                 how: FileOverride::Overwrite,

@@ -294,6 +294,16 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
         Resolved::Missing { rel } => {
             let creates = file.action == FileAction::Create
                 || file.expected_sha256.as_deref() == Some(EMPTY_SHA256);
+            if creates && file.replaces {
+                check.problems.push(Problem::new(
+                    ProblemKind::MissingFile,
+                    format!(
+                        "{} does not exist; the batch replaces it with a new file (it moves or deletes the one it expects there)",
+                        rel.display()
+                    ),
+                ));
+                return Opened::Finished(finish(check, file, Status::Conflict));
+            }
             if !creates {
                 check.problems.push(Problem::new(
                     ProblemKind::MissingFile,
@@ -382,6 +392,11 @@ fn examine(
                 rel.display()
             ),
         ));
+    } else if file.action == FileAction::Create && file.replaces {
+        // The batch moves or deletes the file that is there: the new one replaces it, and its
+        // changes are checked against the file it copies (none for a creation from nothing).
+        check.action = FileAction::Create;
+        check.copied_from = copied();
     } else if file.action == FileAction::Create || creates_over {
         check.action = FileAction::Create;
         check.problems.push(Problem::new(

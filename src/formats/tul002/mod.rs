@@ -485,6 +485,7 @@ fn file_from(
         expected_sha256: sha,
         changes,
         copy_from: None,
+        replaces: false,
         new_file_eol: None,
         mode: None,
         load_problems: Vec::new(),

@@ -49,11 +49,64 @@ pub fn build(
     for section in files {
         patches.section(section, placed.next().flatten());
     }
+    replace_where_removed(&mut loaded.files, first);
     for file in &mut loaded.files[first..] {
         let paths = std::iter::once(&file.doc_path).chain(&file.copy_from);
         if let Some(problem) = paths.filter_map(|p| control_character(p)).next() {
             file.load_problems.push(problem);
         }
+    }
+}
+
+/// Where the diff both removes a file (renames it away, or deletes it) and creates one at the
+/// same path (a swap of two files, a rotation, a chain of renames that reuses a name), the two
+/// file patches (from index `first` on) become one: the creation, which replaces the file
+/// there in the same atomic commit (`FilePatch::replaces`), keeping what the removal found
+/// wrong with it.
+fn replace_where_removed(files: &mut Vec<FilePatch>, first: usize) {
+    let mut by_path: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, file) in files.iter().enumerate().skip(first) {
+        by_path.entry(file.doc_path.as_str()).or_default().push(i);
+    }
+    let mut pairs: Vec<(usize, usize)> = by_path
+        .values()
+        .filter_map(|at| match at.as_slice() {
+            [a, b] => {
+                let (a, b) = (*a, *b);
+                match (files[a].action, files[b].action) {
+                    (FileAction::Delete, FileAction::Create) => Some((a, b)),
+                    (FileAction::Create, FileAction::Delete) => Some((b, a)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    pairs.sort_unstable();
+    for &(removal, creation) in &pairs {
+        let how = match files[removal].label.as_deref() {
+            Some(label) if label.starts_with("renamed to ") => label.to_owned(),
+            _ => "deleted".to_owned(),
+        };
+        let kept: Vec<LoadProblem> = files[removal]
+            .load_problems
+            .iter()
+            .filter(|p| p.blocking)
+            .cloned()
+            .collect();
+        let creation = &mut files[creation];
+        creation.replaces = true;
+        creation.load_problems.extend(kept);
+        let what = format!("replaces the file there, which is {how}");
+        creation.label = Some(match creation.label.take() {
+            Some(label) => format!("{label}; {what}"),
+            None => what,
+        });
+    }
+    let mut removals: Vec<usize> = pairs.iter().map(|&(removal, _)| removal).collect();
+    removals.sort_unstable_by(|a, b| b.cmp(a));
+    for at in removals {
+        files.remove(at);
     }
 }
 
@@ -110,10 +163,18 @@ impl Patches<'_, '_> {
             && section.new_path.as_ref().is_some_and(|p| *p != old_path);
         // Only a path named by more than one section can continue an earlier file patch.
         let repeated = !self.once.contains(old_path.as_str());
-        if let Some(k) = repeated
+        let earlier = repeated
             .then(|| continued(&self.loaded.files[self.first..], &old_path))
-            .flatten()
-        {
+            .flatten();
+        // A rename or copy reads the file as it was, as git's do, where an earlier section
+        // only created the name over a file that is there (a swap, a rotation): that file is
+        // what it moves. Any other section for a file an earlier one changed continues it.
+        let reads_the_original = |k: usize| {
+            moves
+                && self.loaded.files[self.first + k].action == FileAction::Create
+                && self.tree.source(&old_path).is_some()
+        };
+        if let Some(k) = earlier.filter(|&k| !reads_the_original(k)) {
             self.continue_earlier(&section, self.first + k, moves);
             return;
         }
