@@ -25,6 +25,7 @@ mod dialects;
 mod export;
 mod false_claims;
 mod feedback;
+mod formats_aider_rules;
 mod formats_codex_markers;
 mod formats_corpus;
 mod formats_crlf_finds;

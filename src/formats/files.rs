@@ -48,6 +48,13 @@ pub trait Files {
     /// lead to a regular file (the loop then places them as [`Files::file`] finds it).
     fn source(&self, doc_path: &str) -> Option<Source<'_>>;
 
+    /// The root-relative paths of up to `limit` regular files whose last name is `base`,
+    /// shallowest first, for a message that names them: a rare question, asked of a path that
+    /// names no file. The walk never follows a link, skips `.git`, `.patchdeck`, `target` and
+    /// `node_modules` (not what git ignores), and stops after 20,000 names, so in a larger
+    /// workspace a file may go unnamed.
+    fn named(&self, base: &str, limit: usize) -> Vec<String>;
+
     /// These files will be asked for: read them ahead where that is worth it.
     fn expect(&self, doc_paths: &mut dyn Iterator<Item = &str>);
 

@@ -304,6 +304,14 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
                 ));
                 return Opened::Finished(finish(check, file, Status::Conflict));
             }
+            // A format that said why the file is missing (a name other files bear) said it.
+            let said = check
+                .problems
+                .iter()
+                .any(|p| p.kind == ProblemKind::MissingFile);
+            if !creates && said {
+                return Opened::Finished(finish(check, file, Status::Conflict));
+            }
             if !creates {
                 check.problems.push(Problem::new(
                     ProblemKind::MissingFile,

@@ -39,6 +39,10 @@ impl Files for Workspace {
         }
     }
 
+    fn named(&self, base: &str, limit: usize) -> Vec<String> {
+        Workspace::named(self, base, limit)
+    }
+
     fn expect(&self, doc_paths: &mut dyn Iterator<Item = &str>) {
         self.prefetch(doc_paths);
     }

@@ -8,6 +8,7 @@
 //! against before writing.
 
 mod files;
+mod named;
 pub mod read_ahead;
 mod resolve;
 
