@@ -216,7 +216,7 @@ fn aider_udiff_and_other_tools_agree_with_git_or_name_the_rule() {
 
 /// `patchdeck apply` of `patch` on a workspace of `files`: its exit code, what it said, and the
 /// workspace.
-fn apply_on(files: &[(&str, &[u8])], patch: &str) -> (i32, String, tempfile::TempDir) {
+pub(crate) fn apply_on(files: &[(&str, &[u8])], patch: &str) -> (i32, String, tempfile::TempDir) {
     let ws = crate::common::workspace_with(files);
     let input = ws.path().join(".input.diff");
     fs::write(&input, patch).unwrap();

@@ -21,6 +21,7 @@ mod configuration;
 mod core_boundary;
 mod corpus;
 mod demo;
+mod dialect_edges;
 mod dialects;
 mod export;
 mod false_claims;

@@ -1,6 +1,7 @@
 //! Reading one hunk of a diff: the lines its header counts, as git reads them, or, for a
-//! header without numbers (`@@ ... @@`) or counts that run past the next header, the lines it
-//! has, which `place` then finds by their text.
+//! header without numbers (`@@ ... @@`) or counts that are not its lines (they run past the
+//! next header, or more changed lines follow them), the lines it has, which `place` then finds
+//! by their text.
 
 use super::{Hunk, HunkLine};
 use crate::lines::Eol;
@@ -34,8 +35,36 @@ pub(super) fn read_hunk<'a>(
             read_by_lines(raw, at, first_line, section, why)
         }
         Err(Short::Other(message)) => Err(message),
+        Ok((_, next)) if more_lines_follow(raw, next) => {
+            let why = "counts fewer lines than it has: more '-' and '+' lines follow it before the next header".to_owned();
+            read_by_lines(raw, at, first_line, section, why)
+        }
         Ok(read) => Ok(read),
     }
+}
+
+/// Whether the lines from `next` on, up to the next header or the end of the input, are all
+/// lines of a hunk (' ', '-', '+', blank) and some of them change something: a hunk whose
+/// counts are short of its lines, which git would drop as junk after it. A mail's `-- `
+/// signature, followed by the version line, is no such run.
+fn more_lines_follow(raw: &[&str], next: usize) -> bool {
+    let mut changes = false;
+    let mut i = next;
+    while i < raw.len() && !at_boundary(raw, i) {
+        let line = trim_eol(raw[i]);
+        match line.as_bytes().first() {
+            None | Some(b' ') => {}
+            Some(b'-' | b'+') => changes |= line != "-- ",
+            _ => return false,
+        }
+        i += 1;
+    }
+    changes
+}
+
+/// Whether a hunk header has line numbers.
+pub(super) fn numbered(header: &str) -> bool {
+    hunk_numbers(header).is_some()
 }
 
 /// A header's numbers and its section text, when it has them.
@@ -95,7 +124,7 @@ fn read_by_lines<'a>(
 ) -> Result<(Hunk<'a>, usize), String> {
     let header = trim_eol(raw[at]);
     let mut end = at + 1;
-    while end < raw.len() && !at_boundary(raw, end) {
+    while end < raw.len() && !at_boundary(raw, end) && !signature(raw, end) {
         match raw[end].as_bytes().first() {
             Some(b' ' | b'-' | b'+' | b'\\' | b'\n' | b'\r') => end += 1,
             _ => break,
@@ -125,6 +154,15 @@ fn read_by_lines<'a>(
     hunk.header = header;
     hunk.by_lines = Some(why);
     Ok((hunk, end))
+}
+
+/// Whether the line at `i` is a mail's `-- ` signature line: followed by a line that is no
+/// line of a hunk (the version), or by nothing.
+fn signature(raw: &[&str], i: usize) -> bool {
+    trim_eol(raw[i]) == "-- "
+        && raw
+            .get(i + 1)
+            .is_none_or(|next| !matches!(next.as_bytes().first(), Some(b' ' | b'-' | b'+')))
 }
 
 /// Reads exactly the lines `numbers` (old start and count, new start and count) announce.

@@ -347,12 +347,19 @@ fn place_by_lines(hunk: &Hunk<'_>, why: &str, lines: Option<&Lines<'_>>) -> Chan
     let doc = Doc::from_bytes(lines.bytes());
     match find_lines(&doc, &old, &new, TOLERANT, 0..doc.len(), false) {
         Ok(found) => {
+            // At the end of the file, `\ No newline at end of file` on its new side says
+            // whether the file ends with a line ending, as it does for a numbered hunk.
+            let at_end = found.range.start - 1 + found.range.count == doc.len();
+            let eof_newline = match at_end {
+                true => hunk.new.last().map(|last| last.eol != Eol::None),
+                false => found.eof_newline,
+            };
             let mut spec = ChangeSpec {
                 description,
                 range: Some(found.range),
                 expected: Some(found.expected),
                 new_lines: found.new_lines,
-                eof_newline: found.eof_newline,
+                eof_newline,
                 tier: found.tier,
                 ..ChangeSpec::default()
             };

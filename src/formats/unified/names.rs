@@ -24,24 +24,24 @@ pub(super) fn header_name(rest: &str) -> HeaderName {
         if let Some((name, after)) = unquote_prefix(rest) {
             if !(after.is_empty() || after.starts_with([' ', '\t'])) {
                 let whole = rest.split('\t').next().unwrap_or(rest).trim_end();
-                return finish(whole.to_owned(), "", true);
+                return finish(whole.to_owned(), "", true, false);
             }
-            return finish(name, after, false);
+            return finish(name, after, false, after.starts_with('\t'));
         }
     }
     if let Some((name, stamp)) = split_timestamp(rest) {
-        return finish(name.to_owned(), stamp, false);
+        let tabbed = rest[name.len()..rest.len() - stamp.len()].contains('\t');
+        return finish(name.to_owned(), stamp, false, tabbed);
     }
     let (name, after) = rest.split_once('\t').unwrap_or((rest, ""));
-    finish(name.trim_end().to_owned(), after, false)
+    finish(name.trim_end().to_owned(), after, false, true)
 }
 
-/// A [`HeaderName`] of `name` and what follows it on its line (`after`).
-fn finish(name: String, after: &str, broken_quote: bool) -> HeaderName {
+/// A [`HeaderName`] of `name` and what follows it on its line (`after`, set off by a tab when
+/// `tabbed`: only such a timestamp says a file is absent, as git reads it).
+fn finish(name: String, after: &str, broken_quote: bool, tabbed: bool) -> HeaderName {
     let after = after.trim();
-    let absent = is_epoch(after)
-        || matches!(after, "(nonexistent)" | "(revision 0)")
-        || after.ends_with("(nonexistent)");
+    let absent = tabbed && (is_epoch(after) || matches!(after, "(nonexistent)" | "(revision 0)"));
     let known =
         absent || after.is_empty() || timestamp_at_end(after).is_some() || svn_marker(after);
     HeaderName {
@@ -142,18 +142,17 @@ fn is_time(w: &str) -> bool {
         && frac.bytes().all(|c| c.is_ascii_digit())
 }
 
-/// Whether a timestamp is the Unix epoch, in the time zone it names: how GNU `diff -N` (and
-/// Bazaar) say that a file does not exist on that side. `1969-12-31 16:00:00 -0800` is the
-/// epoch; `1970-01-01 00:00:00.5 +0000` and `1970-01-01 01:00:00 +0000` are not.
+/// Whether a timestamp is the Unix epoch, in the time zone it names, as git apply reads it:
+/// how GNU `diff -N` (and Bazaar) say that a file does not exist on that side. ISO form only,
+/// the zone signed (`-0800`, `+05:30`), the seconds `00` and any fraction zeros:
+/// `1969-12-31 16:00:00 -0800` is the epoch; `1970-01-01 00:00:00.5 +0000` and
+/// `1970-01-01 01:00:00 +0000` are not.
 pub(super) fn is_epoch(stamp: &str) -> bool {
     let words: Vec<&str> = words(stamp).into_iter().map(|(_, w)| w).collect();
-    let (date, time, zone) = match words.as_slice() {
-        [date, time, zone] => (*date, *time, *zone),
-        [_, "Jan", "1" | "01", time, "1970", zone] => ("1970-01-01", *time, *zone),
-        [_, "Dec", "31", time, "1969", zone] => ("1969-12-31", *time, *zone),
-        _ => return false,
+    let [date, time, zone] = words.as_slice() else {
+        return false;
     };
-    let day = match date {
+    let day = match *date {
         "1970-01-01" => 0,
         "1969-12-31" => -24 * 60,
         _ => return false,
@@ -162,19 +161,25 @@ pub(super) fn is_epoch(stamp: &str) -> bool {
     if !is_time(time) || !hms.ends_with(":00") || frac.bytes().any(|c| c != b'0') {
         return false;
     }
-    let minutes = |s: &str| s.parse::<i32>().ok();
-    let (Some(h), Some(m)) = (minutes(&hms[..2]), minutes(&hms[3..5])) else {
+    let number = |s: &str| s.parse::<i32>().ok();
+    let (Some(h), Some(m)) = (number(&hms[..2]), number(&hms[3..5])) else {
         return false;
     };
-    let digits: String = zone[1..].chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 {
+    let sign = match zone.as_bytes().first() {
+        Some(b'+') => 1,
+        Some(b'-') => -1,
+        _ => return false,
+    };
+    let digits: Vec<u8> = zone.bytes().skip(1).filter(|c| *c != b':').collect();
+    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_digit) {
         return false;
     }
-    let (Some(zh), Some(zm)) = (minutes(&digits[..2]), minutes(&digits[2..])) else {
+    let two = |d: &[u8]| i32::from(d[0] - b'0') * 10 + i32::from(d[1] - b'0');
+    let (zh, zm) = (two(&digits[..2]), two(&digits[2..]));
+    if h > 23 || m > 59 || zh > 23 || zm > 59 {
         return false;
-    };
-    let offset = (zh * 60 + zm) * if zone.starts_with('-') { -1 } else { 1 };
-    day + h * 60 + m - offset == 0
+    }
+    day + h * 60 + m - sign * (zh * 60 + zm) == 0
 }
 
 /// The two names of a `diff --git` line (before stripping). Unquoted names may hold spaces:
@@ -297,6 +302,10 @@ mod tests {
             "1970-01-01 00:00:01 +0000",
             "2024-05-01 10:00:00 +0000",
             "1970-01-01 00:00:00",
+            "1970-01-01 00:00:00 X0000",
+            "1970-01-01 00:00:00 \u{e9}",
+            "1970-01-01 00:00:00 +0\u{e9}0",
+            "Thu Jan  1 00:00:00 1970 +0000",
         ] {
             assert!(!is_epoch(not), "{not}");
         }
@@ -317,6 +326,8 @@ mod tests {
         assert_eq!(name("trunk/x\t(revision 12)").as_deref(), Some("trunk/x"));
         assert_eq!(name("/dev/null\t1970-01-01 00:00:00 +0000"), None);
         assert!(header_name("a/new\t1970-01-01 00:00:00 +0000").absent);
+        // git reads the epoch after a tab only.
+        assert!(!header_name("a/new  1970-01-01 00:00:00 +0000").absent);
         assert!(header_name("x\t(nonexistent)").absent);
         assert!(!header_name("x\t(working copy)").absent);
         let cut = header_name("a/f\tsomething else");

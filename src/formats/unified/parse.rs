@@ -1,10 +1,10 @@
 //! Reading a unified diff or git patch into [`DiffFile`] sections: headers, quoted paths,
 //! hunks counted exactly as their headers announce, mail headers and junk between files.
 
-use super::hunk_read::{read_hunk, trim_eol};
+use super::hunk_read::{self, read_hunk, trim_eol};
 use super::names::{header_name, split_git_names, strip_path, strip_problem, unquote, HeaderName};
 use super::plain::{name_plain_sections, StripGuess};
-use super::{parts, DiffFile};
+use super::{parts, DiffFile, Hunk};
 use crate::error::InputProblem;
 use crate::formats::Met;
 
@@ -455,12 +455,61 @@ fn check_sections(files: &[DiffFile], first_line: usize, problems: &mut Vec<Inpu
             );
         }
     }
+    for file in files {
+        for hunk in &file.hunks {
+            if let Some(message) = contradiction(file, hunk) {
+                problems.push(at_line(hunk.at_line, message));
+            }
+        }
+    }
     if files.is_empty() {
         problems.push(at_line(
             first_line,
             "no file in this diff: expected \"diff --git\" or \"---\"/\"+++\" headers followed by \"@@\" hunks".into(),
         ));
     }
+}
+
+/// What is wrong with a hunk of a section that creates its file and yet has old lines (it
+/// depends on a file that is not there), or deletes it and yet keeps or adds lines, as git
+/// apply refuses both; and with a new file's hunk whose counts are not its lines (a new file
+/// cut short has nothing to be found by).
+fn contradiction(file: &DiffFile, hunk: &Hunk) -> Option<String> {
+    let name = file
+        .new_path
+        .as_deref()
+        .or(file.old_path.as_deref())
+        .unwrap_or("the file");
+    let how = |created: bool| match (&file.plain, file.git_header) {
+        (Some(names), _) if (if created { &names.0 } else { &names.1 }).name.is_some() => {
+            "its timestamp or marker says the file does not exist on that side"
+        }
+        (_, true) if created => "`new file mode` or `/dev/null`",
+        (_, true) => "`deleted file mode` or `/dev/null`",
+        _ => "`/dev/null`",
+    };
+    if file.created && !hunk.old.is_empty() {
+        return Some(format!(
+            "the section creates {name} ({}), but hunk {} has old lines (context or removed): a new file cannot depend on old contents; git apply refuses this too",
+            how(true),
+            hunk.header
+        ));
+    }
+    if file.deleted && !hunk.new.is_empty() {
+        return Some(format!(
+            "the section deletes {name} ({}), but hunk {} keeps or adds lines: a deleted file cannot still have contents; git apply refuses this too",
+            how(false),
+            hunk.header
+        ));
+    }
+    if file.created && hunk.by_lines.is_some() && hunk_read::numbered(hunk.header) {
+        return Some(format!(
+            "hunk {} of new file {name} {}: a new file cut short would be written short; fix the counts",
+            hunk.header,
+            hunk.by_lines.as_deref().unwrap_or("")
+        ));
+    }
+    None
 }
 
 /// A problem of the input line `line`.

@@ -88,9 +88,14 @@ fn replace_where_removed(files: &mut Vec<FilePatch>, first: usize) {
             Some(label) if label.starts_with("renamed to ") => label.to_owned(),
             _ => "deleted".to_owned(),
         };
-        let kept: Vec<LoadProblem> = files[removal]
+        // What the removal found wrong with the file there (it is not the content a deletion
+        // expects, it cannot be read) stays a conflict of the file patch that replaces it.
+        let removed = &files[removal];
+        let of_changes = removed.changes.iter().flat_map(|c| &c.load_problems);
+        let kept: Vec<LoadProblem> = removed
             .load_problems
             .iter()
+            .chain(of_changes)
             .filter(|p| p.blocking)
             .cloned()
             .collect();
@@ -382,8 +387,10 @@ fn written_name(section: &mut DiffFile, tree: &dyn Files) {
     else {
         return;
     };
-    // `source` says whether a path leads to a regular file without reading it.
-    if written == stripped || tree.source(&stripped).is_some() || tree.source(&written).is_none() {
+    if written == stripped
+        || !matches!(tree.file(&stripped), OnDisk::Missing)
+        || !matches!(tree.file(&written), OnDisk::File { .. })
+    {
         return;
     }
     section.notes.push(format!(
