@@ -320,7 +320,9 @@ fn git_made_swap() -> String {
 
 /// Forty numbered lines of `word` (git's `-B` breaks files of 400 bytes and more only).
 fn lines(word: &str) -> String {
-    (1..=40).map(|n| format!("{word} line number {n} of the file\n")).collect()
+    (1..=40)
+        .map(|n| format!("{word} line number {n} of the file\n"))
+        .collect()
 }
 
 #[test]
