@@ -16,6 +16,7 @@ mod commit_atomicity;
 mod commit_edges;
 mod commit_last_moment;
 mod commit_races;
+mod commit_reshape;
 mod commit_staging;
 mod configuration;
 mod core_boundary;

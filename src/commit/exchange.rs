@@ -79,6 +79,15 @@ pub(super) fn put_all_in_place(
             if failed.load(Ordering::Relaxed) {
                 break;
             }
+            if entry.is_across() {
+                let put = hit(failpoint, Step::Rename)
+                    .and_then(|()| put_across(folders, entry, write, stamp, failpoint));
+                if let Err(e) = put {
+                    result = Err((entry.path.clone(), e));
+                    break;
+                }
+                continue;
+            }
             let put = folders.parent_of(&entry.path).and_then(|(dir, name)| {
                 hit(failpoint, Step::Rename)?;
                 let put = put_in_place(&dir, name, entry, write, stamp)?;
@@ -187,6 +196,89 @@ pub(super) fn put_in_place(
             }
             Ok(Put::Done)
         }
+    }
+}
+
+/// Puts in place one entry whose staged or original name is in a folder above its target
+/// (see [`super::reshape`]), a file becoming a folder or the reverse:
+/// - a deletion moves its file aside into that folder and checks it is the verified
+///   original (moving it back if not), then removes the folders it leaves empty
+///   ([`Entry::removed_dirs`], innermost first, each with the `mkdir` failpoint);
+/// - a creation makes its folders ([`Entry::created_dirs`], outermost first, each with the
+///   `mkdir` failpoint), then moves its staged file in from that folder, only if nothing has
+///   appeared at its name (`RENAME_NOREPLACE`).
+fn put_across(
+    folders: &Folders,
+    entry: &Entry,
+    write: &FileWrite,
+    stamp: Option<&Stamp>,
+    failpoint: Option<&Failpoint>,
+) -> io::Result<()> {
+    let root = folders.root();
+    match entry.kind {
+        journal::EntryKind::Delete => {
+            let backup = entry
+                .backup
+                .as_deref()
+                .ok_or_else(|| io::Error::other("the journal names no original"))?;
+            let (dir, name) = folders.parent_of(&entry.path)?;
+            let (aside, original) = folders.parent_of(backup)?;
+            aside.remove_file_if_exists(original)?;
+            dir.rename(name, &aside, original)?;
+            if !is_verified_original(&aside, original, stamp, write)? {
+                if !matches!(aside.rename_new(original, &dir, name), Ok(true)) {
+                    return Err(io::Error::other(format!(
+                        "{} was changed by another program just before patchdeck deleted it; that program's file is kept as {}",
+                        entry.path.display(),
+                        backup.display()
+                    )));
+                }
+                return Err(changed(&dir, name));
+            }
+            for removed in entry.removed_dirs.iter().rev() {
+                hit(failpoint, Step::Mkdir)?;
+                let (parent, folder) = root.parent_of(removed)?;
+                parent.remove_dir(folder).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{} could not be removed to make way for a file: {e}",
+                            removed.display()
+                        ),
+                    )
+                })?;
+            }
+            Ok(())
+        }
+        journal::EntryKind::Create => {
+            for made in &entry.created_dirs {
+                hit(failpoint, Step::Mkdir)?;
+                let (parent, folder) = root.parent_of(made)?;
+                parent.mkdir(folder)?;
+            }
+            let staged = entry
+                .staged
+                .as_deref()
+                .ok_or_else(|| io::Error::other("the journal names no staged file"))?;
+            let (from, staged) = folders.parent_of(staged)?;
+            let (dir, name) = root.parent_of(&entry.path)?;
+            match from.rename_new(staged, &dir, name) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    still_as_rechecked(&dir, name, None)?;
+                    from.rename(staged, &dir, name)
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(io::Error::other(format!(
+                    "{} was created by another program while the commit was running",
+                    entry.path.display()
+                ))),
+                Err(e) => Err(e),
+            }
+        }
+        _ => Err(io::Error::other(format!(
+            "{}: only a creation or a deletion is put in place across folders",
+            entry.path.display()
+        ))),
     }
 }
 

@@ -42,11 +42,11 @@ pub(super) fn identity_in(
 }
 
 /// The [`Identity`] of the regular file at `rel`, reached without following links; `None`
-/// when there is no regular file there.
+/// when there is no regular file there (nor a folder above it: a file stands in its way).
 pub fn identity_beneath(root: &Root, rel: &Path, hashing: Hashing) -> io::Result<Option<Identity>> {
     match root.parent_of(rel) {
         Ok((dir, name)) => identity_in(&dir, name, hashing),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
         Err(e) => Err(e),
     }
 }

@@ -92,16 +92,44 @@ pub struct Entry {
     pub pre_mode: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub post_mode: Option<u32>,
-    /// Folders the commit creates for this file, outermost first.
+    /// Folders the commit creates for this file, outermost first. For a creation staged away
+    /// from its folder ([`Entry::is_across`]) they are made as it is put in place, once the
+    /// file a deletion moves out of the way has gone.
     pub created_dirs: Vec<PathBuf>,
+    /// For a deletion moved aside away from its folder ([`Entry::is_across`]), the folders it
+    /// leaves empty that the commit removes just after moving it, so that a file can be created
+    /// where a folder was: outermost first, removed innermost first, made again by a rollback
+    /// (version 4 only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed_dirs: Vec<PathBuf>,
+}
+
+impl Entry {
+    /// Whether this entry's staged or original name is not beside its target but in a folder
+    /// above it that the commit does not change (version 4): a file becoming a folder, or the
+    /// reverse, whose folder is made or removed while the commit puts files in place.
+    pub fn is_across(&self) -> bool {
+        let parent = |p: &Path| p.parent().map(Path::to_path_buf);
+        [&self.staged, &self.backup]
+            .into_iter()
+            .flatten()
+            .any(|name| parent(name) != parent(&self.path))
+    }
 }
 
 /// The journal's format. Version 1 kept originals in a folder of patchdeck's own, which a mount
 /// point inside the root could put on another file system; version 2 named contents by their
 /// SHA-256 and had no `staging` state; version 3 names them by [`Checksum`]. Versions 2 and 3
 /// are read (a journal or undo record left by the patchdeck before an upgrade still
-/// recovers and undoes); version 3 is written.
+/// recovers and undoes); version 3 is written. Version 4 is version 3 with entries that keep
+/// their staged or original names in a folder above their target and folders removed by the
+/// commit ([`Entry::is_across`], [`Entry::removed_dirs`]): written only by a commit that turns
+/// a file into a folder or the reverse, so that a patchdeck before it refuses such a journal
+/// by its version rather than misread it.
 pub const VERSION: u32 = 3;
+
+/// The version of a journal with entries [`Entry::is_across`].
+pub const VERSION_ACROSS: u32 = 4;
 
 /// How a journal of some version names contents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +145,7 @@ impl Hashing {
     pub fn of(version: u32) -> Option<Hashing> {
         match version {
             2 => Some(Hashing::Sha256),
-            3 => Some(Hashing::Checksum),
+            3 | VERSION_ACROSS => Some(Hashing::Checksum),
             _ => None,
         }
     }
@@ -315,6 +343,7 @@ impl Journal {
         if !is_commit_id(&self.id) {
             return Err(bad(format!("commit id \"{}\"", self.id)));
         }
+        let across = self.version == VERSION_ACROSS;
         for (n, entry) in self.entries.iter().enumerate() {
             let path = entry
                 .path
@@ -324,13 +353,20 @@ impl Journal {
             let staged_ok = match (entry.kind, &entry.staged) {
                 (EntryKind::Delete | EntryKind::Unchanged, None) => true,
                 (EntryKind::Delete | EntryKind::Unchanged, Some(_)) | (_, None) => false,
-                (_, Some(staged)) => *staged == staged_name(&entry.path, &self.id, n),
+                (_, Some(staged)) => {
+                    *staged == staged_name(&entry.path, &self.id, n)
+                        || (across
+                            && above(&entry.path, staged, &staged_name(&entry.path, &self.id, n)))
+                }
             };
             let backup_ok = match (entry.kind, &entry.backup) {
                 (EntryKind::Create | EntryKind::Unchanged, None) => true,
                 (EntryKind::Create | EntryKind::Unchanged, Some(_)) | (_, None) => false,
                 (_, Some(backup)) => match originals {
-                    Originals::Beside => *backup == original_name(&entry.path, &self.id, n),
+                    Originals::Beside => {
+                        let beside = original_name(&entry.path, &self.id, n);
+                        *backup == beside || (across && above(&entry.path, backup, &beside))
+                    }
                     Originals::In(dir) => *backup == dir.join(n.to_string()),
                 },
             };
@@ -352,6 +388,22 @@ impl Journal {
             let v3_ok = hashing == Hashing::Checksum
                 || (entry.kind != EntryKind::Unchanged && entry.pre_mode.is_none());
             let made_ok = entry.kind == EntryKind::Create || entry.created_dirs.is_empty();
+            // Folders removed: only by a deletion moved aside above them, each in the first,
+            // which holds the file.
+            let removed_ok = entry.removed_dirs.is_empty()
+                || (entry.kind == EntryKind::Delete
+                    && entry.is_across()
+                    && entry.removed_dirs.iter().all(|d| {
+                        d.to_str().is_some_and(|d| RepoPath::parse(d).is_ok())
+                            && d.starts_with(&entry.removed_dirs[0])
+                    })
+                    && entry.path.starts_with(&entry.removed_dirs[0])
+                    && entry.path != entry.removed_dirs[0]);
+            // (In the undo history every original is away from its file.)
+            let across_ok = matches!(originals, Originals::In(_))
+                || !entry.is_across()
+                || matches!(entry.kind, EntryKind::Create | EntryKind::Delete);
+            let made_ok = made_ok && removed_ok && across_ok;
             let unchanged_ok = entry.kind != EntryKind::Unchanged || self.state != State::Staging;
             let modes_ok = match (entry.pre_mode, entry.post_mode) {
                 (None, None) => true,
@@ -371,6 +423,17 @@ impl Journal {
         }
         Ok(())
     }
+}
+
+/// Whether `name` is `beside` (a name patchdeck gives beside the target `path`) moved up into
+/// a folder above `path`'s own: where a commit that turns a file into a folder, or the
+/// reverse, keeps it.
+fn above(path: &Path, name: &Path, beside: &Path) -> bool {
+    let folder = name.parent().unwrap_or(Path::new(""));
+    name.file_name() == beside.file_name()
+        && path
+            .parent()
+            .is_some_and(|p| p != folder && p.starts_with(folder))
 }
 
 /// What a finished entry may still leave beside its target, the original's name first, then
@@ -433,6 +496,7 @@ mod tests {
             pre_mode: None,
             post_mode: None,
             created_dirs: Vec::new(),
+            removed_dirs: Vec::new(),
         }
     }
 

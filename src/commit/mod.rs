@@ -19,6 +19,7 @@ pub mod history;
 pub mod identity;
 pub mod journal;
 mod recover;
+mod reshape;
 pub mod settle;
 mod stage;
 pub mod undo;
@@ -153,12 +154,17 @@ pub fn commit_with(
     // Every target looked at under the lock before the journal: still there (or still
     // absent), and as verified as far as its stat can tell; its bytes are checked as it is
     // staged. Each original's checksum, for the journal, is computed here, on every core.
+    // A file becoming a folder, or the reverse: the deletions that clear the way go first.
+    let (writes, shapes) =
+        reshape::order(&root, writes).map_err(|e| failed_before(&e, "looking at the folders"))?;
     let folders = Folders::new(&root);
-    let pre = crate::parallel::map(&writes, |w| recheck(&folders, w))
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
+    let pre = crate::parallel::map(&writes.iter().zip(&shapes).collect::<Vec<_>>(), |(w, s)| {
+        recheck(&folders, w, s)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>>>()?;
     let sequence = next_sequence(workspace, &state)?;
-    let mut tx = Transaction::new(workspace, &writes, &pre, sequence, options);
+    let mut tx = Transaction::new(workspace, &writes, &shapes, &pre, sequence, options);
     let ran = tx.run(&folders, &state, &writes, contents, options.sha256);
     let written = match ran {
         Ok((written, cleanup)) => {
@@ -229,6 +235,16 @@ fn recover_earlier(
         finish,
         &journal::Progress::default(),
     )
+}
+
+/// The error of a commit that failed before writing anything.
+fn failed_before(e: &io::Error, step: &str) -> Error {
+    Error::CommitFailed {
+        path: String::new(),
+        step: step.into(),
+        cause: e.to_string(),
+        rolled_back: true,
+    }
 }
 
 /// The sequence number the commit's ID begins with (see [`history::next_sequence`]), read
@@ -322,8 +338,14 @@ pub(crate) fn open_root(workspace: &Workspace) -> Result<Root> {
 /// that was verified as far as its `lstat` tells: a regular file reached through real
 /// folders, with the size, modification time, permissions and link count that were verified
 /// (or, for a file to create, still nothing). Its bytes are checked when staging reads it.
-/// Returns the original's checksum, for the journal (none for a file to create).
-fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Checksum>> {
+/// Returns the original's checksum, for the journal (none for a file to create). A creation
+/// under a file the commit deletes is not looked at (that deletion's own check looks at the
+/// file); one where a folder stands that the commit's deletions empty finds that folder.
+fn recheck(
+    folders: &Folders,
+    write: &FileWrite,
+    shape: &reshape::Reshape,
+) -> Result<Option<Checksum>> {
     let root = folders.root();
     let changed = |what: String| Error::ChangedOnDisk {
         path: write.rel.display().to_string(),
@@ -346,9 +368,13 @@ fn recheck(folders: &Folders, write: &FileWrite) -> Result<Option<Checksum>> {
             rolled_back: true,
         },
     };
+    if write.kind == WriteKind::Create && shape.home.is_some() {
+        return Ok(None);
+    }
     let Some(before) = &write.before else {
         return match folders.stat(&write.rel) {
             Ok(None) => Ok(None),
+            Ok(Some(st)) if shape.replaces_folder && st.kind == Kind::Dir => Ok(None),
             Ok(Some(_)) => Err(changed(
                 "it was created since the batch was verified".into(),
             )),
@@ -427,6 +453,7 @@ impl<'a> Transaction<'a> {
     fn new(
         workspace: &'a Workspace,
         writes: &[&FileWrite],
+        shapes: &[reshape::Reshape],
         pre: &[Option<Checksum>],
         sequence: u64,
         options: &'a CommitOptions,
@@ -437,32 +464,41 @@ impl<'a> Transaction<'a> {
         // the clock says (the undo history relies on it); the time and pid keep them unique.
         let id = format!("{sequence:016x}{nanos:016x}-{pid}");
         let mut planned_dirs = BTreeSet::new();
-        let entries = writes
+        let entries: Vec<Entry> = writes
             .iter()
             .enumerate()
             .zip(pre)
-            .map(|((n, w), pre)| Entry {
+            .zip(shapes)
+            .map(|(((n, w), pre), shape)| Entry {
                 path: w.rel.to_path_buf(),
                 kind: w.kind.into(),
-                staged: (w.kind != WriteKind::Delete).then(|| staged_name(&w.rel, &id, n)),
-                backup: (w.kind != WriteKind::Create).then(|| original_name(&w.rel, &id, n)),
+                staged: (w.kind != WriteKind::Delete)
+                    .then(|| shape.place(staged_name(&w.rel, &id, n))),
+                backup: (w.kind != WriteKind::Create)
+                    .then(|| shape.place(original_name(&w.rel, &id, n))),
                 pre_hash: pre.map(Checksum::hex),
                 post_hash: None,
                 pre_mode: None,
                 post_mode: None,
-                created_dirs: if w.kind == WriteKind::Create {
-                    missing_dirs(workspace.root(), &w.rel, &mut planned_dirs)
-                } else {
-                    Vec::new()
+                created_dirs: match w.kind {
+                    WriteKind::Create if shape.home.is_some() => shape.created.clone(),
+                    WriteKind::Create => missing_dirs(workspace.root(), &w.rel, &mut planned_dirs),
+                    _ => Vec::new(),
                 },
+                removed_dirs: shape.removed.clone(),
             })
             .collect();
+        // Only a commit that turns a file into a folder or the reverse writes version 4.
+        let version = match entries.iter().any(Entry::is_across) {
+            true => journal::VERSION_ACROSS,
+            false => journal::VERSION,
+        };
         Transaction {
             owner_not_kept: Vec::new(),
             archived: false,
             failpoint: options.failpoint.as_ref(),
             journal: Journal {
-                version: journal::VERSION,
+                version,
                 id,
                 pid,
                 state: State::Staging,
@@ -503,11 +539,10 @@ impl<'a> Transaction<'a> {
             return Ok((Vec::new(), Vec::new()));
         }
         let (written, found) = self.record_staged(writes, staged);
-        let dirs = self.touched_dirs();
-        self.sync_dirs(folders, &dirs)?;
+        self.sync_dirs(folders, &self.touched_dirs(false))?;
         self.mark_prepared(state, &state_rel)?;
         self.exchange(folders, writes, &found, &state_rel)?;
-        self.sync_dirs(folders, &dirs)?;
+        self.sync_dirs(folders, &self.touched_dirs(true))?;
         self.mark_committed(state, &state_rel)?;
         // Committed: from here on the new files stand.
         let warnings = self.clean_up(root, state);
@@ -515,9 +550,10 @@ impl<'a> Transaction<'a> {
     }
 
     /// Creates the folders the journal lists for new files, outermost first, each one step
-    /// (and one hit of its failpoint).
+    /// (and one hit of its failpoint). A creation where a deleted file stands makes its
+    /// folders later, as it is put in place.
     fn make_folders(&self, root: &Root) -> Result<(), StepError> {
-        for entry in &self.journal.entries {
+        for entry in self.journal.entries.iter().filter(|e| !e.is_across()) {
             for dir in &entry.created_dirs {
                 let made = root
                     .parent_of(dir)
@@ -659,16 +695,33 @@ impl<'a> Transaction<'a> {
 
     /// The folders that hold the commit's names, and those that hold a folder it made, each
     /// once, in order: a new file in a new folder is reachable after a power cut only once the
-    /// folder's own name is durable in its parent too.
-    fn touched_dirs(&self) -> Vec<PathBuf> {
+    /// folder's own name is durable in its parent too. Where a file becomes a folder or the
+    /// reverse, the folders that hold a name kept away from its target too, less those that
+    /// do not exist at that moment: before the exchange (`exchanged` false) the folders it
+    /// makes then, after it those it removed.
+    fn touched_dirs(&self, exchanged: bool) -> Vec<PathBuf> {
         let parent = |path: &Path| path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let away: Vec<&PathBuf> = self
+            .journal
+            .entries
+            .iter()
+            .filter(|e| e.is_across())
+            .flat_map(|e| match exchanged {
+                false => e.created_dirs.iter(),
+                true => e.removed_dirs.iter(),
+            })
+            .collect();
         self.journal
             .entries
             .iter()
             .flat_map(|e| {
-                std::iter::once(e.path.as_path()).chain(e.created_dirs.iter().map(PathBuf::as_path))
+                let across = e.is_across().then_some([&e.staged, &e.backup]);
+                std::iter::once(e.path.as_path())
+                    .chain(e.created_dirs.iter().map(PathBuf::as_path))
+                    .chain(across.into_iter().flatten().flatten().map(PathBuf::as_path))
             })
             .map(parent)
+            .filter(|dir| !away.iter().any(|gone| dir.starts_with(gone)))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect()

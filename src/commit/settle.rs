@@ -192,6 +192,21 @@ pub(super) fn rollback_entry(
     if entry.kind == EntryKind::Unchanged {
         return Ok(());
     }
+    // A file becoming a folder or the reverse: its names are not all beside it.
+    if entry.is_across() {
+        let done = super::reshape::roll_back(root, entry, hashing)?;
+        for (did, list) in [
+            (done.restored, &mut recovery.restored),
+            (done.removed, &mut recovery.removed),
+            (done.left_alone, &mut recovery.left_alone),
+        ] {
+            if did {
+                list.push(entry.path.clone());
+            }
+        }
+        recovery.kept.extend(done.kept);
+        return Ok(());
+    }
     let (dir, name) = match root.parent_of(&entry.path) {
         Ok(found) => found,
         // Its folder was never (or not wholly) created: nothing of this file exists, but the

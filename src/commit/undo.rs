@@ -202,10 +202,13 @@ fn check_file(
     entry: &Entry,
     failed: impl Fn(std::io::Error) -> Error,
 ) -> Result<std::result::Result<FileWrite, Unrestorable>> {
-    let now = read_beneath(root, &entry.path).map_err(|e| Error::UndoUnreadable {
-        path: entry.path.clone(),
-        cause: e.to_string(),
-    })?;
+    let now = match entry.kind == EntryKind::Delete && gone_for_a_folder(root, &entry.path) {
+        true => None,
+        false => read_beneath(root, &entry.path).map_err(|e| Error::UndoUnreadable {
+            path: entry.path.clone(),
+            cause: e.to_string(),
+        })?,
+    };
     let expected = match entry.kind {
         EntryKind::Delete => None,
         _ => entry.post_hash.as_deref(),
@@ -330,6 +333,17 @@ fn forget_record(
         ));
     }
     history::forget(state, &journal.id)
+}
+
+/// Whether a file the batch deleted is still absent because a folder stands at its name, or a
+/// file at a folder above it: a file that became a folder, or the reverse, whose undo the
+/// commit makes (as it made the batch).
+fn gone_for_a_folder(root: &Root, rel: &Path) -> bool {
+    match root.stat(rel) {
+        Ok(Some(st)) => st.kind == crate::fs::Kind::Dir,
+        Ok(None) => false,
+        Err(e) => e.kind() == std::io::ErrorKind::NotADirectory,
+    }
 }
 
 fn remove_empty_dir(root: &Root, rel: &Path) {

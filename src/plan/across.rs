@@ -1,20 +1,25 @@
-//! What the plan blocks across files: two file patches that write one file, and a file written
-//! where another write needs a folder.
+//! What the plan blocks across files: two file patches that write one file, a file written
+//! where another write needs a folder, and a file becoming a folder (or the reverse) without
+//! the deletions that make way for it.
 
 use super::blocker::Blocker;
-use super::Plan;
+use super::{Plan, WriteKind};
 use crate::model::Batch;
 use crate::problem::ProblemKind;
+use crate::verify::Verification;
 
 /// A batch that writes `x` as a file and also writes `x/y` needs `x` to be a file and a folder
 /// at once: the commit could only fail halfway. Blocked here, where both are known, naming
-/// both (paths compared as patchdeck identifies files: ignoring case).
+/// both (paths compared as patchdeck identifies files: ignoring case). Unless one of the two
+/// is a deletion: the file `x` deleted for a folder `x` (a file becoming a folder), or the
+/// files in the folder `x` deleted for a file `x` (the reverse), which the commit writes in
+/// that order.
 pub(super) fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
     let key = |rel: &std::path::Path| rel.to_string_lossy().to_lowercase();
-    let written: std::collections::HashMap<String, (usize, &std::path::Path)> = plan
+    let written: std::collections::HashMap<String, (usize, &std::path::Path, WriteKind)> = plan
         .writes
         .iter()
-        .map(|w| (key(&w.rel), (w.file, w.rel.as_path())))
+        .map(|w| (key(&w.rel), (w.file, w.rel.as_path(), w.kind)))
         .collect();
     let mut found = Vec::new();
     for write in &plan.writes {
@@ -22,7 +27,10 @@ pub(super) fn block_files_under_files(batch: &Batch, plan: &mut Plan) {
             if folder.as_os_str().is_empty() {
                 break;
             }
-            if let Some(&(file, as_file)) = written.get(&key(folder)) {
+            if let Some(&(file, as_file, kind)) = written.get(&key(folder)) {
+                if kind == WriteKind::Delete || write.kind == WriteKind::Delete {
+                    continue;
+                }
                 found.push((file, as_file.to_path_buf(), write.file, write.rel.clone()));
             }
         }
@@ -71,6 +79,53 @@ pub(super) fn block_files_written_twice(batch: &Batch, plan: &mut Plan) {
                 second + 1,
                 batch.files[first].id,
                 batch.files[second].id
+            ),
+        ));
+    }
+}
+
+/// A creation where a file stands that the batch deletes, or a folder whose every file it
+/// deletes (see [`crate::verify::FileCheck::needs_deleted`]), is written only with those
+/// deletions: when one is rejected (or not written for any other reason), the creation is
+/// blocked, naming both file patches.
+pub(super) fn block_reshapes_without_deletions(
+    batch: &Batch,
+    verification: &Verification,
+    plan: &mut Plan,
+) {
+    let deleted: std::collections::HashSet<usize> = plan
+        .writes
+        .iter()
+        .filter(|w| w.kind == WriteKind::Delete)
+        .map(|w| w.file)
+        .collect();
+    let mut missing = Vec::new();
+    for write in plan.writes.iter().filter(|w| w.kind == WriteKind::Create) {
+        let Some(check) = verification.files.get(write.file) else {
+            continue;
+        };
+        for &needed in check.needs_deleted.iter().filter(|n| !deleted.contains(n)) {
+            missing.push((write.file, write.rel.clone(), needed));
+        }
+    }
+    for (file, rel, needed) in missing {
+        let gone = &batch.files[needed].doc_path;
+        let (what, stands) = match rel.starts_with(gone) {
+            true => (format!("inside {gone}"), format!("{gone} is a file")),
+            false => (String::new(), format!("a folder stands that holds {gone}")),
+        };
+        plan.blockers.push(Blocker::between_files(
+            ProblemKind::NotAFile,
+            file,
+            format!(
+                "{}: file patch {} ({}) creates it{}{}, where {stands}; it needs file patch {} ({}), which deletes {gone}, and that deletion is not written; accept the changes of both, or of neither",
+                rel.display(),
+                file + 1,
+                batch.files[file].id,
+                if what.is_empty() { "" } else { " " },
+                what,
+                needed + 1,
+                batch.files[needed].id,
             ),
         ));
     }

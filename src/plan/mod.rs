@@ -204,5 +204,6 @@ pub fn plan_with(
     }
     across::block_files_written_twice(batch, &mut plan);
     across::block_files_under_files(batch, &mut plan);
+    across::block_reshapes_without_deletions(batch, verification, &mut plan);
     plan
 }

@@ -9,6 +9,7 @@
 
 mod applied;
 mod relocate;
+mod reshape;
 
 pub use applied::Placed;
 
@@ -115,6 +116,10 @@ pub struct FileCheck {
     pub problems: Vec<Problem>,
     /// One per change of the file patch, in the same order.
     pub changes: Vec<ChangeCheck>,
+    /// For a creation where a file stands that the batch deletes (a file becoming a folder)
+    /// or a folder whose every file the batch deletes (the reverse): the file patches of
+    /// those deletions (0-based), which must be written with it.
+    pub needs_deleted: Vec<usize>,
 }
 
 impl FileCheck {
@@ -214,15 +219,15 @@ pub fn verify(batch: &Batch, workspace: &Workspace) -> Verification {
         .map(|file| (file, open_file(file, workspace)))
         .collect();
     let root = workspace.beneath();
-    Verification {
-        files: crate::parallel::map_into(opened, |(file, opened)| {
-            let mut check = opened.check(file, root);
-            if let Some(release) = release {
-                check.release(release);
-            }
-            check
-        }),
-    }
+    let mut files = crate::parallel::map_into(opened, |(file, opened)| {
+        let mut check = opened.check(file, root);
+        if let Some(release) = release {
+            check.release(release);
+        }
+        check
+    });
+    reshape::allow(batch, workspace, &mut files);
+    Verification { files }
 }
 
 /// Verifies one file patch.
@@ -259,22 +264,7 @@ impl Opened {
 /// that finds; in a workspace that releases files, a target no one has read yet is left for
 /// the checking thread to read ([`Opened::Unread`]).
 fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
-    let mut check = FileCheck {
-        status: Status::Ok,
-        resolved: None,
-        action: file.action,
-        snapshot: None,
-        copied_from: None,
-        problems: file
-            .load_problems
-            .iter()
-            .map(|p| Problem {
-                blocking: p.blocking,
-                ..Problem::new(p.kind, p.message.clone())
-            })
-            .collect(),
-        changes: Vec::new(),
-    };
+    let mut check = new_check(file);
     let resolved = match workspace.resolve(&file.doc_path) {
         Ok(Resolved::File { rel, by_case: true }) if renamed_by_case(file, &rel, workspace) => {
             let (rel, _) = RepoPath::parse(&file.doc_path)
@@ -289,6 +279,37 @@ fn open_file(file: &FilePatch, workspace: &Workspace) -> Opened {
             return Opened::Finished(finish(check, file, Status::Invalid));
         }
     };
+    open_resolved(check, file, resolved, workspace)
+}
+
+/// A file patch's check before anything is looked at: its load problems.
+fn new_check(file: &FilePatch) -> FileCheck {
+    FileCheck {
+        status: Status::Ok,
+        resolved: None,
+        action: file.action,
+        snapshot: None,
+        copied_from: None,
+        problems: file
+            .load_problems
+            .iter()
+            .map(|p| Problem {
+                blocking: p.blocking,
+                ..Problem::new(p.kind, p.message.clone())
+            })
+            .collect(),
+        changes: Vec::new(),
+        needs_deleted: Vec::new(),
+    }
+}
+
+/// [`open_file`] once the target is resolved.
+fn open_resolved(
+    mut check: FileCheck,
+    file: &FilePatch,
+    resolved: Resolved,
+    workspace: &Workspace,
+) -> Opened {
     check.resolved = Some(resolved.clone());
     match &resolved {
         Resolved::Missing { rel } => {
