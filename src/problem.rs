@@ -47,6 +47,7 @@ pub enum ProblemKind {
     // The plan.
     PathConflict,
     PartialDelete,
+    HalfRename,
 }
 
 /// What a kind of problem is about.
@@ -92,6 +93,7 @@ impl ProblemKind {
         ProblemKind::AlreadyApplied,
         ProblemKind::PathConflict,
         ProblemKind::PartialDelete,
+        ProblemKind::HalfRename,
     ];
 
     /// The kind's name in the JSON report and the text output.
@@ -130,6 +132,7 @@ impl ProblemKind {
             K::AlreadyApplied => "already_applied",
             K::PathConflict => "path_conflict",
             K::PartialDelete => "partial_delete",
+            K::HalfRename => "half_rename",
         }
     }
 
@@ -167,7 +170,7 @@ impl ProblemKind {
             | K::TolerantMatch
             | K::Offset
             | K::AlreadyApplied => Scope::Change,
-            K::PathConflict | K::PartialDelete => Scope::Plan,
+            K::PathConflict | K::PartialDelete | K::HalfRename => Scope::Plan,
         }
     }
 
@@ -207,6 +210,7 @@ impl ProblemKind {
             K::AlreadyApplied => "note: the change's new lines already stand where it would put them (the batch, or part of it, was applied before); writing it changes nothing. On a file whose SHA-256 differs, when taking those changes back out gives exactly the batch's SHA-256, the mismatch is this note too",
             K::PathConflict => "the batch writes a path as a file and another path inside it, as if it were a folder",
             K::PartialDelete => "only some changes of a file deletion were accepted; a deletion is accepted or rejected as a whole",
+            K::HalfRename => "a file the batch renames (or swaps) would be removed while the new file that takes its content is rejected: its content would be kept nowhere; accept both halves, or reject the removal too (a copy remains)",
         }
     }
 
@@ -251,9 +255,6 @@ mod tests {
             ProblemKind::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(names.len(), ProblemKind::ALL.len());
         // `match` in as_str covers every variant; ALL must too.
-        assert_eq!(
-            ProblemKind::ALL.len(),
-            ProblemKind::PartialDelete as usize + 1
-        );
+        assert_eq!(ProblemKind::ALL.len(), ProblemKind::HalfRename as usize + 1);
     }
 }

@@ -132,3 +132,30 @@ fn odd_zones_and_a_spaced_epoch_are_no_absence() {
     assert_eq!(code, 0, "{said}");
     assert_eq!(bytes, vec![Some(Vec::new())]);
 }
+
+#[test]
+fn rejecting_the_new_half_of_a_rename_or_swap_never_loses_the_old_content() {
+    let a: String = (1..=20).map(|n| format!("A{n}\n")).collect();
+    let b: String = (1..=20).map(|n| format!("B{n}\n")).collect();
+    let files: [(&str, &[u8]); 2] = [("a", a.as_bytes()), ("b", b.as_bytes())];
+    let swap = "diff --git a/a b/b\nsimilarity index 95%\nrename from a\nrename to b\n--- a/a\n+++ b/b\n@@ -4,3 +4,3 @@\n A4\n-A5\n+A5x\n A6\ndiff --git a/b b/a\nsimilarity index 100%\nrename from b\nrename to a\n";
+    let ws = crate::common::workspace_with(&files);
+    let input = ws.path().join(".in.diff");
+    fs::write(&input, swap).unwrap();
+    let root = ws.path().to_str().unwrap();
+    let run = |reject: &str| {
+        let args = [
+            "apply", "--config", "none", "--root", root, "--reject", reject,
+        ];
+        let out = crate::common::patchdeck(&[&args[..], &[input.to_str().unwrap()]].concat());
+        (out.status.code(), crate::common::stdout(&out))
+    };
+    let (code, said) = run("b");
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("half_rename") || said.contains("kept nowhere"),
+        "{said}"
+    );
+    assert_eq!(fs::read_to_string(ws.path().join("a")).unwrap(), a);
+    assert_eq!(fs::read_to_string(ws.path().join("b")).unwrap(), b);
+}

@@ -4,8 +4,9 @@
 
 use super::blocker::Blocker;
 use super::{Plan, WriteKind};
-use crate::model::Batch;
+use crate::model::{Batch, FileAction};
 use crate::problem::ProblemKind;
+use crate::review::Decisions;
 use crate::verify::Verification;
 
 /// A batch that writes `x` as a file and also writes `x/y` needs `x` to be a file and a folder
@@ -126,6 +127,52 @@ pub(super) fn block_reshapes_without_deletions(
                 what,
                 needed + 1,
                 batch.files[needed].id,
+            ),
+        ));
+    }
+}
+
+/// A rename is two file patches: the new file, made from the old one's content, and the old
+/// file's removal (its deletion, or its replacement in a swap). Written without the new file,
+/// whose changes the person rejected, the removal would keep the old content nowhere: it is
+/// blocked, naming both. (Rejecting the removal alone leaves a copy, which loses nothing.)
+pub(super) fn block_halves_of_renames(batch: &Batch, decisions: &Decisions, plan: &mut Plan) {
+    let removing: std::collections::HashSet<usize> = plan
+        .writes
+        .iter()
+        .filter(|w| matches!(w.kind, WriteKind::Delete | WriteKind::Modify))
+        .map(|w| w.file)
+        .collect();
+    let mut found = Vec::new();
+    for (index, file) in batch.files.iter().enumerate() {
+        let Some(source) = file.copy_from.as_deref() else {
+            continue;
+        };
+        let rejected = !file.changes.is_empty()
+            && file
+                .changes
+                .iter()
+                .all(|c| !decisions.get(&c.id).is_selected());
+        let removal = batch.files.iter().position(|other| {
+            other.doc_path == source && (other.action == FileAction::Delete || other.replaces)
+        });
+        let Some(removal) = removal.filter(|_| rejected) else {
+            continue;
+        };
+        if removing.contains(&removal) {
+            found.push((removal, index, source.to_owned(), file.doc_path.clone()));
+        }
+    }
+    for (removal, creation, source, target) in found {
+        plan.blockers.push(Blocker::between_files(
+            ProblemKind::HalfRename,
+            removal,
+            format!(
+                "{source}: file patch {} ({}) removes it, and file patch {} ({}), which makes {target} from its content, is rejected: its content would be kept nowhere; accept both, or reject the removal too",
+                removal + 1,
+                batch.files[removal].id,
+                creation + 1,
+                batch.files[creation].id
             ),
         ));
     }

@@ -205,5 +205,6 @@ pub fn plan_with(
     across::block_files_written_twice(batch, &mut plan);
     across::block_files_under_files(batch, &mut plan);
     across::block_reshapes_without_deletions(batch, verification, &mut plan);
+    across::block_halves_of_renames(batch, decisions, &mut plan);
     plan
 }
