@@ -50,9 +50,10 @@ fn every_example_in_the_formats_page_loads_as_its_format() {
     let examples = examples();
     let mut shown: Vec<&str> = examples.iter().map(|(f, _, _)| f.as_str()).collect();
     shown.sort_unstable();
+    shown.dedup();
     let mut all = NAMES.to_vec();
     all.sort_unstable();
-    assert_eq!(shown, all, "one example of every format");
+    assert_eq!(shown, all, "an example of every format");
     let ws = workspace_with(FILES);
     let workspace = Workspace::open(ws.path()).unwrap();
     for (format, at, text) in &examples {
