@@ -258,7 +258,10 @@ impl fmt::Display for Error {
                 cause,
                 rolled_back,
             } => {
-                write!(f, "commit failed at {path} while {step}: {cause}")?;
+                match path.is_empty() {
+                    true => write!(f, "commit failed while {step}: {cause}")?,
+                    false => write!(f, "commit failed at {path} while {step}: {cause}")?,
+                }
                 if *rolled_back {
                     write!(f, "; every file was restored, nothing was written")
                 } else {

@@ -443,11 +443,43 @@ fn a_file_replaced_twice_during_its_exchange_keeps_both_versions() {
     assert_eq!(kept[0].1 .0, b"their first a\n");
     assert!(
         err.contains(&format!(
-            "that program's earlier content is kept as {}",
+            "the content the commit had moved aside is kept as {}",
             kept[0].0.display()
         )),
         "{err}"
     );
     assert_eq!(fs::read(ws.path().join("b.txt")).unwrap(), b"old b\n");
     assert!(!ws.path().join(".patchdeck/journal").exists());
+}
+
+/// A file the batch deletes, written again by another program after the commit moved it aside,
+/// while the commit then fails on another file: the rollback leaves that program's file in
+/// place and keeps the original beside it, named, since it is the original's only copy.
+#[test]
+fn a_deleted_file_written_again_keeps_its_original_when_the_commit_rolls_back() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("d.diff");
+    fs::write(
+        &batch,
+        "diff --git a/foo b/foo\ndeleted file mode 100644\n--- a/foo\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello world\ndiff --git a/keep b/keep\n--- a/keep\n+++ b/keep\n@@ -1 +1 @@\n-old\n+new\n",
+    )
+    .unwrap();
+    let ws = workspace_with(&[("foo", b"hello world\n"), ("keep", b"old\n")]);
+    // Stopped before the second file (keep) is put in place: foo is moved aside already.
+    let child = apply_stopping_at(ws.path(), &batch, 2);
+    wait_stopped(child.id());
+    fs::write(ws.path().join("foo"), "OTHER\n").unwrap();
+    // keep changed too: its exchange is then found changed, and the commit rolls back.
+    rewrite_in_place(&ws.path().join("keep"), b"odd\n");
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("foo")).unwrap(), b"OTHER\n");
+    let kept: Vec<_> = tree(ws.path())
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().starts_with(".foo.pd-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].1 .0, b"hello world\n", "the original's only copy");
+    let err = stderr(&out);
+    assert!(err.contains(&kept[0].0.display().to_string()), "{err}");
 }

@@ -159,3 +159,111 @@ fn rejecting_the_new_half_of_a_rename_or_swap_never_loses_the_old_content() {
     assert_eq!(fs::read_to_string(ws.path().join("a")).unwrap(), a);
     assert_eq!(fs::read_to_string(ws.path().join("b")).unwrap(), b);
 }
+
+/// The patch of a case of `dialects/cases`.
+fn case_patch(name: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dialects/cases");
+    fs::read_to_string(dir.join(name).join("patch")).unwrap()
+}
+
+#[test]
+fn a_folder_holding_an_empty_folder_never_becomes_a_file_nor_is_undone_into_one() {
+    // A folder that becomes a file, with an empty folder in it that no deletion empties: git
+    // refuses it, and so does patchdeck, writing nothing.
+    let ws = crate::common::workspace_with(&[("foo/baz", b"if only I knew\n")]);
+    fs::create_dir(ws.path().join("foo/empty")).unwrap();
+    let input = ws.path().join(".in.diff");
+    fs::write(&input, case_patch("git-t4114-dir-to-file")).unwrap();
+    let root = ws.path().to_str().unwrap().to_owned();
+    let apply = |input: &std::path::Path| {
+        let args = [
+            "apply",
+            "--config",
+            "none",
+            "--root",
+            &root,
+            input.to_str().unwrap(),
+        ];
+        crate::common::patchdeck(&args)
+    };
+    assert_ne!(apply(&input).status.code(), Some(0));
+    assert!(ws.path().join("foo/empty").is_dir());
+    assert_eq!(
+        fs::read(ws.path().join("foo/baz")).unwrap(),
+        b"if only I knew\n"
+    );
+    // A file that became a folder, in which someone then made a folder: undo would remove it
+    // unsaid; it refuses, and the folder stays.
+    let ws = crate::common::workspace_with(&[("foo", b"hello world\n")]);
+    let root = ws.path().to_str().unwrap().to_owned();
+    let input = ws.path().join(".in.diff");
+    fs::write(&input, case_patch("git-t4114-file-to-dir")).unwrap();
+    let args = [
+        "apply",
+        "--config",
+        "none",
+        "--root",
+        &root,
+        input.to_str().unwrap(),
+    ];
+    let out = crate::common::patchdeck(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    fs::create_dir(ws.path().join("foo/mine")).unwrap();
+    let undo = crate::common::patchdeck(&["undo", "--root", &root]);
+    assert_ne!(undo.status.code(), Some(0));
+    assert!(crate::common::stderr(&undo).contains("foo/mine is an empty folder"));
+    assert!(ws.path().join("foo/mine").is_dir());
+    assert_eq!(
+        fs::read(ws.path().join("foo/baz")).unwrap(),
+        b"if only I knew\n"
+    );
+}
+
+#[test]
+fn a_rolled_back_folder_comes_back_with_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = crate::common::workspace_with(&[("foo/secret/k", b"key\n"), ("keep", b"old\n")]);
+    fs::set_permissions(
+        ws.path().join("foo/secret"),
+        fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    fs::set_permissions(ws.path().join("foo"), fs::Permissions::from_mode(0o750)).unwrap();
+    let patch = "diff --git a/foo/secret/k b/foo/secret/k\ndeleted file mode 100644\n--- a/foo/secret/k\n+++ /dev/null\n@@ -1 +0,0 @@\n-key\ndiff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n@@ -0,0 +1 @@\n+file\ndiff --git a/keep b/keep\n--- a/keep\n+++ b/keep\n@@ -1 +1 @@\n-old\n+new\n";
+    let input = ws.path().join(".in.diff");
+    fs::write(&input, patch).unwrap();
+    let root = ws.path().to_str().unwrap();
+    // The folders are removed before the last file (keep) is put in place, which then fails.
+    let out = crate::common::patchdeck_env(
+        &[
+            "apply",
+            "--config",
+            "none",
+            "--root",
+            root,
+            input.to_str().unwrap(),
+        ],
+        &[("PATCHDECK_FAILPOINT", "rename:3=error")],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let mode = |rel: &str| {
+        fs::metadata(ws.path().join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!((mode("foo"), mode("foo/secret")), (0o750, 0o700));
+    assert_eq!(fs::read(ws.path().join("foo/secret/k")).unwrap(), b"key\n");
+    assert_eq!(fs::read(ws.path().join("keep")).unwrap(), b"old\n");
+}

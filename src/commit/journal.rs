@@ -102,6 +102,10 @@ pub struct Entry {
     /// (version 4 only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub removed_dirs: Vec<PathBuf>,
+    /// The permission bits of each of `removed_dirs`, in the same order, which a rollback
+    /// gives the folders it makes again (version 4 only; none in a journal that predates them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed_dir_modes: Vec<u32>,
 }
 
 impl Entry {
@@ -497,6 +501,7 @@ mod tests {
             post_mode: None,
             created_dirs: Vec::new(),
             removed_dirs: Vec::new(),
+            removed_dir_modes: Vec::new(),
         }
     }
 

@@ -287,7 +287,7 @@ fn roll_back(journal: &Journal, root: &Root, state: &StateFolder, failed: StepEr
             match r.kept.is_empty() {
                 true => String::new(),
                 false => format!(
-                    "; that program's earlier content is kept as {}",
+                    "; the content the commit had moved aside is kept as {}",
                     join_paths(&r.kept)
                 ),
             }
@@ -486,6 +486,7 @@ impl<'a> Transaction<'a> {
                     _ => Vec::new(),
                 },
                 removed_dirs: shape.removed.clone(),
+                removed_dir_modes: shape.removed_modes.clone(),
             })
             .collect();
         // Only a commit that turns a file into a folder or the reverse writes version 4.

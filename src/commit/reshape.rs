@@ -36,8 +36,9 @@ pub(super) struct Reshape {
     /// place, outermost first.
     pub created: Vec<PathBuf>,
     /// For the last deletion under a folder a creation replaces: the folders it removes,
-    /// outermost first (removed innermost first).
+    /// outermost first (removed innermost first), with their permission bits.
     pub removed: Vec<PathBuf>,
+    pub removed_modes: Vec<u32>,
     /// A creation where a folder stands that the commit's deletions empty and remove.
     pub replaces_folder: bool,
 }
@@ -111,6 +112,10 @@ pub(super) fn order<'p>(
                     shapes[j].home = Some(parent(&w.rel));
                 }
                 let last = *inside.iter().max().expect("one at least");
+                shapes[last].removed_modes = dirs
+                    .iter()
+                    .map(|d| Ok(root.dir(d)?.stat_self()?.stamp.mode & 0o7777))
+                    .collect::<io::Result<_>>()?;
                 shapes[last].removed = dirs;
                 shapes[i].replaces_folder = true;
             }
@@ -129,13 +134,23 @@ pub(super) fn order<'p>(
     ))
 }
 
-/// The folder `rel` and every folder in it, each before those it holds.
+/// The folder `rel` and every folder in it, each before those it holds. An empty folder in it
+/// is an error: no deletion of the commit empties it, so it is not the commit's to remove (a
+/// folder someone made inside one a commit made, undone).
 fn folders_in(root: &Root, rel: &Path) -> io::Result<Vec<PathBuf>> {
     let mut found = vec![rel.to_path_buf()];
     let mut next = 0;
     while next < found.len() {
         let dir = root.dir(&found[next])?;
-        for name in dir.list()? {
+        let names = dir.list()?;
+        if names.is_empty() {
+            return Err(io::Error::other(format!(
+                "{} is an empty folder that no deletion of this commit empties; the file {} cannot take the folder's place while it stands: remove it, or keep the folder",
+                found[next].display(),
+                rel.display()
+            )));
+        }
+        for name in names {
             if matches!(dir.stat(&name)?, Some(st) if st.kind == Kind::Dir) {
                 found.push(found[next].join(name));
             }
@@ -202,12 +217,16 @@ pub(super) fn roll_back(root: &Root, entry: &Entry, hashing: Hashing) -> io::Res
             Ok(done)
         }
         EntryKind::Delete => {
-            for removed in &entry.removed_dirs {
+            for (n, removed) in entry.removed_dirs.iter().enumerate() {
                 let (parent, name) = root.parent_of(removed)?;
                 match parent.stat(name)? {
                     Some(st) if st.kind == Kind::Dir => {}
                     None => {
-                        parent.mkdir(name)?;
+                        // Made private first, then given the permissions it had.
+                        parent.mkdir_mode(name, 0o700)?;
+                        if let Some(&mode) = entry.removed_dir_modes.get(n) {
+                            parent.subdir(name)?.set_mode(mode)?;
+                        }
                         parent.sync()?;
                     }
                     Some(_) => {

@@ -22,9 +22,10 @@ pub struct Recovery {
     /// Files that another program changed while the commit was running: neither the bytes
     /// patchdeck found nor the ones it wrote. They are left as they are, never overwritten.
     pub left_alone: Vec<PathBuf>,
-    /// Another program's content found beside a file, at a name the commit had used (it wrote
-    /// the file twice, and the commit had moved its first version aside): kept where it is,
-    /// never removed, for a person to look at.
+    /// Content the commit had moved aside, found beside a file another program changed: that
+    /// program's earlier content (it wrote the file twice), or the original, whose only copy
+    /// it is once that program's file holds the target. Kept where it is, never removed, for
+    /// a person to look at.
     pub kept: Vec<PathBuf>,
     /// Whether the interrupted commit had been marked committed (and was finished, not undone).
     pub finished: bool,
@@ -253,6 +254,9 @@ pub(super) fn rollback_entry(
                 EntryKind::Delete => current.is_none(),
                 _ => is(&current, post),
             };
+            // Whether the original stands at the target once this is done: only then is a
+            // copy of it beside the target spare.
+            let mut placed_back = true;
             if is(&current, pre) {
                 // Untouched, or already put back.
             } else if ours {
@@ -292,18 +296,21 @@ pub(super) fn rollback_entry(
                 if !theirs {
                     recovery.restored.push(entry.path.clone());
                 } else {
+                    placed_back = false;
                     recovery.left_alone.push(entry.path.clone());
                 }
             } else {
+                placed_back = false;
                 recovery.left_alone.push(entry.path.clone());
             }
             // What is left beside it is the new content, or a second name or copy of the
             // original, and goes. Anything else is another program's (a file it wrote that
-            // the commit moved aside, or what it put there): it is kept, and named.
+            // the commit moved aside, or what it put there): it is kept, and named. So is the
+            // original, where another program's file holds the target: it is its only copy.
             for leftover in [&staged, &original].into_iter().flatten() {
                 let found = identity_in(&dir, leftover, hashing)?;
                 let spare = match found {
-                    Some(_) => is(&found, pre) || is(&found, post),
+                    Some(_) => (placed_back && is(&found, pre)) || is(&found, post),
                     None => dir.stat(leftover)?.is_none(),
                 };
                 if spare {

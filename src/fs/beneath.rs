@@ -440,6 +440,14 @@ impl Dir {
         check(rc).map_err(|e| self.context(name, e))
     }
 
+    /// Sets this folder's own permission bits (`fchmod` of its descriptor: no name, so no
+    /// link, is followed).
+    pub fn set_mode(&self, mode: u32) -> io::Result<()> {
+        // SAFETY: a valid folder descriptor; the result is checked.
+        check(unsafe { libc::fchmod(self.fd.as_raw_fd(), mode as libc::mode_t) })
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.rel.display())))
+    }
+
     /// `fstat` of this folder itself: its owner, permissions and identity.
     pub fn stat_self(&self) -> io::Result<Stat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();

@@ -62,7 +62,7 @@ pub fn describe_recovery(recovery: &Recovery) -> String {
     }
     for path in &recovery.kept {
         lines.push(format!(
-            "  kept {}: another program's earlier content, which the commit had moved aside",
+            "  kept {}: content the commit had moved aside (the original, or another program's earlier content), beside a file another program changed",
             path.display()
         ));
     }

@@ -87,7 +87,8 @@ fn needed(root: &Root, rel: &Path, deleted: &HashMap<&Path, usize>) -> Vec<usize
 }
 
 /// Every file in the folder `rel`, at any depth; none when it is not a folder, holds
-/// anything but files and folders, or more than [`MOST_FILES`].
+/// anything but files and folders, holds an empty folder (which no deletion of the batch
+/// empties: git refuses to remove it, and so does patchdeck), or more than [`MOST_FILES`].
 fn files_in(root: &Root, rel: &Path) -> Option<Vec<PathBuf>> {
     if !matches!(root.stat(rel), Ok(Some(st)) if st.kind == Kind::Dir) {
         return None;
@@ -95,7 +96,11 @@ fn files_in(root: &Root, rel: &Path) -> Option<Vec<PathBuf>> {
     let (mut files, mut folders) = (Vec::new(), vec![rel.to_path_buf()]);
     while let Some(folder) = folders.pop() {
         let dir = root.dir(&folder).ok()?;
-        for name in dir.list().ok()? {
+        let names = dir.list().ok()?;
+        if names.is_empty() {
+            return None;
+        }
+        for name in names {
             match dir.stat(&name).ok()?? {
                 st if st.kind == Kind::Dir => folders.push(folder.join(&name)),
                 st if st.kind == Kind::File => files.push(folder.join(&name)),
