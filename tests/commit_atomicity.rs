@@ -96,7 +96,7 @@ fn a_failure_at_any_step_restores_every_file_and_exits_3() {
         assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
         let err = stderr(&out);
         assert!(
-            err.contains("commit failed at") && err.contains("injected failure"),
+            err.contains("commit failed") && err.contains("injected failure"),
             "{spec}: {err}"
         );
         assert!(err.contains("every file was restored"), "{spec}: {err}");

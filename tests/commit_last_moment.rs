@@ -483,3 +483,49 @@ fn a_deleted_file_written_again_keeps_its_original_when_the_commit_rolls_back() 
     let err = stderr(&out);
     assert!(err.contains(&kept[0].0.display().to_string()), "{err}");
 }
+
+/// A folder becoming a file, where another program writes a file at the folder's name after
+/// the commit removed the folder and before it puts the new file in: the commit rolls back,
+/// leaves that program's file, keeps the folder's files aside and names them, and leaves no
+/// journal that would stop the next command.
+#[test]
+fn a_file_written_where_a_removed_folder_was_never_locks_the_workspace() {
+    let outside = tempfile::tempdir().unwrap();
+    let batch = outside.path().join("r.diff");
+    fs::write(
+        &batch,
+        "diff --git a/keep b/keep\n--- a/keep\n+++ b/keep\n@@ -1 +1 @@\n-old\n+new\ndiff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n@@ -0,0 +1 @@\n+file now\ndiff --git a/foo/bar/baz b/foo/bar/baz\ndeleted file mode 100644\n--- a/foo/bar/baz\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\ndiff --git a/foo/z b/foo/z\ndeleted file mode 100644\n--- a/foo/z\n+++ /dev/null\n@@ -1 +0,0 @@\n-c\n",
+    )
+    .unwrap();
+    let ws = workspace_with(&[
+        ("foo/bar/baz", b"a\n"),
+        ("foo/z", b"c\n"),
+        ("keep", b"old\n"),
+    ]);
+    // The deletions go first, the folders are removed, keep is exchanged: stopped before foo.
+    let child = apply_armed(ws.path(), &batch, "rename:4=stop", None);
+    wait_stopped(child.id());
+    fs::write(ws.path().join("foo"), "EDITOR\n").unwrap();
+    let out = resume(child);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(fs::read(ws.path().join("foo")).unwrap(), b"EDITOR\n");
+    assert_eq!(fs::read(ws.path().join("keep")).unwrap(), b"old\n");
+    let kept: Vec<_> = tree(ws.path())
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().contains(".pd-"))
+        .map(|(_, (bytes, _))| bytes)
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept.contains(&b"a\n".to_vec()) && kept.contains(&b"c\n".to_vec()));
+    assert!(!ws.path().join(".patchdeck/journal").exists());
+    let again = patchdeck_env(
+        &[
+            "check",
+            "--root",
+            ws.path().to_str().unwrap(),
+            batch.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_ne!(again.status.code(), Some(3), "{}", stderr(&again));
+}

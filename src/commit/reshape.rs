@@ -196,8 +196,9 @@ pub(super) fn roll_back(root: &Root, entry: &Entry, hashing: Hashing) -> io::Res
                     }
                     dir.sync()?;
                 }
-                // Its folder not made yet, or the file it replaces still there.
-                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
+                // Its folder not made yet, or the file it replaces still there, or another
+                // program's file or link where its folder was: the file is not there to remove.
+                Err(e) if in_the_way(&e) => {}
                 Err(e) => return Err(e),
             }
             if let Some(staged) = &entry.staged {
@@ -217,8 +218,29 @@ pub(super) fn roll_back(root: &Root, entry: &Entry, hashing: Hashing) -> io::Res
             Ok(done)
         }
         EntryKind::Delete => {
+            // Another program's file (or link) where a folder of the original was: the original
+            // cannot go back, and stays, named, in the folder above, as that program's file
+            // stays where it is.
+            let left_aside = |mut done: RolledBack| -> io::Result<RolledBack> {
+                let backup = entry.backup.as_deref().unwrap_or(Path::new(""));
+                let (aside, aside_name) = root.parent_of(backup)?;
+                if !is(&identity_in(&aside, aside_name, hashing)?, &entry.pre_hash) {
+                    return Err(io::Error::other(format!(
+                        "{} cannot go back (another program's file stands where its folder was), and its original is no longer kept ({})",
+                        entry.path.display(),
+                        backup.display()
+                    )));
+                }
+                done.left_alone = true;
+                done.kept = Some(backup.to_path_buf());
+                Ok(done)
+            };
             for (n, removed) in entry.removed_dirs.iter().enumerate() {
-                let (parent, name) = root.parent_of(removed)?;
+                let (parent, name) = match root.parent_of(removed) {
+                    Ok(found) => found,
+                    Err(e) if in_the_way(&e) => return left_aside(done),
+                    Err(e) => return Err(e),
+                };
                 match parent.stat(name)? {
                     Some(st) if st.kind == Kind::Dir => {}
                     None => {
@@ -229,15 +251,14 @@ pub(super) fn roll_back(root: &Root, entry: &Entry, hashing: Hashing) -> io::Res
                         }
                         parent.sync()?;
                     }
-                    Some(_) => {
-                        return Err(io::Error::other(format!(
-                            "{} cannot be made again as the folder it was: something else is there",
-                            removed.display()
-                        )))
-                    }
+                    Some(_) => return left_aside(done),
                 }
             }
-            let (dir, name) = root.parent_of(&entry.path)?;
+            let (dir, name) = match root.parent_of(&entry.path) {
+                Ok(found) => found,
+                Err(e) if in_the_way(&e) => return left_aside(done),
+                Err(e) => return Err(e),
+            };
             let backup = entry
                 .backup
                 .as_deref()
@@ -279,4 +300,11 @@ pub(super) fn roll_back(root: &Root, entry: &Entry, hashing: Hashing) -> io::Res
             entry.path.display()
         ))),
     }
+}
+
+/// Whether an error reaching a path says that its folder is not there as a folder: missing, a
+/// file, or a link (never followed; `fs` says both as `NotADirectory`).
+fn in_the_way(e: &io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
+        || e.raw_os_error() == Some(libc::ELOOP)
 }

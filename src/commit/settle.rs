@@ -250,8 +250,10 @@ pub(super) fn rollback_entry(
             remove_created_dirs(root, entry);
         }
         EntryKind::Modify | EntryKind::Delete => {
+            // A deletion's target is the commit's when nothing at all stands there (another
+            // program's link or folder is no regular file, and is not the commit's either).
             let ours = match entry.kind {
-                EntryKind::Delete => current.is_none(),
+                EntryKind::Delete => current.is_none() && dir.stat(name)?.is_none(),
                 _ => is(&current, post),
             };
             // Whether the original stands at the target once this is done: only then is a

@@ -247,10 +247,14 @@ impl Dir {
                 rel: self.rel.join(name),
             }),
             Err(e) => Err(match self.stat(name) {
-                Ok(Some(stat)) if stat.kind == Kind::Symlink => io::Error::other(format!(
-                    "{} is a symbolic link; patchdeck does not write through links",
-                    self.rel.join(name).display()
-                )),
+                // A link is no folder to enter: never followed, it is in the way as a file is.
+                Ok(Some(stat)) if stat.kind == Kind::Symlink => io::Error::new(
+                    ErrorKind::NotADirectory,
+                    format!(
+                        "{} is a symbolic link; patchdeck does not write through links",
+                        self.rel.join(name).display()
+                    ),
+                ),
                 Ok(Some(stat)) if stat.kind != Kind::Dir => io::Error::new(
                     ErrorKind::NotADirectory,
                     format!("{} is not a folder", self.rel.join(name).display()),
