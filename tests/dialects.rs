@@ -280,42 +280,15 @@ fn a_numberless_hunk_that_only_adds_or_occurs_twice_is_a_conflict_that_says_why(
     );
 }
 
-/// A `git diff -M` of two files that trade places, and of a third renamed onto the name one of
-/// them leaves, made by git itself in a scratch repository.
+/// A `git diff -M -B` of two files that trade places (one of them edited), made by git itself.
 fn git_made_swap() -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-        String::from_utf8(out.stdout).unwrap()
-    };
     let (a, b) = (lines("alpha"), lines("beta"));
-    git(&["init", "-q"]);
-    fs::write(dir.path().join("a.txt"), &a).unwrap();
-    fs::write(dir.path().join("b.txt"), &b).unwrap();
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "base",
-    ]);
-    fs::write(dir.path().join("a.txt"), &b).unwrap();
-    fs::write(
-        dir.path().join("b.txt"),
-        a.replace("number 3 of", "number three of"),
+    let edited = a.replace("number 3 of", "number three of");
+    crate::formats_unified::git_diff(
+        &[("a.txt", a.as_bytes()), ("b.txt", b.as_bytes())],
+        &[("a.txt", b.as_bytes()), ("b.txt", edited.as_bytes())],
+        &["-B"],
     )
-    .unwrap();
-    git(&["diff", "-M", "-B", "HEAD"])
 }
 
 /// Forty numbered lines of `word` (git's `-B` breaks files of 400 bytes and more only).

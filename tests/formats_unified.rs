@@ -87,7 +87,7 @@ pub(crate) fn same_as_git(files: &[(&str, &[u8])], patch: &str, args: &[&str]) -
 }
 
 /// A git diff between two versions of some files, made by git itself.
-fn git_diff(old: &[(&str, &[u8])], new: &[(&str, &[u8])], extra: &[&str]) -> String {
+pub(crate) fn git_diff(old: &[(&str, &[u8])], new: &[(&str, &[u8])], extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let git = |args: &[&str]| {
         let out = Command::new("git")
