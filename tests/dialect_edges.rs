@@ -2,8 +2,25 @@
 //! reading wrote something the diff did not mean, silently, or said something untrue: each is
 //! now refused as git refuses it, or read as git reads it.
 
+use crate::common::{patchdeck_env, stderr, stdout, workspace_with};
 use crate::dialects::apply_on;
 use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+/// `patchdeck apply` of `patch` (kept outside the workspace) on the workspace at `root`, with
+/// `extra` arguments and `env`.
+fn apply_in(root: &Path, patch: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.diff");
+    fs::write(&input, patch).unwrap();
+    let root = root.to_str().unwrap();
+    let args = ["apply", "--config", "none", "--root", root];
+    patchdeck_env(
+        &[&args[..], extra, &[input.to_str().unwrap()]].concat(),
+        env,
+    )
+}
 
 /// Applies `patch` on `files`; the exit code, what was said, and each file's bytes after.
 fn after(files: &[(&str, &[u8])], patch: &str) -> (i32, String, Vec<Option<Vec<u8>>>) {
@@ -93,22 +110,9 @@ fn a_name_as_written_is_taken_only_over_a_name_that_does_not_exist() {
     let ws =
         crate::common::workspace_with(&[("src/app.py", b"a\nb\n"), ("other/app.py", b"a\nb\n")]);
     std::os::unix::fs::symlink("other/app.py", ws.path().join("app.py")).unwrap();
-    let input = ws.path().join(".in.diff");
-    fs::write(
-        &input,
-        "--- src/app.py\n+++ src/app.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n",
-    )
-    .unwrap();
-    let root = ws.path().to_str().unwrap();
-    let out = crate::common::patchdeck(&[
-        "apply",
-        "--config",
-        "none",
-        "--root",
-        root,
-        input.to_str().unwrap(),
-    ]);
-    let said = crate::common::stdout(&out);
+    let patch = "--- src/app.py\n+++ src/app.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+    let out = apply_in(ws.path(), patch, &[], &[]);
+    let said = stdout(&out);
     assert_ne!(out.status.code(), Some(0), "{said}");
     assert!(!said.contains("does not exist and"), "{said}");
     assert_eq!(fs::read(ws.path().join("src/app.py")).unwrap(), b"a\nb\n");
@@ -139,16 +143,10 @@ fn rejecting_the_new_half_of_a_rename_or_swap_never_loses_the_old_content() {
     let b: String = (1..=20).map(|n| format!("B{n}\n")).collect();
     let files: [(&str, &[u8]); 2] = [("a", a.as_bytes()), ("b", b.as_bytes())];
     let swap = "diff --git a/a b/b\nsimilarity index 95%\nrename from a\nrename to b\n--- a/a\n+++ b/b\n@@ -4,3 +4,3 @@\n A4\n-A5\n+A5x\n A6\ndiff --git a/b b/a\nsimilarity index 100%\nrename from b\nrename to a\n";
-    let ws = crate::common::workspace_with(&files);
-    let input = ws.path().join(".in.diff");
-    fs::write(&input, swap).unwrap();
-    let root = ws.path().to_str().unwrap();
+    let ws = workspace_with(&files);
     let run = |reject: &str| {
-        let args = [
-            "apply", "--config", "none", "--root", root, "--reject", reject,
-        ];
-        let out = crate::common::patchdeck(&[&args[..], &[input.to_str().unwrap()]].concat());
-        (out.status.code(), crate::common::stdout(&out))
+        let out = apply_in(ws.path(), swap, &["--reject", reject], &[]);
+        (out.status.code(), stdout(&out))
     };
     let (code, said) = run("b");
     assert_eq!(code, Some(1), "{said}");
@@ -170,53 +168,22 @@ fn case_patch(name: &str) -> String {
 fn a_folder_holding_an_empty_folder_never_becomes_a_file_nor_is_undone_into_one() {
     // A folder that becomes a file, with an empty folder in it that no deletion empties: git
     // refuses it, and so does patchdeck, writing nothing.
-    let ws = crate::common::workspace_with(&[("foo/baz", b"if only I knew\n")]);
+    let ws = workspace_with(&[("foo/baz", b"if only I knew\n")]);
     fs::create_dir(ws.path().join("foo/empty")).unwrap();
-    let input = ws.path().join(".in.diff");
-    fs::write(&input, case_patch("git-t4114-dir-to-file")).unwrap();
-    let root = ws.path().to_str().unwrap().to_owned();
-    let apply = |input: &std::path::Path| {
-        let args = [
-            "apply",
-            "--config",
-            "none",
-            "--root",
-            &root,
-            input.to_str().unwrap(),
-        ];
-        crate::common::patchdeck(&args)
-    };
-    assert_ne!(apply(&input).status.code(), Some(0));
+    let out = apply_in(ws.path(), &case_patch("git-t4114-dir-to-file"), &[], &[]);
+    assert_ne!(out.status.code(), Some(0));
     assert!(ws.path().join("foo/empty").is_dir());
-    assert_eq!(
-        fs::read(ws.path().join("foo/baz")).unwrap(),
-        b"if only I knew\n"
-    );
+    let baz = || fs::read(ws.path().join("foo/baz")).unwrap();
+    assert_eq!(baz(), b"if only I knew\n");
     // A file that became a folder, in which someone then made a folder: undo would remove it
     // unsaid; it refuses, and the folder stays.
-    let ws = crate::common::workspace_with(&[("foo", b"hello world\n")]);
-    let root = ws.path().to_str().unwrap().to_owned();
-    let input = ws.path().join(".in.diff");
-    fs::write(&input, case_patch("git-t4114-file-to-dir")).unwrap();
-    let args = [
-        "apply",
-        "--config",
-        "none",
-        "--root",
-        &root,
-        input.to_str().unwrap(),
-    ];
-    let out = crate::common::patchdeck(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        crate::common::stderr(&out)
-    );
+    let ws = workspace_with(&[("foo", b"hello world\n")]);
+    let out = apply_in(ws.path(), &case_patch("git-t4114-file-to-dir"), &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     fs::create_dir(ws.path().join("foo/mine")).unwrap();
-    let undo = crate::common::patchdeck(&["undo", "--root", &root]);
+    let undo = patchdeck_env(&["undo", "--root", ws.path().to_str().unwrap()], &[]);
     assert_ne!(undo.status.code(), Some(0));
-    assert!(crate::common::stderr(&undo).contains("foo/mine is an empty folder"));
+    assert!(stderr(&undo).contains("foo/mine is an empty folder"));
     assert!(ws.path().join("foo/mine").is_dir());
     assert_eq!(
         fs::read(ws.path().join("foo/baz")).unwrap(),
@@ -227,7 +194,7 @@ fn a_folder_holding_an_empty_folder_never_becomes_a_file_nor_is_undone_into_one(
 #[test]
 fn a_rolled_back_folder_comes_back_with_its_permissions() {
     use std::os::unix::fs::PermissionsExt;
-    let ws = crate::common::workspace_with(&[("foo/secret/k", b"key\n"), ("keep", b"old\n")]);
+    let ws = workspace_with(&[("foo/secret/k", b"key\n"), ("keep", b"old\n")]);
     fs::set_permissions(
         ws.path().join("foo/secret"),
         fs::Permissions::from_mode(0o700),
@@ -235,27 +202,10 @@ fn a_rolled_back_folder_comes_back_with_its_permissions() {
     .unwrap();
     fs::set_permissions(ws.path().join("foo"), fs::Permissions::from_mode(0o750)).unwrap();
     let patch = "diff --git a/foo/secret/k b/foo/secret/k\ndeleted file mode 100644\n--- a/foo/secret/k\n+++ /dev/null\n@@ -1 +0,0 @@\n-key\ndiff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n@@ -0,0 +1 @@\n+file\ndiff --git a/keep b/keep\n--- a/keep\n+++ b/keep\n@@ -1 +1 @@\n-old\n+new\n";
-    let input = ws.path().join(".in.diff");
-    fs::write(&input, patch).unwrap();
-    let root = ws.path().to_str().unwrap();
     // The folders are removed before the last file (keep) is put in place, which then fails.
-    let out = crate::common::patchdeck_env(
-        &[
-            "apply",
-            "--config",
-            "none",
-            "--root",
-            root,
-            input.to_str().unwrap(),
-        ],
-        &[("PATCHDECK_FAILPOINT", "rename:3=error")],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        crate::common::stderr(&out)
-    );
+    let failing = [("PATCHDECK_FAILPOINT", "rename:3=error")];
+    let out = apply_in(ws.path(), patch, &[], &failing);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let mode = |rel: &str| {
         fs::metadata(ws.path().join(rel))
             .unwrap()

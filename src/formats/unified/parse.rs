@@ -480,13 +480,21 @@ fn contradiction(file: &DiffFile, hunk: &Hunk) -> Option<String> {
         .as_deref()
         .or(file.old_path.as_deref())
         .unwrap_or("the file");
-    let how = |created: bool| match (&file.plain, file.git_header) {
-        (Some(names), _) if (if created { &names.0 } else { &names.1 }).name.is_some() => {
-            "its timestamp or marker says the file does not exist on that side"
+    // What said the file is absent on that side: a plain section's name there is not
+    // `/dev/null` when its timestamp or marker said it.
+    let how = |created: bool| {
+        let side = file
+            .plain
+            .as_deref()
+            .map(|(old, new)| if created { old } else { new });
+        match (side, file.git_header, created) {
+            (Some(side), _, _) if side.name.is_some() => {
+                "its timestamp or marker says the file does not exist on that side"
+            }
+            (_, true, true) => "`new file mode` or `/dev/null`",
+            (_, true, false) => "`deleted file mode` or `/dev/null`",
+            _ => "`/dev/null`",
         }
-        (_, true) if created => "`new file mode` or `/dev/null`",
-        (_, true) => "`deleted file mode` or `/dev/null`",
-        _ => "`/dev/null`",
     };
     if file.created && !hunk.old.is_empty() {
         return Some(format!(

@@ -84,9 +84,11 @@ fn replace_where_removed(files: &mut Vec<FilePatch>, first: usize) {
         .collect();
     pairs.sort_unstable();
     for &(removal, creation) in &pairs {
-        let how = match files[removal].label.as_deref() {
-            Some(label) if label.starts_with("renamed to ") => label.to_owned(),
-            _ => "deleted".to_owned(),
+        // Renamed away when another file patch is made from it, else deleted.
+        let gone = files[removal].doc_path.as_str();
+        let how = match files.iter().find(|f| f.copy_from.as_deref() == Some(gone)) {
+            Some(to) => format!("renamed to {}", to.doc_path),
+            None => "deleted".to_owned(),
         };
         // What the removal found wrong with the file there (it is not the content a deletion
         // expects, it cannot be read) stays a conflict of the file patch that replaces it.
