@@ -80,7 +80,7 @@ impl LineRange {
 }
 
 /// A line ending as it appears in the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Eol {
     Lf,
     CrLf,

@@ -3,6 +3,7 @@
 //! elsewhere is held to the judgement every relocation is (`crate::locate`), and hunks placed
 //! over the same lines are refused. Each change holds its hunk's lines as spans of the diff.
 
+use super::seek::Seek;
 use super::{Hunk, HunkLine};
 use crate::formats::build::ChangeSpec;
 use crate::formats::matcher::{find_lines, Doc, TOLERANT};
@@ -10,6 +11,7 @@ use crate::lines::{Eol, Lines};
 use crate::model::{LineRange, LoadProblem, MatchTier};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A hunk's lines as a change holds them: spans of the diff they were read from. A line that
@@ -39,7 +41,11 @@ pub(super) fn place_all(
     lines: Option<&Lines<'_>>,
 ) -> Vec<ChangeSpec> {
     let headers: Vec<&str> = hunks.iter().map(|h| h.header).collect();
-    let mut specs: Vec<ChangeSpec> = hunks.iter().map(|h| place_hunk(h, diff, lines)).collect();
+    let seek = lines.map(Seek::new);
+    let mut specs: Vec<ChangeSpec> = hunks
+        .iter()
+        .map(|h| place_hunk(h, diff, seek.as_ref()))
+        .collect();
     if let Some(lines) = lines {
         doubt_weak_offsets(&hunks, lines, &mut specs);
     }
@@ -195,25 +201,73 @@ fn doubt(hunk: &Hunk<'_>, placed: Placed, spec: &mut ChangeSpec, why: &str) {
 /// applies each hunk to the result of the ones before, may apply both.
 fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
     let placed = |s: &ChangeSpec| !s.problems.iter().any(|p| p.blocking);
-    for j in 1..specs.len() {
+    // The hunks placed so far and not refused never overlap one another, so a hunk is looked
+    // up among them by where it starts: O(hunks × log hunks).
+    let mut kept = Kept::default();
+    for j in 0..specs.len() {
         let Some(b) = specs[j].range.filter(|_| placed(&specs[j])) else {
             continue;
         };
-        let earlier =
-            (0..j).find(|&i| placed(&specs[i]) && specs[i].range.is_some_and(|a| a.overlaps(b)));
-        if let Some(i) = earlier {
-            let a = specs[i].range.unwrap_or(b);
-            specs[j].problems.push(LoadProblem::conflict(
-                ProblemKind::Overlap,
-                format!(
-                    "hunk {} (lines {}) overlaps hunk {} (lines {}): patchdeck places each hunk in the file as it is, so two hunks of one section may not touch the same lines (git apply, which applies each hunk to the result of the ones before, may take both); merge the two hunks into one",
-                    headers[j],
-                    b.describe(),
-                    headers[i],
-                    a.describe()
-                ),
-            ));
+        let Some(i) = kept.overlapping(b) else {
+            kept.insert(b, j);
+            continue;
+        };
+        let a = specs[i].range.unwrap_or(b);
+        specs[j].problems.push(LoadProblem::conflict(
+            ProblemKind::Overlap,
+            format!(
+                "hunk {} (lines {}) overlaps hunk {} (lines {}): patchdeck places each hunk in the file as it is, so two hunks of one section may not touch the same lines (git apply, which applies each hunk to the result of the ones before, may take both); merge the two hunks into one",
+                headers[j],
+                b.describe(),
+                headers[i],
+                a.describe()
+            ),
+        ));
+    }
+}
+
+/// Ranges that do not overlap ([`LineRange::overlaps`]), each with its hunk's index: those
+/// with lines by their start (so their ends are in order too), insertions by their place.
+#[derive(Default)]
+struct Kept {
+    lines: BTreeMap<usize, (usize, usize)>,
+    insertions: BTreeMap<usize, usize>,
+}
+
+impl Kept {
+    fn insert(&mut self, range: LineRange, hunk: usize) {
+        if range.count == 0 {
+            self.insertions.insert(range.start, hunk);
+        } else {
+            self.lines.insert(range.start, (range.end(), hunk));
         }
+    }
+
+    /// A kept range that `range` overlaps, by its hunk's index.
+    fn overlapping(&self, range: LineRange) -> Option<usize> {
+        // Of the ranges with lines that start before this one ends (an insertion: before its
+        // place), the last reaches furthest.
+        let reaching = self
+            .lines
+            .range(..range.end())
+            .next_back()
+            .filter(|(&start, &(end, _))| {
+                range.overlaps(LineRange {
+                    start,
+                    count: end - start,
+                })
+            })
+            .map(|(_, &(_, hunk))| hunk);
+        let inserted = match range.count {
+            0 => self.insertions.get(&range.start).copied(),
+            // An insertion inside the lines, not at either end of them.
+            _ => self
+                .insertions
+                .range(range.start + 1..range.end())
+                .next()
+                .map(|(_, &hunk)| hunk),
+        };
+        reaching.or(inserted)
     }
 }
 
@@ -222,8 +276,9 @@ fn flag_overlapping_hunks(headers: &[&str], specs: &mut [ChangeSpec]) {
 pub(super) fn place_hunk(
     hunk: &Hunk<'_>,
     diff: &Arc<String>,
-    lines: Option<&Lines<'_>>,
+    seek: Option<&Seek<'_, '_>>,
 ) -> ChangeSpec {
+    let lines = seek.map(Seek::lines);
     if let Some(why) = &hunk.by_lines {
         return place_by_lines(hunk, why, lines);
     }
@@ -249,11 +304,11 @@ pub(super) fn place_hunk(
     } else {
         hunk.old_start.saturating_sub(1)
     };
-    let placed = lines.map(|lines| {
+    let placed = seek.map(|seek| {
         // Not there, but applied already: its new side (context and added lines) stands where
         // its old side would. Placed there, verify finds its new lines at its range.
-        locate(hunk, lines, stated).or_else(|problem| match problem.kind {
-            ProblemKind::NotFound => locate_side(hunk, &hunk.new, lines, stated).ok_or(problem),
+        locate(hunk, seek, stated).or_else(|problem| match problem.kind {
+            ProblemKind::NotFound => locate_side(hunk, &hunk.new, seek, stated).ok_or(problem),
             _ => Err(problem),
         })
     });
@@ -387,13 +442,13 @@ fn place_by_lines(hunk: &Hunk<'_>, why: &str, lines: Option<&Lines<'_>>) -> Chan
 fn locate_side(
     hunk: &Hunk<'_>,
     side: &[HunkLine<'_>],
-    lines: &Lines<'_>,
+    seek: &Seek<'_, '_>,
     stated: usize,
 ) -> Option<usize> {
     if side.is_empty() {
         return None;
     }
-    match places_of(hunk, side, lines, stated).as_slice() {
+    match places_of(hunk, side, seek, stated).as_slice() {
         [one] => Some(*one),
         _ => None,
     }
@@ -404,53 +459,54 @@ fn locate_side(
 fn places_of(
     hunk: &Hunk<'_>,
     side: &[HunkLine<'_>],
-    lines: &Lines<'_>,
+    seek: &Seek<'_, '_>,
     stated: usize,
 ) -> Vec<usize> {
-    let len = lines.len();
-    let matches_at = |at: usize| -> bool {
-        at + side.len() <= len
-            && lines
-                .between(at, at + side.len())
-                .zip(side)
-                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
-    };
+    let len = seek.lines().len();
     let match_beginning = hunk.old_start <= 1;
     let match_end = hunk.trailing_context == 0;
     let allowed = |at: usize| -> bool {
         (!match_beginning || at == 0) && (!match_end || at + side.len() == len)
     };
-    if matches_at(stated) && allowed(stated) {
+    if seek.matches_at(stated, side) && allowed(stated) {
         return vec![stated];
     }
-    (0..=len.saturating_sub(side.len()))
-        .filter(|&at| matches_at(at) && allowed(at))
-        .collect()
+    if side.is_empty() {
+        // An empty side stands everywhere: only git's rules place it.
+        return match (match_beginning, match_end) {
+            (true, true) => (len == 0).then_some(0).into_iter().collect(),
+            (true, false) => vec![0],
+            (false, true) => vec![len],
+            (false, false) => (0..=len).collect(),
+        };
+    }
+    let mut places = seek.places(side);
+    places.retain(|&at| allowed(at));
+    places
 }
 
 /// Where a hunk's old lines stand in the file (a 0-based index): at `stated`, else at the one
 /// other place they occur; else the conflict that says why not.
-fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, LoadProblem> {
+fn locate(hunk: &Hunk<'_>, seek: &Seek<'_, '_>, stated: usize) -> Result<usize, LoadProblem> {
+    let lines = seek.lines();
     let len = lines.len();
-    let matches_at = |at: usize| -> bool {
-        at + hunk.old.len() <= len
-            && lines
-                .between(at, at + hunk.old.len())
-                .zip(&hunk.old)
-                .all(|(f, p)| f.text == p.text.as_bytes() && f.eol == p.eol)
+    // Whether the old side stands anywhere, git's rules aside.
+    let anywhere = || match hunk.old.is_empty() {
+        true => len > 0,
+        false => !seek.places(&hunk.old).is_empty(),
     };
     let match_beginning = hunk.old_start <= 1;
     let match_end = hunk.trailing_context == 0;
-    let places = places_of(hunk, &hunk.old, lines, stated);
+    let places = places_of(hunk, &hunk.old, seek, stated);
     if places == [stated] {
         return Ok(stated);
     }
     match places.as_slice() {
         [one] => Ok(*one),
         [] => {
-            let why = if match_end && !hunk.old.is_empty() && (0..len).any(matches_at) {
+            let why = if match_end && !hunk.old.is_empty() && anywhere() {
                 "; a hunk without trailing context must match at the end of the file (as git apply requires)"
-            } else if match_beginning && (0..len).any(matches_at) {
+            } else if match_beginning && anywhere() {
                 "; a hunk starting at line 1 must match at the top of the file (as git apply requires)"
             } else if hunk.old.iter().any(|l| l.eol == Eol::Lf)
                 && lines.iter().any(|l| l.eol == Eol::CrLf)
@@ -471,7 +527,17 @@ fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, Lo
             ))
         }
         many => {
-            let list: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
+            // The first few places: a line that occurs everywhere would make each such
+            // hunk's message as long as the file.
+            const SHOWN: usize = 10;
+            let mut list: Vec<String> = many
+                .iter()
+                .take(SHOWN)
+                .map(|a| (a + 1).to_string())
+                .collect();
+            if many.len() > SHOWN {
+                list.push(format!("and {} more", many.len() - SHOWN));
+            }
             Err(LoadProblem::conflict(
                 ProblemKind::Ambiguous,
                 format!(
@@ -489,6 +555,41 @@ fn locate(hunk: &Hunk<'_>, lines: &Lines<'_>, stated: usize) -> Result<usize, Lo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_ranges_find_every_overlap_one_by_one_would() {
+        let mut state = 11u64;
+        let mut next = move |below: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % below) as usize
+        };
+        for case in 0..2000 {
+            let ranges: Vec<LineRange> = (0..1 + next(12))
+                .map(|_| LineRange {
+                    start: 1 + next(20),
+                    count: next(4),
+                })
+                .collect();
+            let mut kept = Kept::default();
+            let mut one_by_one: Vec<LineRange> = Vec::new();
+            for (j, &range) in ranges.iter().enumerate() {
+                let found = kept.overlapping(range);
+                let expected = one_by_one.iter().any(|k| k.overlaps(range));
+                assert_eq!(found.is_some(), expected, "case {case}: {ranges:?} at {j}");
+                if let Some(i) = found {
+                    assert!(
+                        ranges[i].overlaps(range),
+                        "case {case}: the witness overlaps"
+                    );
+                } else {
+                    kept.insert(range, j);
+                    one_by_one.push(range);
+                }
+            }
+        }
+    }
 
     #[test]
     fn hunk_lines_become_spans_of_their_diff_or_copies_of_another_text() {

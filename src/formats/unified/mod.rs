@@ -27,6 +27,7 @@ mod parse;
 mod parts;
 mod place;
 mod plain;
+mod seek;
 
 pub use parse::{parse, parse_reading_ahead};
 pub use place::build;

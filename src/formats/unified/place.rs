@@ -3,6 +3,7 @@
 //! fuzz; see `hunks`), and a section for a file an earlier section changes continuing it.
 
 use super::hunks::{place_all, place_hunk, shared};
+use super::seek::Seek;
 use super::{mode, DiffFile, Hunk, HunkLine};
 use crate::formats::build::{delete_all, Builder, ChangeSpec, Loaded};
 use crate::formats::chain::{self, continued, Continuation};
@@ -543,10 +544,11 @@ fn continue_file(
         builder.push(file, spec);
         return;
     }
+    let seek = Seek::new(&current);
     let specs = section
         .hunks
         .iter()
-        .map(|h| place_hunk(h, diff, Some(&current)))
+        .map(|h| place_hunk(h, diff, Some(&seek)))
         .collect();
     continuation.extend(builder, file, specs);
 }
@@ -584,10 +586,11 @@ fn continue_move(
     match Continuation::of(tree, &file) {
         Ok(continuation) => {
             let current = Lines::split(&continuation.current);
+            let seek = Seek::new(&current);
             let specs = section
                 .hunks
                 .iter()
-                .map(|h| place_hunk(h, diff, Some(&current)))
+                .map(|h| place_hunk(h, diff, Some(&seek)))
                 .collect();
             continuation.extend(builder, &mut file, specs);
         }
