@@ -10,6 +10,7 @@
 //! that is not made from a file (an original `undo` puts back) is simply its bytes, whole.
 
 use crate::checksum::Checksum;
+use crate::line_diff::Shared;
 use crate::sha256::Sha256;
 use std::borrow::Cow;
 use std::fmt;
@@ -93,6 +94,31 @@ impl Content {
         let most = self.len.min(base.len());
         let head = head.min(most);
         (head, tail.min(most - head))
+    }
+
+    /// The runs of `base` this content copies, each with where it lies in this content: what
+    /// a line diff of the two need not compare ([`crate::line_diff::diff_lines`]). None when
+    /// `base` is not the very bytes this content is made from.
+    pub fn shared_with(&self, base: &[u8]) -> Vec<Shared> {
+        if !std::ptr::eq(self.base.as_slice(), base) {
+            return Vec::new();
+        }
+        let mut at = 0;
+        let mut runs = Vec::new();
+        for piece in &self.pieces {
+            match *piece {
+                Piece::Base { start, end } => {
+                    runs.push(Shared {
+                        old: start,
+                        new: at,
+                        len: end - start,
+                    });
+                    at += end - start;
+                }
+                Piece::Written { start, end } => at += end - start,
+            }
+        }
+        runs
     }
 
     /// The bytes from `start` to `end`, whole: borrowed when they lie in one run.

@@ -6,7 +6,7 @@
 //! newline appear exactly. Applying the output with `git apply` gives the same bytes as the
 //! commit writes; a test holds this.
 
-use crate::line_diff::diff_ops;
+use crate::line_diff::{diff_lines, Shared};
 use crate::plan::{FileWrite, Plan, WriteKind};
 use similar::{group_diff_ops, DiffOp};
 use std::io::{self, Write};
@@ -66,15 +66,22 @@ pub fn write_file(write: &FileWrite, out: &mut impl Write) -> io::Result<()> {
     };
     writeln!(out, "--- {from}")?;
     writeln!(out, "+++ {to}")?;
-    write_hunks(old, new, CONTEXT, out)
+    write_hunks(old, new, &write.after.shared_with(old), CONTEXT, out)
 }
 
-/// Writes the hunks that turn `old` into `new`.
-pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write) -> io::Result<()> {
-    let old_lines = raw_lines(old);
-    let new_lines = raw_lines(new);
-    let ops = diff_ops(&old_lines, &new_lines);
-    for group in group_diff_ops(ops, context) {
+/// Writes the hunks that turn `old` into `new`, comparing only the lines outside the runs
+/// `shared` says the two have in common (a new content's runs of its file,
+/// [`crate::content::Content::shared_with`]; none for two unrelated texts).
+pub fn write_hunks(
+    old: &[u8],
+    new: &[u8],
+    shared: &[Shared],
+    context: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let diff = diff_lines(old, new, shared);
+    let (old_lines, new_lines) = (&diff.old, &diff.new);
+    for group in group_diff_ops(diff.ops, context) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
         };
@@ -112,12 +119,6 @@ pub fn write_hunks(old: &[u8], new: &[u8], context: usize, out: &mut impl Write)
         }
     }
     Ok(())
-}
-
-/// Each line with its ending, as raw bytes (a byte order mark stays part of the first line,
-/// as git sees it).
-fn raw_lines(bytes: &[u8]) -> Vec<&[u8]> {
-    bytes.split_inclusive(|&b| b == b'\n').collect()
 }
 
 /// Git's hunk range: `start` alone for one line, `start,len` otherwise, where an empty range
@@ -171,7 +172,7 @@ mod tests {
 
     fn hunks(old: &str, new: &str) -> String {
         let mut out = Vec::new();
-        write_hunks(old.as_bytes(), new.as_bytes(), 3, &mut out).unwrap();
+        write_hunks(old.as_bytes(), new.as_bytes(), &[], 3, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

@@ -295,11 +295,38 @@ impl FileLayout {
     }
 }
 
-/// Byte ranges where `expected` and `actual` differ, in each (character diff).
+/// Byte ranges where `expected` and `actual` differ, in each (character diff). The characters
+/// the two share at their start and end are left out; what lies between is diffed character
+/// by character when it is at most [`EMPHASIS_LIMIT`] characters, else marked whole (a
+/// minified line of a megabyte would make the diff quadratic), which never marks less than
+/// differs.
 pub fn char_spans(expected: &str, actual: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
-    let diff = TextDiff::from_chars(expected, actual);
+    let head: usize = expected
+        .chars()
+        .zip(actual.chars())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    let (left_rest, right_rest) = (&expected[head..], &actual[head..]);
+    let tail: usize = left_rest
+        .chars()
+        .rev()
+        .zip(right_rest.chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    let left_middle = &left_rest[..left_rest.len() - tail];
+    let right_middle = &right_rest[..right_rest.len() - tail];
     let (mut left, mut right) = (Vec::new(), Vec::new());
-    let (mut at_left, mut at_right) = (0, 0);
+    if left_middle.len() + right_middle.len() > EMPHASIS_LIMIT {
+        push_span(&mut left, head..head + left_middle.len());
+        push_span(&mut right, head..head + right_middle.len());
+        left.retain(|span| !span.is_empty());
+        right.retain(|span| !span.is_empty());
+        return (left, right);
+    }
+    let diff = TextDiff::from_chars(left_middle, right_middle);
+    let (mut at_left, mut at_right) = (head, head);
     for change in diff.iter_all_changes() {
         let len = change.value().len();
         match change.tag() {
@@ -435,6 +462,17 @@ mod tests {
         assert_eq!(layout.row(bytes, &index, 5).unwrap().new, Some(5));
         assert_eq!(layout.change_row(0), Some(1));
         assert!(layout.row(bytes, &index, 6).is_none());
+    }
+
+    #[test]
+    fn char_spans_of_long_lines_mark_the_middle_whole() {
+        let long = "x".repeat(5_000);
+        let (left, right) = char_spans(&format!("é{long}a{long}"), &format!("é{long}b{long}"));
+        let one = |span: Range<usize>| vec![span];
+        assert_eq!((left, right), (one(5_002..5_003), one(5_002..5_003)));
+        let (left, right) = char_spans(&format!("a{long}"), &format!("b{long}c{long}"));
+        assert_eq!(left, vec![0..1]);
+        assert_eq!(right, vec![0..5_002]);
     }
 
     #[test]

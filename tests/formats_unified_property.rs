@@ -41,6 +41,7 @@ fn apply_series(versions: &[&str], context: usize) -> Vec<u8> {
         patchdeck::diff_writer::write_hunks(
             pair[0].as_bytes(),
             pair[1].as_bytes(),
+            &[],
             context,
             &mut hunks,
         )

@@ -105,7 +105,7 @@ fn git_diff(edits: &[Edit]) -> String {
             format!("diff --git a/{0} b/{0}\n--- a/{0}\n+++ b/{0}\n", e.path).as_bytes(),
         );
         let (a, b) = (lines_text(&e.before), lines_text(&e.after));
-        write_hunks(a.as_bytes(), b.as_bytes(), 3, &mut out).unwrap();
+        write_hunks(a.as_bytes(), b.as_bytes(), &[], 3, &mut out).unwrap();
     }
     String::from_utf8(out).unwrap()
 }

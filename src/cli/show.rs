@@ -196,8 +196,9 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
     match plan.writes.first() {
         Some(write) if !plan.is_blocked() => {
             let old = checked.verification.files[file].base_bytes();
-            let _ =
-                diff_writer::write_hunks(old, &write.after.bytes(), diff_writer::CONTEXT, &mut out);
+            let shared = write.after.shared_with(old);
+            let new = write.after.bytes();
+            let _ = diff_writer::write_hunks(old, &new, &shared, diff_writer::CONTEXT, &mut out);
         }
         _ => {
             let (_, c) = checked
@@ -210,7 +211,7 @@ fn change_diff(checked: &Checked, file: usize, change: &patchdeck::model::Change
             out.extend_from_slice(
                 b"(as written in the batch; it does not apply to the file as it is)\n",
             );
-            let _ = diff_writer::write_hunks(old.as_bytes(), new.as_bytes(), 0, &mut out);
+            let _ = diff_writer::write_hunks(old.as_bytes(), new.as_bytes(), &[], 0, &mut out);
         }
     }
     let mut text = String::with_capacity(out.len());

@@ -7,6 +7,7 @@ use super::keys::Action;
 use super::words::{change_name, Words};
 use crate::content::Content;
 use crate::failpoint::Failpoint;
+use crate::line_diff::{diff_lines, Shared};
 use crate::model::Batch;
 use crate::plan::{Blocker, FileWrite, Override, Plan, Remedy, WriteKind};
 use crate::review::{At, Decision, Review};
@@ -261,10 +262,11 @@ fn remedy_hint(review: &Review, words: &Words, blocker: &Blocker) -> String {
     }
 }
 
-/// Lines added and removed by a write: [`line_counts`] of the lines between the runs of the
-/// original that begin and end the new content. Those are equal in both, so only the lines
-/// between are made whole and compared (on 2,000 files, a few hundred kilobytes instead of
-/// every byte of every file twice); whole lines only, so the counts do not move.
+/// Lines added and removed by a write, as the diff `patchdeck diff` writes of it counts them
+/// ([`crate::line_diff::diff_lines`], guided by the runs of the original the new content
+/// copies). The whole lines of the runs that begin and end the new content are left out: the
+/// diff pairs them whatever lies between, so only the lines between are made whole and
+/// compared (on 2,000 files, a few hundred kilobytes instead of every byte of every file twice).
 fn write_counts(before: &[u8], after: &Content) -> (usize, usize) {
     let (head, tail) = after.shared_ends(before);
     let start = before[..head]
@@ -274,86 +276,32 @@ fn write_counts(before: &[u8], after: &Content) -> (usize, usize) {
     // The shared end from the first line that starts inside it, in both files.
     let shared = &before[before.len() - tail..];
     let tail = memchr::memchr(b'\n', shared).map_or(0, |at| tail - at - 1);
-    line_counts(
-        &before[start..before.len() - tail],
-        &after.slice(start, after.len() - tail),
-    )
+    let (before_end, after_end) = (before.len() - tail, after.len() - tail);
+    let runs = clipped(&after.shared_with(before), start, before_end, after_end);
+    let middle = after.slice(start, after_end);
+    diff_lines(&before[start..before_end], &middle, &runs).counts()
 }
 
-/// Lines added and removed between two versions of a file (a line diff).
-///
-/// Only the lines between the first and the last that differ are diffed: leaving out the
-/// lines two versions share at their start and end leaves their longest common subsequence
-/// (what the counts are made of) as long as before, less those lines, so no count moves; and
-/// a file of thousands of lines with one change diffs a handful.
-fn line_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
-    let (start, before_end, after_end) = differing_lines(before, after);
-    diff_counts(&before[start..before_end], &after[start..after_end])
-}
-
-/// Lines added and removed by a line diff of the whole of `before` and `after`.
-fn diff_counts(before: &[u8], after: &[u8]) -> (usize, usize) {
-    let diff = similar::TextDiff::from_lines(before, after);
-    let mut counts = (0, 0);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => counts.0 += 1,
-            similar::ChangeTag::Delete => counts.1 += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    counts
-}
-
-/// Where the lines of `before` and `after` that differ lie: from `start` (the same in both)
-/// to the end given for each. Both bounds fall where a line starts (or at the end), so the
-/// lines between are whole lines of each file.
-fn differing_lines(before: &[u8], after: &[u8]) -> (usize, usize, usize) {
-    let same = common(
-        before.iter(),
-        after.iter(),
-        before.chunks(64).zip(after.chunks(64)),
-    );
-    let start = before[..same]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1);
-    let (before_rest, after_rest) = (&before[start..], &after[start..]);
-    let tail = common(
-        before_rest.iter().rev(),
-        after_rest.iter().rev(),
-        before_rest.rchunks(64).zip(after_rest.rchunks(64)),
-    );
-    let line_start = |rest: &[u8]| tail == rest.len() || rest[rest.len() - tail - 1] == b'\n';
-    // The shared end counts from the first line that starts inside it in both files.
-    let skip = if line_start(before_rest) && line_start(after_rest) {
-        0
-    } else {
-        let shared = &before_rest[before_rest.len() - tail..];
-        shared
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(tail, |at| at + 1)
-    };
-    let tail = tail - skip;
-    (start, before.len() - tail, after.len() - tail)
-}
-
-/// How many items two sequences share from their start, comparing `chunks` of them whole
-/// first (a `memcmp` each) and then the items of the first chunks that differ.
-fn common<'a, 'c>(
-    a: impl Iterator<Item = &'a u8>,
-    b: impl Iterator<Item = &'a u8>,
-    chunks: impl Iterator<Item = (&'c [u8], &'c [u8])>,
-) -> usize {
-    let mut whole = 0;
-    for (x, y) in chunks {
-        if x != y {
-            break;
-        }
-        whole += x.len();
-    }
-    whole + a.zip(b).skip(whole).take_while(|(x, y)| x == y).count()
+/// The parts of `runs` inside both windows (`start..old_end` of the old text, `start..new_end`
+/// of the new), counted from `start`.
+fn clipped(runs: &[Shared], start: usize, old_end: usize, new_end: usize) -> Vec<Shared> {
+    runs.iter()
+        .filter_map(|run| {
+            // Old offsets the run covers inside both windows (new = old - run.old + run.new).
+            let from = run
+                .old
+                .max(start)
+                .max((start + run.old).saturating_sub(run.new));
+            let to = (run.old + run.len)
+                .min(old_end)
+                .min((new_end + run.old).saturating_sub(run.new));
+            (from < to).then(|| Shared {
+                old: from - start,
+                new: from - run.old + run.new - start,
+                len: to - from,
+            })
+        })
+        .collect()
 }
 
 /// The summary's first line: the files the plan writes, counted, with their changes and, once
@@ -405,7 +353,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_match_a_diff_of_the_whole_files() {
+    fn counts_are_those_of_the_diff_of_the_whole_files() {
         let mut state = 7u64;
         let mut next = move |below: u64| {
             state = state
@@ -425,13 +373,6 @@ mod tests {
             let (head, middle, other, end) = (file(6), file(3), file(3), file(6));
             let before = [&head[..], &middle, &end].concat();
             let after = [&head[..], &other, &end].concat();
-            assert_eq!(
-                line_counts(&before, &after),
-                diff_counts(&before, &after),
-                "case {case}: {:?} -> {:?}",
-                String::from_utf8_lossy(&before),
-                String::from_utf8_lossy(&after)
-            );
             // The same write as a plan holds it: runs of the original around the new lines.
             let original = std::sync::Arc::new(before.clone());
             let mut built = crate::content::Builder::new(&original);
@@ -440,23 +381,14 @@ mod tests {
             built.push(&original[original.len() - end.len()..]);
             let content = built.finish(&original);
             assert_eq!(content, after, "case {case}");
+            let whole = diff_lines(&before, &after, &content.shared_with(&original));
             assert_eq!(
                 write_counts(&original, &content),
-                diff_counts(&before, &after),
+                whole.counts(),
                 "case {case}: {:?} -> {:?}",
                 String::from_utf8_lossy(&before),
                 String::from_utf8_lossy(&after)
             );
-            let (start, before_end, after_end) = differing_lines(&before, &after);
-            for (text, end) in [(&before, before_end), (&after, after_end)] {
-                assert!(start == 0 || text[start - 1] == b'\n', "case {case}");
-                assert!(end == text.len() || text[end - 1] == b'\n', "case {case}");
-                assert!(start <= end, "case {case}");
-            }
         }
-        assert_eq!(line_counts(b"ab\n", b"xab\n"), (1, 1));
-        assert_eq!(line_counts(b"a", b"a\nb\n"), (2, 1));
-        assert_eq!(line_counts(b"a\n", b"a\nb\n"), (1, 0));
-        assert_eq!(line_counts(b"", b""), (0, 0));
     }
 }
