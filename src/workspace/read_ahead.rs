@@ -8,14 +8,15 @@
 //! read joins the workspace's reads, so that resolving and verifying find the files already in
 //! memory.
 //!
-//! A reader takes from memory only what the kernel holds already (`RWF_NOWAIT`). A file that
-//! would wait on the disk (a cold cache: the first check of the day on a large tree) goes to
-//! threads that wait for it, several reads in flight at once, while the reader goes on: more
-//! readers instead would take the parser's core when the files are in memory. The waiting
-//! threads start at the first such file. The kernel also says "would wait" for some files it
-//! holds, whose pages carry its read-ahead mark (50 to 235 of 2,000 in `strace` of warm runs),
-//! so they usually start; they read those files from memory at once, and warm runs measured
-//! the same with them and without.
+//! A reader takes from memory only what the kernel holds already
+//! ([`crate::fs::platform::read_cached`]). A file that would wait on the disk (a cold cache:
+//! the first check of the day on a large tree) goes to threads that wait for it, several reads
+//! in flight at once, while the reader goes on: more readers instead would take the parser's
+//! core when the files are in memory. The waiting threads start at the first such file. The
+//! kernel also says "would wait" for some files it holds, whose pages carry its read-ahead mark
+//! (50 to 235 of 2,000 in `strace` of warm runs), so they usually start; they read those files
+//! from memory at once, and warm runs measured the same with them and without. On macOS, whose
+//! kernel cannot tell, each reader reads its files whole, waiting on the disk if it must.
 //!
 //! Only a path exactly as written is read ahead, walked down from the root one folder at a
 //! time without following a link (as the commit walks, [`crate::fs::beneath`]), and only
