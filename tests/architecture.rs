@@ -1,7 +1,7 @@
 //! The invariants `docs/architecture.md` states, held to the source: the core's modules form
 //! layers with no circle between them, the parsers never reach the disk, the review never names
-//! the pipeline, every write under the root goes through the path-safe layer, and functions
-//! stay short enough to hold at once.
+//! the pipeline, every write under the root goes through the path-safe layer, what differs by
+//! platform is in one module, and functions stay short enough to hold at once.
 
 mod source;
 
@@ -247,6 +247,38 @@ fn every_write_goes_through_the_path_safe_layer() {
     assert!(
         found.is_empty(),
         "writes outside src/fs/:\n{}",
+        found.join("\n")
+    );
+}
+
+/// What differs by platform, named outside `src/fs/platform.rs`: a `cfg` on the operating
+/// system, or a sync that is not the platform's (std's `sync_all` on macOS fails where
+/// `F_FULLFSYNC` is not supported, instead of falling back to `fsync`).
+const PLATFORM: &[&str] = &[
+    "target_os",
+    "sync_all(",
+    "sync_data(",
+    "libc::fsync(",
+    "libc::fdatasync(",
+    "libc::fcntl(",
+];
+
+#[test]
+fn platform_calls_are_made_in_the_platform_module() {
+    let mut found = Vec::new();
+    for file in core_files()
+        .iter()
+        .filter(|f| is_core(&f.rel) && f.rel != "fs/platform.rs")
+    {
+        for (n, line) in file.code.lines().enumerate() {
+            for name in PLATFORM.iter().filter(|name| names(line, name)) {
+                found.push(format!("src/{}:{}: {name}", file.rel, n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "platform calls outside src/fs/platform.rs:\n{}",
         found.join("\n")
     );
 }
