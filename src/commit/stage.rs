@@ -325,12 +325,12 @@ pub(super) fn keeps_permissions(write: &FileWrite, stamp: &Stamp) -> bool {
 /// Writes the new content to a fresh temporary file (its runs gathered into `writev` calls)
 /// with the original's owner, group and permissions, and starts writing it out to the disk
 /// ([`platform::start_writeback`]); the commit makes it durable ([`platform::sync`]) once every
-/// file is staged. The
-/// owner is given where this process may give it (root may; anyone may pass a file to a group
-/// of theirs); where it may not, the file is the writer's, as with any editor, and the answer
-/// is false so that the commit says so. `(mode, executable)`: the permissions (`None` for a new
-/// file's default, 0666 less the umask), and whether the batch makes the file executable or not
-/// (see [`with_execute_bits`]). Returns the staged file, still open.
+/// file is staged. The owner is given where this process may give it (root may; anyone may
+/// pass a file to a group of theirs); where it may not, the file is the writer's, as with any
+/// editor, and the answer is false so that the commit says so. `(mode, executable)`: the
+/// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
+/// makes the file executable or not (see [`with_execute_bits`]). Returns the staged file,
+/// still open.
 fn stage(
     folders: &Folders,
     staged: &Path,

@@ -194,14 +194,12 @@ impl Unread {
         let spare = &mut self.bytes.spare_capacity_mut()[..room];
         let n = match cached_only {
             true => platform::read_cached(&self.file, spare)?,
-            // SAFETY: `spare` is `room` bytes of this vector's spare capacity; the kernel
-            // writes at most that many, and only the count it returns is kept.
             false => {
-                match unsafe { libc::read(self.file.as_raw_fd(), spare.as_mut_ptr().cast(), room) }
-                {
-                    n if n >= 0 => n as usize,
-                    _ => return Err(io::Error::last_os_error()),
-                }
+                // SAFETY: `spare` is `room` bytes of this vector's spare capacity; the kernel
+                // writes at most that many, and only the count it returns is kept.
+                let n =
+                    unsafe { libc::read(self.file.as_raw_fd(), spare.as_mut_ptr().cast(), room) };
+                usize::try_from(n).map_err(|_| io::Error::last_os_error())?
             }
         };
         // SAFETY: the kernel initialised these `n` bytes just after the length.
