@@ -254,9 +254,10 @@ pub fn now_nanos() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// Whether to act as a file system without `renameat2`'s `RENAME_EXCHANGE` and
-/// `RENAME_NOREPLACE` (some network and FUSE file systems): `PATCHDECK_NO_RENAME2=1`, in debug
-/// builds and with the `failpoints` feature, so that the tests run the commit's fallback too.
+/// Whether to act as a file system without an atomic exchange or a rename that never replaces
+/// ([`crate::fs::platform`]: some network and FUSE file systems): `PATCHDECK_NO_RENAME2=1`
+/// (named after Linux's `renameat2`), in debug builds and with the `failpoints` feature, so
+/// that the tests run the commit's fallback too.
 pub fn without_rename2() -> bool {
     static WITHOUT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *WITHOUT.get_or_init(|| {

@@ -1,7 +1,7 @@
 //! The invariants `docs/architecture.md` states, held to the source: the core's modules form
 //! layers with no circle between them, the parsers never reach the disk, the review never names
-//! the pipeline, every write under the root goes through the path-safe layer, and functions
-//! stay short enough to hold at once.
+//! the pipeline, every write under the root goes through the path-safe layer, what differs by
+//! platform is in one module, and functions stay short enough to hold at once.
 
 mod source;
 
@@ -169,19 +169,22 @@ fn names(line: &str, name: &str) -> bool {
     })
 }
 
-#[test]
-fn parsers_never_open_files() {
+/// Every line of the core files `keep` keeps that names one of `list`, as `src/FILE:LINE: NAME`.
+fn lines_naming(keep: impl Fn(&File) -> bool, list: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
-    for file in core_files()
-        .iter()
-        .filter(|f| f.rel.starts_with("formats/"))
-    {
+    for file in core_files().iter().filter(|f| is_core(&f.rel) && keep(f)) {
         for (n, line) in file.code.lines().enumerate() {
-            for name in DISK.iter().filter(|name| names(line, name)) {
+            for name in list.iter().filter(|name| names(line, name)) {
                 found.push(format!("src/{}:{}: {name}", file.rel, n + 1));
             }
         }
     }
+    found
+}
+
+#[test]
+fn parsers_never_open_files() {
+    let found = lines_naming(|f| f.rel.starts_with("formats/"), DISK);
     assert!(
         found.is_empty(),
         "parsers that reach the disk:\n{}",
@@ -233,20 +236,32 @@ const WRITES: &[&str] = &[
 #[test]
 fn every_write_goes_through_the_path_safe_layer() {
     let by_path = |rel: &str| rel.starts_with("fs/") || rel == "state/seal.rs";
-    let mut found = Vec::new();
-    for file in core_files()
-        .iter()
-        .filter(|f| is_core(&f.rel) && !by_path(&f.rel))
-    {
-        for (n, line) in file.code.lines().enumerate() {
-            for call in WRITES.iter().filter(|call| names(line, call)) {
-                found.push(format!("src/{}:{}: {call}", file.rel, n + 1));
-            }
-        }
-    }
+    let found = lines_naming(|f| !by_path(&f.rel), WRITES);
     assert!(
         found.is_empty(),
         "writes outside src/fs/:\n{}",
+        found.join("\n")
+    );
+}
+
+/// What differs by platform, named outside `src/fs/platform.rs`: a `cfg` on the operating
+/// system, or a sync that is not the platform's (std's `sync_all` on macOS fails where
+/// `F_FULLFSYNC` is not supported, instead of falling back to `fsync`).
+const PLATFORM: &[&str] = &[
+    "target_os",
+    "sync_all(",
+    "sync_data(",
+    "libc::fsync(",
+    "libc::fdatasync(",
+    "libc::fcntl(",
+];
+
+#[test]
+fn platform_calls_are_made_in_the_platform_module() {
+    let found = lines_naming(|f| f.rel != "fs/platform.rs", PLATFORM);
+    assert!(
+        found.is_empty(),
+        "platform calls outside src/fs/platform.rs:\n{}",
         found.join("\n")
     );
 }

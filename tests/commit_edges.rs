@@ -2,6 +2,7 @@
 //! patchdeck's own names must never exceed), and a batch that needs one path to be a file and
 //! a folder at once.
 
+#[cfg(target_os = "linux")]
 use crate::common::mount::Mount;
 use crate::common::{
     json_out, patchdeck, patchdeck_env, stderr, stdout, user_tree, workspace_with,
@@ -132,6 +133,7 @@ fn a_file_and_a_file_inside_it_are_a_path_conflict_found_at_check_time() {
 /// is recovered, a full disk there is refused cleanly and can be retried once there is room,
 /// and undo restores across the mount.
 #[test]
+#[cfg(target_os = "linux")]
 fn a_mount_point_inside_the_root_never_strands_a_commit() {
     let ws = workspace_with(&[("top.txt", b"old top\n")]);
     let mnt = ws.path().join("mnt");
@@ -248,23 +250,27 @@ fn kills_and_full_disks_leave_no_empty_folder_journal_or_lock_behind() {
     assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
     assert!(!ws.path().join(".patchdeck/journal.tmp").exists());
 
-    // patchdeck's folder on a full file system: the commit is refused, and its lock goes.
-    let ws = workspace_with(&[("keep.txt", b"k\n")]);
-    let root = ws.path().to_str().unwrap();
-    let state = ws.path().join(".patchdeck");
-    fs::create_dir(&state).unwrap();
-    let _mount = Mount::tmpfs(&state, "16k,mode=0700");
-    fs::write(state.join(".gitignore"), "*\n").unwrap();
-    let _ = fs::write(state.join("filler"), vec![b'x'; 16 << 10]);
-    let out = patchdeck(&["apply", "--root", root, other.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("No space left on device"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!state.join("lock").exists(), "a lock file is left");
-    assert_eq!(fs::read(ws.path().join("keep.txt")).unwrap(), b"k\n");
+    // patchdeck's folder on a full file system: the commit is refused, and its lock goes (a
+    // tmpfs of the test's own, in a mount namespace: Linux).
+    #[cfg(target_os = "linux")]
+    {
+        let ws = workspace_with(&[("keep.txt", b"k\n")]);
+        let root = ws.path().to_str().unwrap();
+        let state = ws.path().join(".patchdeck");
+        fs::create_dir(&state).unwrap();
+        let _mount = Mount::tmpfs(&state, "16k,mode=0700");
+        fs::write(state.join(".gitignore"), "*\n").unwrap();
+        let _ = fs::write(state.join("filler"), vec![b'x'; 16 << 10]);
+        let out = patchdeck(&["apply", "--root", root, other.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("No space left on device"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!state.join("lock").exists(), "a lock file is left");
+        assert_eq!(fs::read(ws.path().join("keep.txt")).unwrap(), b"k\n");
+    }
 }
 
 /// A file created in folders the commit makes is reachable after a power cut only once each

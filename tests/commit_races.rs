@@ -8,9 +8,9 @@ use patchdeck::commit::{commit, CommitOptions};
 use patchdeck::formats::Input;
 use patchdeck::pipeline;
 use patchdeck::review::Decisions;
-use std::ffi::CString;
+use std::ffi::CStr;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -23,22 +23,11 @@ const DIFF: &str = "\
 +new
 ";
 
-/// Swaps two names atomically (a folder and a link), as an attacker racing the commit would.
-fn exchange(a: &Path, b: &Path) -> bool {
-    let a = CString::new(a.as_os_str().as_bytes()).unwrap();
-    let b = CString::new(b.as_os_str().as_bytes()).unwrap();
-    // SAFETY: two valid NUL-terminated paths; renameat2 only renames.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    rc == 0
+/// Swaps two names in `folder` atomically (a folder and a link), as an attacker racing the
+/// commit would.
+fn exchange(folder: &fs::File, a: &CStr, b: &CStr) -> bool {
+    let folder = folder.as_fd();
+    patchdeck::fs::platform::exchange(folder, a, folder, b).unwrap_or(false)
 }
 
 #[test]
@@ -58,12 +47,12 @@ fn a_folder_swapped_for_a_link_while_commits_run_never_leads_a_write_outside() {
         )
         .unwrap();
         let plan = checked.plan(&Decisions::accept_all(&checked.batch));
+        let top = fs::File::open(ws.path()).unwrap();
         let stop = AtomicBool::new(false);
         let result = std::thread::scope(|scope| {
             scope.spawn(|| {
-                let (d, link) = (ws.path().join("d"), ws.path().join("link"));
                 while !stop.load(Ordering::Relaxed) {
-                    if exchange(&d, &link) {
+                    if exchange(&top, c"d", c"link") {
                         swaps.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -78,7 +67,7 @@ fn a_folder_swapped_for_a_link_while_commits_run_never_leads_a_write_outside() {
             .unwrap()
             .is_symlink()
         {
-            assert!(exchange(&ws.path().join("d"), &ws.path().join("link")));
+            assert!(exchange(&top, c"d", c"link"));
         }
         pipeline::open(ws.path(), pipeline::Access::Write, Duration::from_secs(1)).unwrap();
         let outside_now: Vec<_> = fs::read_dir(outside.path())

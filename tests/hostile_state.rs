@@ -4,6 +4,7 @@
 //! batch's files, never resume or replay what it did not make, and never refuse the commands
 //! after it. A read-only mount or a full state folder fails one command, not every later one.
 
+#[cfg(target_os = "linux")]
 use crate::common::mount::Mount;
 use crate::common::reviewer::{open, press, Open};
 use crate::common::terminal::Terminal;
@@ -392,6 +393,7 @@ fn junk_in_the_history_is_named_never_counted_nor_removed() {
 }
 
 /// Writes `bytes` to `at` inside a tmpfs mounted there, then makes it read-only.
+#[cfg(target_os = "linux")]
 fn read_only_mount(at: &Path, name: &str, bytes: &[u8]) -> Mount {
     fs::create_dir_all(at).unwrap();
     let mount = Mount::tmpfs(at, "64k");
@@ -403,6 +405,7 @@ fn read_only_mount(at: &Path, name: &str, bytes: &[u8]) -> Mount {
 /// A read-only mount inside the root: the commit that writes there fails, leaves no journal,
 /// and every later command (an apply elsewhere, undo, recover) works.
 #[test]
+#[cfg(target_os = "linux")]
 fn a_read_only_mount_fails_one_command_not_every_later_one() {
     let ws = workspace_with(&[("notes.txt", b"n\n")]);
     let ro = ws.path().join("ro");
@@ -447,6 +450,7 @@ fn a_read_only_mount_fails_one_command_not_every_later_one() {
 /// beside their files), later commands work and say so, `undo` will not undo an earlier
 /// commit in its place; once there is room, the next command finishes it, and it undoes.
 #[test]
+#[cfg(target_os = "linux")]
 fn a_full_state_folder_after_the_mark_costs_a_warning_not_a_lockout() {
     let big = vec![b'b'; 200 << 10];
     let mut new_big = big.clone();

@@ -5,18 +5,20 @@
 //! apply is the protocol and how much is patchdeck's own work.
 //!
 //! The protocol, as the commit does it (see `src/commit/mod.rs`): read every target (patchdeck
-//! re-checks each under its lock); write and fsync a journal; stage every new content in a new
-//! file beside its target and fsync it (on 16 threads); fsync the folders; exchange each staged
-//! file with its target (`renameat2(RENAME_EXCHANGE)`: the original, now at the staged name, is
-//! the backup); fsync the folders; mark the journal; move every original into a history folder
-//! (what `undo` needs) and fsync it; remove the journal. Every path is opened relative to its
-//! folder, each folder once.
+//! re-checks each under its lock); write and sync a journal; stage every new content in a new
+//! file beside its target and sync it (on 16 threads); sync the folders; exchange each staged
+//! file with its target (the original, now at the staged name, is the backup); sync the
+//! folders; mark the journal; move every original into a history folder (what `undo` needs) and
+//! sync it; remove the journal. Every path is opened relative to its folder, each folder once.
+//! The exchange and every sync are patchdeck's own primitives (`patchdeck::fs::platform`), so
+//! the floor is the same protocol on each platform.
 
+use patchdeck::fs::platform::{exchange, sync};
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::fs::{self, File};
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -58,23 +60,19 @@ pub fn run(ws: &Path, writes: &[(PathBuf, Vec<u8>)]) -> u128 {
     fs::create_dir_all(state.join("history")).unwrap();
     let state_dir = File::open(&state).unwrap();
     write_synced(&state.join("journal"), &vec![b'j'; 64 * writes.len()]);
-    state_dir.sync_all().unwrap();
+    sync(&state_dir).unwrap();
     each(writes, IO_THREADS, |(rel, new)| {
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
         let mut file = open_at(folder(rel), &staged(rel), flags, 0o644);
         file.write_all(new).unwrap();
-        file.sync_all().unwrap();
+        sync(&file).unwrap();
     });
-    folders.values().for_each(|d| d.sync_all().unwrap());
+    folders.values().for_each(|d| sync(d).unwrap());
     for (rel, _) in writes {
-        let dir = folder(rel).as_raw_fd();
-        let (a, b) = (staged(rel), name(rel));
-        // SAFETY: valid folder descriptors and NUL-terminated names; checked.
-        let rc =
-            unsafe { libc::renameat2(dir, a.as_ptr(), dir, b.as_ptr(), libc::RENAME_EXCHANGE) };
-        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+        let dir = folder(rel).as_fd();
+        assert!(exchange(dir, &staged(rel), dir, &name(rel)).unwrap());
     }
-    folders.values().for_each(|d| d.sync_all().unwrap());
+    folders.values().for_each(|d| sync(d).unwrap());
     write_synced(&state.join("journal"), &vec![b'c'; 64 * writes.len()]);
     let history = File::open(state.join("history")).unwrap();
     for (n, (rel, _)) in writes.iter().enumerate() {
@@ -90,9 +88,9 @@ pub fn run(ws: &Path, writes: &[(PathBuf, Vec<u8>)]) -> u128 {
         };
         assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     }
-    history.sync_all().unwrap();
+    sync(&history).unwrap();
     fs::remove_file(state.join("journal")).unwrap();
-    state_dir.sync_all().unwrap();
+    sync(&state_dir).unwrap();
     start.elapsed().as_nanos()
 }
 
@@ -123,5 +121,5 @@ fn open_at(dir: &File, name: &CString, flags: libc::c_int, mode: libc::c_uint) -
 fn write_synced(path: &Path, bytes: &[u8]) {
     let mut file = File::create(path).unwrap();
     file.write_all(bytes).unwrap();
-    file.sync_all().unwrap();
+    sync(&file).unwrap();
 }

@@ -35,10 +35,7 @@ pub fn machine() -> String {
     };
     #[cfg(not(target_arch = "x86_64"))]
     let instructions = "";
-    let backend = match patchdeck::sha256::Backend::fastest() {
-        patchdeck::sha256::Backend::Sha2 => "sha2",
-        patchdeck::sha256::Backend::Ring => "ring's assembly",
-    };
+    let backend = patchdeck::sha256::Backend::fastest().name();
     format!("machine: {model}, {cores} cores, {instructions}SHA-256 by {backend}")
 }
 

@@ -116,12 +116,13 @@ pub(super) fn put_all_in_place(
 
 /// Puts one file's new content in place (or, for a deletion, moves the file aside), so that
 /// nothing another program wrote since the re-check is lost:
-/// - a modification exchanges the staged file with the target in one step (`RENAME_EXCHANGE`)
-///   and returns [`Put::Exchanged`]: what came out, now at the staged name, is then checked
+/// - a modification exchanges the staged file with the target in one step
+///   ([`crate::fs::platform::exchange`]) and returns [`Put::Exchanged`]: what came out, now at the staged name, is then checked
 ///   to be exactly the verified original ([`check_exchanged`]). Where the file system cannot
 ///   exchange, the original is linked beside the target and checked, and the target checked
 ///   just before a plain rename (`docs/guarantees.md` says what window that leaves);
-/// - a creation renames only if nothing has appeared at the name (`RENAME_NOREPLACE`);
+/// - a creation renames only if nothing has appeared at the name
+///   ([`crate::fs::platform::rename_no_replace`]);
 /// - a deletion moves the target to the original's name and checks it the same way, moving it
 ///   back if it is not the verified file.
 pub(super) fn put_in_place(
@@ -206,7 +207,7 @@ pub(super) fn put_in_place(
 ///   ([`Entry::removed_dirs`], innermost first, each with the `mkdir` failpoint);
 /// - a creation makes its folders ([`Entry::created_dirs`], outermost first, each with the
 ///   `mkdir` failpoint), then moves its staged file in from that folder, only if nothing has
-///   appeared at its name (`RENAME_NOREPLACE`).
+///   appeared at its name ([`crate::fs::platform::rename_no_replace`]).
 fn put_across(
     folders: &Folders,
     entry: &Entry,
@@ -405,5 +406,5 @@ fn keep_beside(dir: &Dir, target: &OsStr, original: &OsStr, shared: bool) -> io:
         meta
     };
     to.set_permissions(meta.permissions())?;
-    to.sync_all()
+    crate::fs::platform::sync(&to)
 }

@@ -275,7 +275,7 @@ fn move_original(
             let meta = from.metadata()?;
             let _ = std::os::unix::fs::fchown(&to, Some(meta.uid()), Some(meta.gid()));
         }
-        to.sync_all()?;
+        crate::fs::platform::sync(&to)?;
         dest.rename(&tmp, dest, name)
     })();
     if copied.is_err() {

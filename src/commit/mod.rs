@@ -5,8 +5,8 @@
 //! folders; stage each new content in a temporary file beside its target and start its
 //! writeback (on several threads: the disk, not the processor, is what a commit waits on);
 //! fsync every staged file; fsync folders; check that every folder is still where it was;
-//! exchange every staged file with its target (`RENAME_EXCHANGE`: the original, now at the
-//! staged name, is the backup; where the file system cannot exchange, a hard link or a copy
+//! exchange every staged file with its target ([`crate::fs::platform::exchange`]: the
+//! original, now at the staged name, is the backup; where the file system cannot exchange, a hard link or a copy
 //! keeps it) and move deleted files aside, each checked once more; fsync folders; mark the
 //! journal committed; clean up (the originals go to the undo history). Each folder is opened
 //! once per commit ([`crate::fs::Folders`]). Any failure

@@ -9,7 +9,8 @@
 //! journal version 4), and the exchange takes the deletions that clear the way first:
 //! - a file becoming a folder: the deletion of `foo` comes first; the creation of `foo/baz`,
 //!   staged beside `foo`, makes its folders (journaled as `created_dirs`) as it is put in
-//!   place, then moves its staged file in (`RENAME_NOREPLACE`, from one folder to another);
+//!   place, then moves its staged file in (a rename that never replaces, from one folder to
+//!   another);
 //! - a folder becoming a file: the deletions of every file under `foo` come first, each moved
 //!   aside beside `foo`; the last removes the folders it leaves empty (journaled as
 //!   `removed_dirs`), innermost first; the creation of `foo` then goes in as any other.

@@ -6,7 +6,7 @@
 
 use crate::checksum::Checksum;
 use crate::content::Content;
-use crate::fs::{Dir, Folders};
+use crate::fs::{platform, Dir, Folders};
 use crate::fs::{Snapshot, Stamp, Unread};
 use crate::plan::{FileWrite, WriteKind};
 use std::fmt;
@@ -324,12 +324,13 @@ pub(super) fn keeps_permissions(write: &FileWrite, stamp: &Stamp) -> bool {
 
 /// Writes the new content to a fresh temporary file (its runs gathered into `writev` calls)
 /// with the original's owner, group and permissions, and starts writing it out to the disk
-/// (`sync_file_range`); the commit makes it durable (fsync) once every file is staged. The
-/// owner is given where this process may give it (root may; anyone may pass a file to a group
-/// of theirs); where it may not, the file is the writer's, as with any editor, and the answer
-/// is false so that the commit says so. `(mode, executable)`: the permissions (`None` for a new
-/// file's default, 0666 less the umask), and whether the batch makes the file executable or not
-/// (see [`with_execute_bits`]). Returns the staged file, still open.
+/// ([`platform::start_writeback`]); the commit makes it durable ([`platform::sync`]) once every
+/// file is staged. The owner is given where this process may give it (root may; anyone may
+/// pass a file to a group of theirs); where it may not, the file is the writer's, as with any
+/// editor, and the answer is false so that the commit says so. `(mode, executable)`: the
+/// permissions (`None` for a new file's default, 0666 less the umask), and whether the batch
+/// makes the file executable or not (see [`with_execute_bits`]). Returns the staged file,
+/// still open.
 fn stage(
     folders: &Folders,
     staged: &Path,
@@ -342,7 +343,7 @@ fn stage(
     // Created with the permissions it will have where the umask allows them (then no chmod).
     let mut file = dir.create_new(name, mode.unwrap_or(0o666))?;
     content.write_to(&mut file)?;
-    start_writeback(&file);
+    platform::start_writeback(&file);
     let created = file.metadata()?;
     let chowned = owner.is_some_and(|owner| (created.uid(), created.gid()) != owner);
     let kept = match owner {
@@ -361,26 +362,16 @@ fn stage(
     Ok((file, kept))
 }
 
-/// Makes a staged file durable: through the descriptor staging kept open, else opened again.
-/// `fsync`, not `fdatasync`: the permissions and owner staging gave it must last too.
+/// Makes a staged file durable ([`platform::sync`]): through the descriptor staging kept open,
+/// else opened again. Its metadata too, not only its data: the permissions and owner staging
+/// gave it must last.
 pub(super) fn sync_staged(folders: &Folders, staged: &Path, kept: Option<&File>) -> io::Result<()> {
     match kept {
-        Some(file) => file.sync_all(),
+        Some(file) => platform::sync(file),
         None => {
             let (dir, name) = folders.parent_of(staged)?;
-            dir.open_file(name)?.sync_all()
+            platform::sync(dir.open_file(name)?)
         }
-    }
-}
-
-/// Asks the kernel to start writing a file's data out now (`sync_file_range`), without waiting:
-/// by the time the commit fsyncs it, the disk has mostly done the work. Advice only: where it
-/// is not supported, the fsync does it all.
-fn start_writeback(file: &File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a descriptor we own; the call only schedules writeback of its pages.
-    unsafe {
-        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
     }
 }
 

@@ -4,17 +4,19 @@
 //! A path is never handed to the kernel whole. The root is opened once; every operation walks
 //! from it one component at a time with `openat(O_NOFOLLOW | O_DIRECTORY)` and then acts on
 //! the last name relative to that folder (`renameat`, `unlinkat`, `linkat`, `mkdirat`, an
-//! `openat` that refuses a link). A folder swapped for a symbolic link at any moment, even
-//! between two steps of one commit, makes the walk fail instead of leading the write out of
-//! the root. Paths given here are root-relative and made of plain names only; anything else
-//! (`..`, an absolute path, `.`) is refused before a system call is made.
+//! `openat` that refuses a link, and [`super::platform`]'s exchange and rename that never
+//! replaces). A folder swapped for a symbolic link at any moment, even between two steps of
+//! one commit, makes the walk fail instead of leading the write out of the root. Paths given
+//! here are root-relative and made of plain names only; anything else (`..`, an absolute
+//! path, `.`) is refused before a system call is made.
 
 use super::path::plain_names;
+use super::platform;
 use super::stamp::Stamp;
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, ErrorKind};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -196,6 +198,7 @@ fn identity(dir: &Dir) -> io::Result<(u64, u64)> {
     check(unsafe { libc::fstat(dir.fd.as_raw_fd(), st.as_mut_ptr()) })?;
     // SAFETY: fstat succeeded.
     let st = unsafe { st.assume_init() };
+    // `dev_t` is a 32-bit signed number on macOS.
     #[allow(clippy::unnecessary_cast)]
     Ok((st.st_dev as u64, st.st_ino as u64))
 }
@@ -337,53 +340,28 @@ impl Dir {
         check(rc).map_err(|e| self.context(from, e))
     }
 
-    /// Swaps `a` and `b` in this folder atomically (`renameat2` with `RENAME_EXCHANGE`): each
-    /// name then holds what the other held, and no moment sees either missing. `Ok(false)`
-    /// when the file system cannot exchange (then nothing happened).
+    /// Swaps `a` and `b` in this folder atomically ([`platform::exchange`]): each name then
+    /// holds what the other held, and no moment sees either missing. `Ok(false)` when the file
+    /// system cannot exchange (then nothing happened).
     pub fn exchange(&self, a: &OsStr, b: &OsStr) -> io::Result<bool> {
-        self.rename2(a, self, b, libc::RENAME_EXCHANGE)
+        if crate::failpoint::without_rename2() {
+            return Ok(false);
+        }
+        let (ca, cb) = (self.at(a)?, self.at(b)?);
+        platform::exchange(self.fd.as_fd(), &ca, self.fd.as_fd(), &cb)
+            .map_err(|e| self.context(a, e))
     }
 
-    /// Renames `from` here to `to` in `dest` only if `to` does not exist (`RENAME_NOREPLACE`):
-    /// `AlreadyExists` when it does. `Ok(false)` when the file system cannot promise that
-    /// (then nothing happened).
+    /// Renames `from` here to `to` in `dest` only if `to` does not exist
+    /// ([`platform::rename_no_replace`]): `AlreadyExists` when it does. `Ok(false)` when the
+    /// file system cannot promise that (then nothing happened).
     pub fn rename_new(&self, from: &OsStr, dest: &Dir, to: &OsStr) -> io::Result<bool> {
-        self.rename2(from, dest, to, libc::RENAME_NOREPLACE)
-    }
-
-    fn rename2(
-        &self,
-        from: &OsStr,
-        dest: &Dir,
-        to: &OsStr,
-        flags: libc::c_uint,
-    ) -> io::Result<bool> {
         if crate::failpoint::without_rename2() {
             return Ok(false);
         }
         let (f, t) = (self.at(from)?, dest.at(to)?);
-        // SAFETY: valid descriptors and NUL-terminated names; the result is checked.
-        let rc = unsafe {
-            libc::renameat2(
-                self.fd.as_raw_fd(),
-                f.as_ptr(),
-                dest.fd.as_raw_fd(),
-                t.as_ptr(),
-                flags,
-            )
-        };
-        match check(rc) {
-            Ok(()) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(self.context(from, e)),
-        }
+        platform::rename_no_replace(self.fd.as_fd(), &f, dest.fd.as_fd(), &t)
+            .map_err(|e| self.context(from, e))
     }
 
     /// Makes `to` in `dest` a second name of `from` here (a link itself is linked, not followed).
@@ -510,10 +488,9 @@ impl Dir {
         Ok(names)
     }
 
-    /// Makes this folder's entries durable.
+    /// Makes this folder's entries durable ([`platform::sync`]).
     pub fn sync(&self) -> io::Result<()> {
-        // SAFETY: fsync on a descriptor we own.
-        check(unsafe { libc::fsync(self.fd.as_raw_fd()) })
+        platform::sync(&self.fd)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.rel.display())))
     }
 }
@@ -525,6 +502,11 @@ impl AsRawFd for Dir {
 }
 
 impl Stat {
+    /// The same values [`Stamp::of`] gives for the same file, which the commit compares with
+    /// these: the widths of `stat`'s fields differ by platform (macOS: a 16-bit mode and link
+    /// count, a 32-bit signed device; Linux: `nlink_t` is 64 bits on x86_64 and 32 on other
+    /// targets), and each is widened as the standard library widens it.
+    #[allow(clippy::unnecessary_cast)]
     fn of(st: &libc::stat) -> Stat {
         let kind = match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Kind::File,
@@ -536,13 +518,11 @@ impl Stat {
             kind,
             stamp: Stamp {
                 size: st.st_size as u64,
-                mtime_sec: st.st_mtime,
-                mtime_nsec: st.st_mtime_nsec,
-                mode: st.st_mode,
-                dev: st.st_dev,
-                ino: st.st_ino,
-                // `nlink_t` is 64 bits on x86_64 and 32 on other Linux targets.
-                #[allow(clippy::unnecessary_cast)]
+                mtime_sec: st.st_mtime as i64,
+                mtime_nsec: st.st_mtime_nsec as i64,
+                mode: st.st_mode as u32,
+                dev: st.st_dev as u64,
+                ino: st.st_ino as u64,
                 nlink: st.st_nlink as u64,
                 uid: st.st_uid,
                 gid: st.st_gid,

@@ -6,11 +6,15 @@
 //!   that passed it.
 //! - [`beneath`]: the root held open, the folders under it reached by `openat`, and the file
 //!   operations the commit, recovery, undo and the state folder make through them.
+//! - [`platform`]: what the commit needs of the operating system beyond POSIX (an atomic
+//!   exchange, a rename that never replaces, durable writes, a read from memory only), one
+//!   function per primitive, written once for Linux and once for macOS.
 //! - [`read`]: a file read whole, as a [`Snapshot`] with the [`Stamp`] the commit checks it
 //!   against ([`stamp`]).
 
 pub mod beneath;
 pub mod path;
+pub mod platform;
 pub mod read;
 pub mod stamp;
 

@@ -3,6 +3,7 @@
 //! holds the bytes and computes its hashes and line index once, when first asked.
 
 use super::beneath::{Dir, Root};
+use super::platform;
 use super::stamp::Stamp;
 use crate::checksum::Checksum;
 use crate::lines::{LineIndex, Lines};
@@ -162,14 +163,14 @@ impl Unread {
         Ok(Unread { file, meta, bytes })
     }
 
-    /// Reads what the kernel holds in memory already (`RWF_NOWAIT`): the snapshot when that is
-    /// the whole file, else the file as far as it got, for a thread that may wait on the disk
-    /// to finish. Where the kernel cannot tell (or refuses the call), the file is read whole
-    /// here.
+    /// Reads what the kernel holds in memory already ([`platform::read_cached`]): the
+    /// snapshot when that is the whole file, else the file as far as it got, for a thread that
+    /// may wait on the disk to finish. Where the kernel cannot tell (macOS, or a file system
+    /// that refuses the call), the file is read whole here.
     pub fn read_cached(mut self) -> io::Result<Result<Snapshot, Unread>> {
         let want = self.meta.len() as usize;
         while self.bytes.len() < want {
-            match self.read_some(want, libc::RWF_NOWAIT) {
+            match self.read_some(want, true) {
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -182,28 +183,28 @@ impl Unread {
         self.finish().map(Ok)
     }
 
-    /// One read of up to `want` bytes in all into the room kept for them (`preadv2` at the
-    /// file's position, with `flags`): how many bytes it added.
-    fn read_some(&mut self, want: usize, flags: libc::c_int) -> io::Result<usize> {
+    /// One read of up to `want` bytes in all into the room kept for them, at the file's
+    /// position, and from memory only when `cached_only` ([`platform::read_cached`]): how
+    /// many bytes it added.
+    fn read_some(&mut self, want: usize, cached_only: bool) -> io::Result<usize> {
         use std::os::fd::AsRawFd;
         let room = want
             .min(self.bytes.capacity())
             .saturating_sub(self.bytes.len());
-        let spare = self.bytes.spare_capacity_mut();
-        let iov = libc::iovec {
-            iov_base: spare.as_mut_ptr().cast(),
-            iov_len: room,
+        let spare = &mut self.bytes.spare_capacity_mut()[..room];
+        let n = match cached_only {
+            true => platform::read_cached(&self.file, spare)?,
+            false => {
+                // SAFETY: `spare` is `room` bytes of this vector's spare capacity; the kernel
+                // writes at most that many, and only the count it returns is kept.
+                let n =
+                    unsafe { libc::read(self.file.as_raw_fd(), spare.as_mut_ptr().cast(), room) };
+                usize::try_from(n).map_err(|_| io::Error::last_os_error())?
+            }
         };
-        // SAFETY: `iov` points into this vector's spare capacity, `room` bytes of it at most;
-        // the kernel writes at most that many, and only the count it returns is kept. An
-        // offset of -1 reads at the file's position and moves it, as `read` does.
-        let n = unsafe { libc::preadv2(self.file.as_raw_fd(), &iov, 1, -1, flags) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
         // SAFETY: the kernel initialised these `n` bytes just after the length.
-        unsafe { self.bytes.set_len(self.bytes.len() + n as usize) };
-        Ok(n as usize)
+        unsafe { self.bytes.set_len(self.bytes.len() + n) };
+        Ok(n)
     }
 
     /// Reads up to `n` more bytes, as a read from memory that stopped part way would have.
@@ -232,7 +233,7 @@ impl Unread {
     pub fn finish_bytes(mut self) -> io::Result<Vec<u8>> {
         let want = self.meta.len() as usize;
         while self.bytes.len() < want {
-            match self.read_some(want, 0) {
+            match self.read_some(want, false) {
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -373,7 +373,7 @@ pub fn write_fresh(dir: &Dir, name: &OsStr, bytes: &[u8], durable: bool) -> io::
         let mut file = dir.create_new(&tmp, 0o600)?;
         file.write_all(bytes)?;
         if durable {
-            file.sync_all()?;
+            crate::fs::platform::sync(&file)?;
         }
         dir.rename(&tmp, dir, name)?;
         if durable {
@@ -474,27 +474,8 @@ fn read_head(dir: &Dir, name: &OsStr, most: usize) -> io::Result<Option<(Vec<u8>
 /// 16 hex digits no one can guess.
 pub(crate) fn unguessable() -> io::Result<String> {
     let mut bytes = [0u8; 8];
-    random(&mut bytes)?;
+    crate::fs::platform::random(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Fills `out` from the kernel's random source.
-pub(crate) fn random(out: &mut [u8]) -> io::Result<()> {
-    let mut filled = 0;
-    while filled < out.len() {
-        // SAFETY: the pointer and length describe the unfilled part of `out`.
-        let n =
-            unsafe { libc::getrandom(out[filled..].as_mut_ptr().cast(), out.len() - filled, 0) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        filled += n as usize;
-    }
-    Ok(())
 }
 
 /// The user this process acts as.

@@ -207,7 +207,7 @@ impl Key {
             .create(dir)
             .map_err(|e| context(dir, "cannot make the folder of patchdeck's seal key", e))?;
         let mut bytes = [0u8; KEY_LEN];
-        super::random(&mut bytes)?;
+        crate::fs::platform::random(&mut bytes)?;
         let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", super::unguessable()?));
         let written = OpenOptions::new()
             .write(true)
@@ -215,7 +215,10 @@ impl Key {
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)
-            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()));
+            .and_then(|mut f| {
+                f.write_all(&bytes)
+                    .and_then(|()| crate::fs::platform::sync(&f))
+            });
         let linked = written.and_then(|()| match fs::hard_link(&tmp, path) {
             Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
             other => other,

@@ -318,7 +318,10 @@ fn same_name<'n>(
 
 /// What a file of this mode is, in words, when it is not a regular file.
 fn describe_mode(mode: u32) -> &'static str {
-    match mode & libc::S_IFMT {
+    // `mode_t` is 16 bits on macOS, 32 on Linux.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = (mode & libc::S_IFMT as u32) as libc::mode_t;
+    match kind {
         libc::S_IFDIR => "a folder",
         libc::S_IFIFO => "a FIFO",
         libc::S_IFSOCK => "a socket",

@@ -4,6 +4,7 @@ pub mod clean_env;
 pub mod corpus;
 pub mod express;
 pub mod formats;
+#[cfg(target_os = "linux")]
 pub mod mount;
 pub mod reviewer;
 pub mod terminal;
