@@ -11,7 +11,7 @@
 //!   processor has SHA instructions, and `ring` uses them: `ring`.
 //! - Elsewhere (32-bit x86 included) `ring` has no faster code: `sha2`.
 //!
-//! `ring` is built on Linux only (`cfg(sha256_ring)`, set by `build.rs` for the targets
+//! `ring` is built on Linux only (`cfg(sha256_ring)`, set by `src/build.rs` for the targets
 //! Cargo.toml builds it for): its build compiles C and assembly, which for macOS would need a C
 //! compiler for each Apple target even to check the crate. On macOS `sha2` hashes, with the SHA
 //! instructions of an x86-64 that has them and portable code otherwise.

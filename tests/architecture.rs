@@ -57,8 +57,9 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline", "loading"],
 ];
 
-/// The modules of the clients, above every layer, and the crate roots.
-const CLIENTS: &[&str] = &["tui", "cli", "main.rs", "lib.rs"];
+/// The modules of the clients, above every layer, the crate roots, and the build script (a
+/// program of its own that Cargo runs before the crate is compiled).
+const CLIENTS: &[&str] = &["tui", "cli", "main.rs", "lib.rs", "build.rs"];
 
 fn top(rel: &str) -> &str {
     rel.split('/').next().unwrap().trim_end_matches(".rs")

@@ -5,7 +5,7 @@
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(sha256_ring)");
-    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=src/build.rs");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     if os == "linux" && matches!(arch.as_str(), "x86_64" | "aarch64") {
