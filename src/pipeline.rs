@@ -8,6 +8,7 @@
 
 use crate::commit::history::keep_index_note;
 pub use crate::commit::journal::Progress;
+use crate::commit::retired::Sweeper;
 use crate::commit::settle::Recovery;
 use crate::commit::{self, CommitOptions, Committed, NewContents};
 use crate::error::{Error, Result};
@@ -16,6 +17,7 @@ use crate::git::Staging;
 use crate::model::Batch;
 use crate::plan::Plan;
 use crate::report::{Decided, Report};
+use crate::state::State as StateFolder;
 use crate::verify::{self, Checked, Verification};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
@@ -40,6 +42,9 @@ pub struct Opened {
     /// What a person should hear about patchdeck's state folder: what in it was ignored as
     /// not this user's, made for this workspace.
     pub warnings: Vec<String>,
+    /// Opened to write: removing the records pruned from the undo history, on a thread of its
+    /// own while the command works; waited for when this is dropped.
+    pub sweeper: Sweeper,
 }
 
 /// Opens the workspace at `root`; to write, it first recovers an interrupted commit if there
@@ -60,7 +65,7 @@ pub fn open_counted(
         root: root.to_path_buf(),
         message: e.to_string(),
     })?;
-    let (recovered, interrupted, warnings) = match access {
+    let (recovered, interrupted, warnings, sweeper) = match access {
         Access::Write => {
             let mut recovered = commit::recover_counted(&workspace, lock_wait, progress)?;
             let warnings = recovered
@@ -68,11 +73,16 @@ pub fn open_counted(
                 .map(|r| std::mem::take(&mut r.warnings))
                 .unwrap_or_default();
             let recovered = recovered.filter(Recovery::said_anything);
-            (recovered, None, warnings)
+            // A state folder that cannot be opened now was reported by recovery.
+            let sweeper = match StateFolder::open(workspace.beneath()) {
+                Ok(Some(state)) => Sweeper::start(state),
+                _ => Sweeper::idle(),
+            };
+            (recovered, None, warnings, sweeper)
         }
         Access::Read => {
             let (interrupted, warnings) = commit::pending(&workspace);
-            (None, interrupted, warnings)
+            (None, interrupted, warnings, Sweeper::idle())
         }
     };
     Ok(Opened {
@@ -80,6 +90,7 @@ pub fn open_counted(
         recovered,
         interrupted,
         warnings,
+        sweeper,
     })
 }
 
@@ -115,16 +126,20 @@ pub fn load_telling(
 ) -> Result<Checked> {
     // git reports its status while the batch is parsed and verified: it reads the index and
     // stats the work tree, independent of patchdeck's work, and starting it takes a while. A
-    // batch that cannot be read does not wait for it.
+    // batch that cannot be read does not wait for it; a load that shows no notes does not ask.
     let root = workspace.root().to_path_buf();
-    let status = std::thread::spawn(move || crate::git::status(&root));
+    let status = options
+        .git_status
+        .then(|| std::thread::spawn(move || crate::git::status(&root)));
     tell(LoadStage::Reading);
     let batch = formats::load_with(input, workspace, options)?;
     tell(LoadStage::Verifying);
     let mut verification = verify::verify(&batch, workspace);
-    tell(LoadStage::AskingGit);
-    if let Some(status) = status.join().expect("git status does not panic") {
-        crate::git::mark_uncommitted(&mut verification, &status);
+    if let Some(status) = status {
+        tell(LoadStage::AskingGit);
+        if let Some(status) = status.join().expect("git status does not panic") {
+            crate::git::mark_uncommitted(&mut verification, &status);
+        }
     }
     Ok(Checked {
         batch,

@@ -165,53 +165,109 @@ fn apply_stage_says_which_files_were_not_staged_and_reports_it_in_json() {
     assert_eq!(staged.lines().count(), 5, "{staged}");
 }
 
+/// A git on a PATH of its own that logs each call (its first arguments and
+/// GIT_OPTIONAL_LOCKS), then runs the real one.
+struct LoggedGit {
+    bin: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl LoggedGit {
+    fn new() -> LoggedGit {
+        let real = String::from_utf8(
+            Command::new("sh")
+                .args(["-c", "command -v git"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let script = format!(
+            "#!/bin/sh\necho \"$1 $2 $3 $4 locks=$GIT_OPTIONAL_LOCKS\" >> {}\nexec {} \"$@\"\n",
+            bin.path().join("log").display(),
+            real.trim()
+        );
+        fs::write(bin.path().join("git"), script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(bin.path().join("git"), fs::Permissions::from_mode(0o755)).unwrap();
+        LoggedGit {
+            bin,
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Runs patchdeck with `args`; the calls git got meanwhile.
+    fn calls(&self, args: &[&str]) -> String {
+        let _ = fs::remove_file(self.bin.path().join("log"));
+        let path = format!(
+            "{}:{}",
+            self.bin.path().display(),
+            std::env::var("PATH").unwrap()
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
+            .args(args)
+            .env_clear()
+            .env("HOME", self.home.path())
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        fs::read_to_string(self.bin.path().join("log")).unwrap_or_default()
+    }
+}
+
 #[test]
 fn reading_the_git_status_never_takes_the_index_lock() {
     let repo = tempfile::tempdir().unwrap();
     copy_tree(&samples().join("workspace"), repo.path());
     git(repo.path(), &["init", "-q"]);
-    // A git that records GIT_OPTIONAL_LOCKS, then runs the real one.
-    let real = String::from_utf8(
-        Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let bin = tempfile::tempdir().unwrap();
-    let log = bin.path().join("log");
-    let script = format!(
-        "#!/bin/sh\necho \"$1 $2 $3 $4 locks=$GIT_OPTIONAL_LOCKS\" >> {}\nexec {} \"$@\"\n",
-        log.display(),
-        real.trim()
-    );
-    fs::write(bin.path().join("git"), script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(bin.path().join("git"), fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap()
-    );
-    let home = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_patchdeck"))
-        .args([
-            "check",
-            "--root",
-            repo.path().to_str().unwrap(),
-            &batch("clean.json"),
-        ])
-        .env_clear()
-        .env("HOME", home.path())
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let calls = fs::read_to_string(&log).unwrap();
+    let logged = LoggedGit::new();
+    let calls = logged.calls(&[
+        "check",
+        "--root",
+        repo.path().to_str().unwrap(),
+        &batch("clean.json"),
+    ]);
     assert!(calls.contains("status"), "{calls}");
     for call in calls.lines() {
         assert!(call.ends_with("locks=0"), "{calls}");
+    }
+}
+
+/// `git status` is asked only where its answer is shown: never with `-q`, nor by `diff`,
+/// `export` and `feedback`, which show no notes.
+#[test]
+fn git_is_asked_only_where_its_answer_is_shown() {
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&samples().join("workspace"), repo.path());
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "base"]);
+    let root = repo.path().to_str().unwrap();
+    let clean = batch("clean.json");
+    let logged = LoggedGit::new();
+    for args in [
+        &["check", "--root", root, &clean][..],
+        &["check", "--json", "--root", root, &clean],
+        &["show", "--root", root, &clean, "src/app.py"],
+        &["apply", "--dry-run", "--root", root, &clean],
+    ] {
+        assert!(logged.calls(args).contains("status"), "{args:?}");
+    }
+    for args in [
+        &["-q", "check", "--root", root, &clean][..],
+        &["-q", "apply", "--dry-run", "--root", root, &clean],
+        &["diff", "--root", root, &clean],
+        &["export", "--root", root, &clean],
+        &["feedback", "--root", root, &clean],
+    ] {
+        let calls = logged.calls(args);
+        assert!(!calls.contains("status"), "{args:?}: {calls}");
     }
 }
 

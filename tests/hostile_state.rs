@@ -392,6 +392,64 @@ fn junk_in_the_history_is_named_never_counted_nor_removed() {
     assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
 }
 
+/// What the history prunes goes to `.patchdeck/retired/` and is removed by a later command;
+/// what patchdeck did not put there (a folder named like a record from a clone, a file, a
+/// link) is never removed, and nothing is followed.
+#[test]
+fn only_retired_records_are_swept() {
+    let (batches, batch) = notes_batch();
+    let batch = batch.to_str().unwrap();
+    let ws = workspace_with(&[("notes.txt", b"n\n")]);
+    let retired = state_folder(ws.path()).join("retired");
+    fs::create_dir(&retired).unwrap();
+    let planted = retired.join(format!("ff{:014x}{:016x}-1", 1, 0));
+    fs::create_dir(&planted).unwrap();
+    fs::write(planted.join("1"), "someone's\n").unwrap();
+    fs::write(planted.join("mark"), "forged\n").unwrap();
+    fs::write(retired.join("notes"), "x").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("keep"), "k").unwrap();
+    symlink(outside.path(), retired.join("link")).unwrap();
+    let junk = tree(&retired);
+    let back = batches.path().join("back.diff");
+    fs::write(
+        &back,
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-N\n+n\n",
+    )
+    .unwrap();
+    for n in 0..13 {
+        let batch = if n % 2 == 0 {
+            batch
+        } else {
+            back.to_str().unwrap()
+        };
+        let out = run(ws.path(), &["apply", batch]);
+        assert_eq!(out.status.code(), Some(0), "{n}: {}", stderr(&out));
+    }
+    let records = |at: &Path| {
+        fs::read_dir(at)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("00000000000000")
+            })
+            .count()
+    };
+    assert_eq!(records(&state_folder(ws.path()).join("history")), 10);
+    // The thirteenth commit retired one record; the sweep of that command may have taken it.
+    assert!(records(&retired) <= 1, "{:?}", tree(&retired));
+    let out = run(ws.path(), &["undo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(records(&retired), 0, "{:?}", tree(&retired));
+    assert_eq!(
+        tree(&retired),
+        junk,
+        "what patchdeck did not retire is as it was"
+    );
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1);
+}
+
 /// Writes `bytes` to `at` inside a tmpfs mounted there, then makes it read-only.
 #[cfg(target_os = "linux")]
 fn read_only_mount(at: &Path, name: &str, bytes: &[u8]) -> Mount {

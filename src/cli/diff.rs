@@ -20,7 +20,7 @@ pub struct DiffArgs {
 
 pub fn run(args: DiffArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
+    let checked = super::load_without_notes(ctx, &opened.workspace, &args.batch)?;
     let decisions = args.select.decisions(&checked)?;
     let plan = checked.plan(&decisions);
     if plan.is_blocked() {

@@ -23,7 +23,7 @@ pub struct ExportArgs {
 pub fn run(args: ExportArgs, ctx: &Ctx) -> Result<i32, Error> {
     let format = Format::parse(&args.to).expect("clap allows only known forms");
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
+    let checked = super::load_without_notes(ctx, &opened.workspace, &args.batch)?;
     let decisions = args.select.decisions(&checked)?;
     match export::export(&checked, &decisions, format) {
         Ok(exported) => {

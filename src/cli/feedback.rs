@@ -20,7 +20,7 @@ pub struct FeedbackArgs {
 
 pub fn run(args: FeedbackArgs, ctx: &Ctx) -> Result<i32, Error> {
     let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
+    let checked = super::load_without_notes(ctx, &opened.workspace, &args.batch)?;
     let decisions = args.select.decisions(&checked)?;
     let feedback = feedback::message(&checked, &decisions);
     if ctx.quiet {

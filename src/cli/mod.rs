@@ -148,6 +148,8 @@ impl BatchArgs {
             strip: self.strip,
             max_tokens: (max_tokens.value > 0).then_some(max_tokens.value),
             change_ids: true,
+            // Notes are printed only when something is.
+            git_status: !ctx.quiet,
         }
     }
 }
@@ -187,6 +189,20 @@ impl Ctx {
             progress,
         }
     }
+}
+
+/// [`load`] for a command that shows no notes (a diff, a batch, a message for a model): git
+/// is not asked which files have uncommitted changes.
+fn load_without_notes(
+    ctx: &Ctx,
+    workspace: &patchdeck::workspace::Workspace,
+    args: &BatchArgs,
+) -> Result<patchdeck::verify::Checked, Error> {
+    let options = patchdeck::formats::LoadOptions {
+        git_status: false,
+        ..args.load_options(ctx)
+    };
+    load_with(ctx, workspace, args, options)
 }
 
 /// Loads and verifies a batch, showing progress when it takes a while.

@@ -3,8 +3,9 @@
 //!
 //! Finishing a commit moves each original here instead of deleting it (a rename, or a durable
 //! copy for an original with other names or on another file system) and prunes the history to
-//! the newest [`KEEP`] records. Archiving is idempotent, so a crash in the middle of it is
-//! finished by the next recovery.
+//! the newest [`KEEP`] records (the older are moved aside, and removed by a later command:
+//! `retired.rs`). Archiving is idempotent, so a crash in the middle of it is finished by
+//! the next recovery.
 //!
 //! A folder of the history is a record only when it is one of patchdeck's, made for this
 //! workspace: named as a commit ID, a real folder of this user's, holding a `mark` sealed for
@@ -29,10 +30,10 @@ use std::path::{Path, PathBuf};
 pub const KEEP: usize = 10;
 
 const HISTORY: &str = state::HISTORY_DIR;
-const RECORD: &str = "journal.json";
+pub(super) const RECORD: &str = "journal.json";
 /// The sealed mark that makes a folder of the history a record of this workspace: its body is
 /// the record's commit ID.
-const MARK: &str = "mark";
+pub(super) const MARK: &str = "mark";
 /// What `apply --stage` did to git's index, beside the record (`git::index::Change`s).
 const INDEX_NOTE: &str = "index.json";
 /// Beside a record while `undo` restores it: a process killed between restoring the files
@@ -129,7 +130,11 @@ fn warn_ignored(history: &Dir, ignored: &[(OsString, &str)]) -> Option<String> {
 
 /// Whether `name` in `history` is a record of this workspace's (see the module's docs), or
 /// why not; an error only when that cannot be told (the disk, the process's limits).
-fn is_record(state: &State, history: &Dir, name: &OsStr) -> io::Result<Result<(), &'static str>> {
+pub(super) fn is_record(
+    state: &State,
+    history: &Dir,
+    name: &OsStr,
+) -> io::Result<Result<(), &'static str>> {
     let not = |why: &'static str| Ok(Err(why));
     match history.stat(name)? {
         Some(st) if st.kind == Kind::Dir => {}
@@ -471,15 +476,30 @@ pub fn finish_interrupted_undo(root: &Root, state: &State) -> io::Result<Option<
     }
 }
 
-/// Removes all but the newest `keep` records; what is not a record is left, and named in the
-/// warning returned.
+/// Moves all but the newest `keep` records aside, to be removed by a later command
+/// (`retired.rs`); what is not a record is left, and named in the warning returned.
 fn prune(state: &State, keep: usize) -> io::Result<Option<String>> {
     let Some(listing) = Listing::of(state)? else {
         return Ok(None);
     };
     let excess = listing.records.len().saturating_sub(keep);
-    for id in &listing.records[..excess] {
-        listing.history.remove_tree(id)?;
-    }
+    retire(state, &listing.history, &listing.records[..excess])?;
     Ok(listing.warning())
+}
+
+/// Moves the records `ids` of `history` into `retired/`, each by one rename.
+fn retire(state: &State, history: &Dir, ids: &[OsString]) -> io::Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let retired = state.folder(state::RETIRED_DIR, true)?.expect("made");
+    for id in ids {
+        // A record's ID is never reused: what is at its name there is left by another program.
+        if retired.stat(id)?.is_some() {
+            state::set_aside(&retired, id)?;
+        }
+        history.rename(id, &retired, id)?;
+    }
+    retired.sync()?;
+    history.sync()
 }

@@ -20,6 +20,7 @@ pub mod identity;
 pub mod journal;
 mod recover;
 mod reshape;
+pub mod retired;
 pub mod settle;
 mod stage;
 pub mod undo;

@@ -68,6 +68,11 @@ pub struct LoadOptions {
     /// the same. TUL-002 batches are named anyway: their changes' IDs are checked against
     /// the ones the batch gives as it is read.
     pub change_ids: bool,
+    /// Whether the load asks git which target files have uncommitted changes (the
+    /// `uncommitted_changes` notes; [`crate::pipeline::load_with`]). A caller that shows no
+    /// notes (`-q`, `diff`, `export`, `feedback`) leaves it off: `git status` looks at every
+    /// file of the work tree, which a stale index makes read them all.
+    pub git_status: bool,
 }
 
 impl Default for LoadOptions {
@@ -77,6 +82,7 @@ impl Default for LoadOptions {
             strip: None,
             max_tokens: Some(MAX_TOKENS),
             change_ids: true,
+            git_status: true,
         }
     }
 }

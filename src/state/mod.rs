@@ -50,6 +50,9 @@ pub const UNFINISHED_DIR: &str = "unfinished";
 /// The folder of the undo history's records.
 pub const HISTORY_DIR: &str = "history";
 
+/// The folder of the records pruned from the undo history, until they are removed.
+pub const RETIRED_DIR: &str = "retired";
+
 /// The folder of the reviewer's sessions.
 pub const SESSIONS_DIR: &str = "sessions";
 
