@@ -297,7 +297,7 @@ impl FileLayout {
 
 /// Byte ranges where `expected` and `actual` differ, in each (character diff). The characters
 /// the two share at their start and end are left out; what lies between is diffed character
-/// by character when it is at most [`EMPHASIS_LIMIT`] characters, else marked whole (a
+/// by character when it is at most 2,000 bytes (`EMPHASIS_LIMIT`), else marked whole (a
 /// minified line of a megabyte would make the diff quadratic), which never marks less than
 /// differs.
 pub fn char_spans(expected: &str, actual: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
