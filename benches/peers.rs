@@ -43,6 +43,9 @@ mod floor;
 #[path = "support/first_screen.rs"]
 mod first_screen;
 
+#[path = "support/there_and_back.rs"]
+mod there_and_back;
+
 use support::{cpu_used, Rng};
 
 /// One source-like line; the trailing `// line N` makes every line of a file unique, so a
@@ -175,6 +178,34 @@ fn unified(files: &[GenFile]) -> String {
         }
     }
     out
+}
+
+/// The same files after the change, and the change that takes them back.
+fn reversed(files: &[GenFile]) -> Vec<GenFile> {
+    files
+        .iter()
+        .map(|file| {
+            let mut shift: isize = 0;
+            let hunks = file
+                .hunks
+                .iter()
+                .map(|hunk| {
+                    let start = (hunk.start as isize + shift) as usize;
+                    shift += hunk.new.len() as isize - hunk.count as isize;
+                    Hunk {
+                        start,
+                        count: hunk.new.len(),
+                        new: file.lines[hunk.start - 1..hunk.start - 1 + hunk.count].to_vec(),
+                    }
+                })
+                .collect();
+            GenFile {
+                path: file.path.clone(),
+                lines: file.new_text().lines().map(str::to_owned).collect(),
+                hunks,
+            }
+        })
+        .collect()
 }
 
 fn tul002(files: &[GenFile]) -> Value {
@@ -380,6 +411,7 @@ fn main() {
     let exe = env!("CARGO_BIN_EXE_patchdeck");
     let mut rows = Vec::new();
     let mut paired: Vec<Paired> = Vec::new();
+    let mut back_and_forth: Vec<(usize, there_and_back::Pairs)> = Vec::new();
     let mut screens: Vec<(usize, &str, first_screen::FirstScreen)> = Vec::new();
 
     for &size in &sizes {
@@ -503,6 +535,26 @@ fn main() {
                     to_floor: median_ratio(&turns[0], &turns[1]),
                     to_git: median_ratio(&turns[0], &turns[2]),
                 });
+                let back_files = reversed(&files);
+                let back_path = base.join("back.diff");
+                std::fs::write(&back_path, unified(&back_files)).unwrap();
+                let writes_back: Vec<(PathBuf, Vec<u8>)> = back_files
+                    .iter()
+                    .map(|f| (PathBuf::from(&f.path), f.new_text().into_bytes()))
+                    .collect();
+                back_and_forth.push((
+                    size,
+                    there_and_back::measure(
+                        exe,
+                        &base,
+                        &ws,
+                        Path::new(&diff_path),
+                        &back_path,
+                        &writes,
+                        &writes_back,
+                        runs,
+                    ),
+                ));
                 let [apply, floor, git] = turns.map(median_of);
                 rows.push(Row {
                     size,
@@ -547,6 +599,16 @@ fn main() {
                     size,
                     what: "check -q unified".into(),
                     run: quiet,
+                    peer: Some((name.clone(), git.clone_figures())),
+                });
+                // The default report, change IDs and notes included, as a person reads it.
+                let report = median_run(runs, || {
+                    run_once(exe, &["check", "--root", ws.to_str().unwrap(), path], &base)
+                });
+                rows.push(Row {
+                    size,
+                    what: "check (report) unified".into(),
+                    run: report,
                     peer: Some((name.clone(), git.clone_figures())),
                 });
             }
@@ -693,6 +755,25 @@ fn main() {
     if let Some((t, m, c)) = ratio("check -q unified", "git apply --check") {
         println!(
             "  check -q / git apply --check: time {t:.2} [<= 0.5], peak memory {m:.2} [<= 1.0] (processor time {c:.2})"
+        );
+    }
+    if let Some((t, _, c)) = ratio("check (report) unified", "git apply --check") {
+        println!(
+            "  check (the report) / git apply --check: time {t:.2} [<= 0.5] (processor time {c:.2})"
+        );
+    }
+    if let Some((_, pairs)) = back_and_forth.iter().find(|(size, _)| *size == largest) {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "  apply -q there and back, ten undo records kept: {:.0} ms; the floor twice {:.0} ms, git apply twice {:.0} ms",
+            ms(there_and_back::median(&pairs.apply)),
+            ms(there_and_back::median(&pairs.floor)),
+            ms(there_and_back::median(&pairs.git)),
+        );
+        println!(
+            "    / the floor twice: {:.2} [<= 1.2]; / git apply twice: {:.2} [<= 0.6]",
+            pairs.ratio(&pairs.floor),
+            pairs.ratio(&pairs.git)
         );
     }
     if let Some((t, m, c)) = ratio("check unified", "git apply --check") {
