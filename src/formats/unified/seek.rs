@@ -8,8 +8,50 @@ use crate::lines::{Eol, Lines};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
-/// Where each distinct line (its text and ending) stands, first to last.
-type Index<'a> = HashMap<(&'a [u8], Eol), Vec<usize>>;
+/// Where each distinct line (its text and ending) stands: in `last`, its last place and how
+/// many it has; in `before`, each place's previous place of the same line. Two flat tables, so
+/// that indexing a file of a million lines is not a million allocations. The hash is seeded at
+/// random per process (foldhash's), as a file and a diff are input from a stranger.
+struct Index<'a> {
+    last: HashMap<(&'a [u8], Eol), (u32, u32), foldhash::fast::RandomState>,
+    before: Vec<u32>,
+}
+
+/// No earlier place.
+const NONE: u32 = u32::MAX;
+
+impl<'a> Index<'a> {
+    fn of(lines: &Lines<'a>) -> Index<'a> {
+        let mut last = HashMap::with_capacity_and_hasher(lines.len(), Default::default());
+        let mut before = Vec::with_capacity(lines.len());
+        for (i, line) in lines.iter().enumerate() {
+            // A file has fewer lines than bytes, and patchdeck reads at most 256 MiB of one.
+            let i = u32::try_from(i).expect("fewer than 4 billion lines");
+            let (at, count) = last.entry((line.text, line.eol)).or_insert((NONE, 0));
+            before.push(*at);
+            (*at, *count) = (i, *count + 1);
+        }
+        Index { last, before }
+    }
+
+    /// How many places `line` has, and the last.
+    fn find(&self, line: &HunkLine<'_>) -> (u32, u32) {
+        self.last
+            .get(&(line.text.as_bytes(), line.eol))
+            .map_or((0, NONE), |&(at, count)| (count, at))
+    }
+
+    /// The places of a line, from its last place `at` back to its first.
+    fn back_from(&self, mut at: u32) -> impl Iterator<Item = usize> + '_ {
+        std::iter::from_fn(move || {
+            (at != NONE).then(|| {
+                let here = at;
+                at = self.before[here as usize];
+                here as usize
+            })
+        })
+    }
+}
 
 /// A file's lines, with where each distinct line stands once something is looked for.
 pub(super) struct Seek<'l, 'a> {
@@ -41,32 +83,23 @@ impl<'l, 'a> Seek<'l, 'a> {
 
     /// Every place `side` stands, first to last. `side` must not be empty.
     pub fn places(&self, side: &[HunkLine<'_>]) -> Vec<usize> {
-        let index = self.index.get_or_init(|| {
-            let mut index = Index::new();
-            for (i, line) in self.lines.iter().enumerate() {
-                index.entry((line.text, line.eol)).or_default().push(i);
-            }
-            index
-        });
-        fn found<'i, 'k>(index: &'i Index<'k>, line: &HunkLine<'k>) -> &'i [usize] {
-            index
-                .get(&(line.text.as_bytes(), line.eol))
-                .map_or(&[], Vec::as_slice)
-        }
+        let index = self.index.get_or_init(|| Index::of(self.lines));
         // The side's rarest line says where it can stand.
-        let Some((k, rarest)) = side
+        let Some((k, (_, last))) = side
             .iter()
             .enumerate()
-            .map(|(k, line)| (k, found(index, line)))
-            .min_by_key(|(_, at)| at.len())
+            .map(|(k, line)| (k, index.find(line)))
+            .min_by_key(|(_, (count, _))| *count)
         else {
             return Vec::new();
         };
-        rarest
-            .iter()
-            .filter_map(|&at| at.checked_sub(k))
+        let mut places: Vec<usize> = index
+            .back_from(last)
+            .filter_map(|at| at.checked_sub(k))
             .filter(|&at| self.matches_at(at, side))
-            .collect()
+            .collect();
+        places.reverse();
+        places
     }
 }
 
