@@ -52,3 +52,37 @@ fn only_the_tui_names_terminal_crates() {
         "the check looks where the terminal code really is"
     );
 }
+
+/// The async runtime and the protocol stay in the MCP server: `src/mcp/` (and the command
+/// line's `mcp` subcommand, which starts it) may name tokio, rmcp or schemars; the core never.
+#[test]
+fn only_the_mcp_server_names_the_async_runtime() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let server = src.join("mcp");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut offenders = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&server)) {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for name in ["tokio", "rmcp", "schemars"] {
+                if line.contains(&format!("{name}::")) || line.contains(&format!("use {name}")) {
+                    offenders.push(format!("{}:{}: names {name}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "async runtime or protocol code outside src/mcp:\n{}",
+        offenders.join("\n")
+    );
+    let server_names_them = files
+        .iter()
+        .filter(|f| f.starts_with(&server))
+        .any(|f| fs::read_to_string(f).unwrap().contains("rmcp::"));
+    assert!(
+        server_names_them,
+        "the check looks where the server really is"
+    );
+}
