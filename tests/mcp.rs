@@ -265,6 +265,7 @@ async fn refuse_writes_nothing_and_says_no_reviewer_is_waiting() {
         assert!(result["message"].as_str().unwrap().contains(said));
     }
     assert!(result.get("undo").is_none());
+    assert_eq!(result["warnings"], json!([]));
     // The TUL-002 response: IDs assigned, the model's keys echoed.
     assert!(result["batchId"].as_str().unwrap().starts_with("batch-"));
     assert_eq!(result["batchKey"], "docs-and-save");
@@ -286,7 +287,9 @@ async fn verified_writes_a_verifying_batch_and_undo_restores_it() {
     let dir = workspace();
     let before = user_tree(dir.path());
     let agent = Agent::start(dir.path(), &["--unattended", "verified"]).await;
-    let answer = agent.call("workspace_write_patch", clean_batch()).await;
+    let mut batch = clean_batch();
+    batch["priority"] = json!("high");
+    let answer = agent.call("workspace_write_patch", batch).await;
     agent.stop().await;
     assert!(!answer.is_error, "{}", answer.text);
     assert_eq!(answer.outcomes(), ["applied"; 3]);
@@ -294,6 +297,14 @@ async fn verified_writes_a_verifying_batch_and_undo_restores_it() {
     assert_eq!(result["committed"], true);
     assert_eq!(result["summary"]["applied"], 3);
     assert!(result.get("feedback").is_none(), "everything was applied");
+    // What `check` would warn of, the model hears.
+    let warnings = result["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("priority")),
+        "{warnings:?}"
+    );
     assert_eq!(fs::read(dir.path().join("app.py")).unwrap(), APP_WRITTEN);
     assert_eq!(
         fs::read(dir.path().join("notes.txt")).unwrap(),

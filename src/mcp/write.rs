@@ -13,6 +13,7 @@ use crate::commit::CommitOptions;
 use crate::error::Error;
 use crate::formats::{Input, LoadOptions};
 use crate::pipeline::{self, Access};
+use crate::report::say;
 use crate::review::{At, Decisions, Review};
 use crate::verify::Checked;
 use std::time::Duration;
@@ -80,7 +81,7 @@ pub fn write(settings: &Settings, submitted: Submitted) -> Result<WriteResult, E
     let applied = match settings.unattended {
         Unattended::Verified if !plan.is_blocked() => {
             let options = CommitOptions {
-                label: crate::report::say::batch_name(&checked.batch),
+                label: say::batch_name(&checked.batch),
                 ..CommitOptions::default()
             };
             Some(pipeline::apply(
@@ -92,7 +93,14 @@ pub fn write(settings: &Settings, submitted: Submitted) -> Result<WriteResult, E
         }
         _ => None,
     };
-    let mut warnings = opened.warnings;
+    // What `check` and `apply` say on standard error, the model hears in the result: the
+    // batch's own warnings (an unknown field...), an interrupted commit left waiting, and
+    // what the commit could not do (stage a file, keep an owner).
+    let mut warnings: Vec<String> = (checked.batch.warnings.iter())
+        .map(|w| format!("{}: {}", w.location, w.message))
+        .collect();
+    warnings.extend(opened.warnings);
+    warnings.extend(opened.interrupted.as_deref().map(say::describe_interrupted));
     warnings.extend(applied.iter().flat_map(|a| a.warnings.iter().cloned()));
     Ok(response::build(
         settings,
