@@ -8,7 +8,8 @@
 //! these together for the two clients, the CLI and the reviewer; [`preview`] and [`session`]
 //! give the reviewer its diffs and saved decisions as plain data. Only `tui`, the reviewer
 //! itself, draws on a terminal, and it is behind the `tui` feature: the core builds without
-//! any terminal crate. [`config`] merges the user's file and environment once; [`git`] asks git
+//! any terminal crate. `mcp`, the server coding agents write through, is the third client, behind
+//! the `mcp` feature: the core builds without an async runtime. [`config`] merges the user's file and environment once; [`git`] asks git
 //! which target files have uncommitted changes and stages what was written.
 //!
 //! [`feedback`] tells the model that wrote a batch what failed and what is really there, and
@@ -34,6 +35,8 @@ pub mod line_diff;
 pub mod lines;
 pub mod loading;
 pub mod locate;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod newlines;
 pub mod parallel;

@@ -9,7 +9,7 @@ use source::{File, Graph};
 use std::collections::BTreeSet;
 
 /// The layers of the core, lowest first: a module may use any module of its own layer or a
-/// lower one. The clients (`tui`, `cli`) and the crate root stand above them all.
+/// lower one. The clients (`tui`, `mcp`, `cli`) and the crate root stand above them all.
 const LAYERS: &[&[&str]] = &[
     // Leaves: text, numbers and words with no knowledge of batches.
     &[
@@ -59,7 +59,7 @@ const LAYERS: &[&[&str]] = &[
 
 /// The modules of the clients, above every layer, the crate roots, and the build script (a
 /// program of its own that Cargo runs before the crate is compiled).
-const CLIENTS: &[&str] = &["tui", "cli", "main.rs", "lib.rs", "build.rs"];
+const CLIENTS: &[&str] = &["tui", "mcp", "cli", "main.rs", "lib.rs", "build.rs"];
 
 fn top(rel: &str) -> &str {
     rel.split('/').next().unwrap().trim_end_matches(".rs")

@@ -51,6 +51,8 @@ mod hostile_input;
 mod hostile_state;
 mod key_remapping;
 mod kill_random;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod output_flags;
 mod overwrite;
 mod place;

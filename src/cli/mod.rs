@@ -11,6 +11,8 @@ mod diff;
 mod export;
 mod feedback;
 mod generate;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod output;
 mod paint;
 mod progress;
@@ -90,6 +92,12 @@ pub enum Command {
     /// Print one change, file patch or the batch, by ID or key
     #[command(after_help = "Example:\n  patchdeck show batch.json chg-0007")]
     Show(show::ShowArgs),
+    /// Serve the workspace to coding agents over MCP (standard input and output): read files, write batches
+    #[cfg(feature = "mcp")]
+    #[command(
+        after_help = "Example:\n  patchdeck mcp --root ~/src/app\n  claude mcp add patchdeck -- patchdeck mcp\n  patchdeck mcp --unattended verified"
+    )]
+    Mcp(mcp::McpArgs),
     /// Restore the files of the last committed batch, if none changed since
     #[command(after_help = "Example:\n  patchdeck undo --root ~/src/app")]
     Undo(undo::UndoArgs),
@@ -250,6 +258,8 @@ pub fn run() -> i32 {
         Command::Undo(a) => a.json,
         Command::Config(a) => a.json,
         Command::Export(_) => false,
+        #[cfg(feature = "mcp")]
+        Command::Mcp(_) => false,
         Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
@@ -284,6 +294,8 @@ pub fn run() -> i32 {
         Command::Show(args) => show::run(args, &ctx),
         Command::Recover(args) => recover::run(args, &ctx),
         Command::Undo(args) => undo::run(args, &ctx),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp::run(args, &ctx),
         Command::Review(args) => review::run(args, &ctx),
         Command::Demo(args) => demo::run(args, &ctx),
         Command::Config(args) => config::run(args, &ctx),

@@ -308,6 +308,12 @@ impl<'a> Changes<'a> {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Whether the change at `index` can be written as the batch stands: its own verdict, or
+    /// worse when its file or a blocker holds it back (what the summary counts it as).
+    pub fn writable(&self, index: usize) -> Status {
+        self.status(index).counted
+    }
+
     fn status(&self, index: usize) -> ChangeStatus {
         let change = &self.file.changes[index];
         let verified = self.check.changes[index].status;

@@ -4,6 +4,8 @@ pub mod clean_env;
 pub mod corpus;
 pub mod express;
 pub mod formats;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 #[cfg(target_os = "linux")]
 pub mod mount;
 pub mod reviewer;
