@@ -20,7 +20,7 @@ const RUNS: usize = 7;
 #[path = "support/mod.rs"]
 mod support;
 
-use support::{cpu_used, Rng};
+use support::{copy_tree, cpu_used, Rng};
 
 fn source_line(rng: &mut Rng, n: usize) -> String {
     let indent = "    ".repeat(rng.below(4) as usize);
@@ -191,18 +191,5 @@ fn main() {
         ("patchdeck apply --json (atomic, fsynced)", apply),
     ] {
         println!("{name:<44} {:>9.1}  {:>6.2}", ms(d), ms(d) / ms(floor));
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }

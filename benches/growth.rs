@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-// Only `machine` is used here.
+// Only `machine` and `copy_tree` are used here.
 #[allow(dead_code)]
 #[path = "support/mod.rs"]
 mod support;
@@ -238,7 +238,7 @@ fn main() {
                         "apply -q" => {
                             let copy = dir.join("copy");
                             let _ = std::fs::remove_dir_all(&copy);
-                            copy_dir(&ws, &copy);
+                            support::copy_tree(&ws, &copy);
                             run(exe, args, &[], &batch, &copy)
                         }
                         "show" => run(exe, args, &[TARGET], &batch, &ws),
@@ -283,15 +283,4 @@ fn main() {
     } else {
         println!("\nover 1.1 at the last step: {}", over.join(", "));
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "cp -a {} {}", from.display(), to.display());
 }

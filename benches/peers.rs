@@ -46,7 +46,7 @@ mod first_screen;
 #[path = "support/there_and_back.rs"]
 mod there_and_back;
 
-use support::{cpu_used, Rng};
+use support::{copy_tree, cpu_used, Rng};
 
 /// One source-like line; the trailing `// line N` makes every line of a file unique, so a
 /// find/replace of it matches once.
@@ -363,18 +363,6 @@ fn median_of(all: Vec<Run>) -> Run {
         max_rss_kib: median(all.iter().map(|r| r.max_rss_kib).collect()),
         cpu: median(all.iter().map(|r| r.cpu).collect()),
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
 }
 
 struct Row {

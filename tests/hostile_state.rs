@@ -358,21 +358,7 @@ fn junk_in_the_history_is_named_never_counted_nor_removed() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(fs::read(ws.path().join("notes.txt")).unwrap(), b"n\n");
     // Twelve commits, there and back: the ten newest are kept, the junk beside them.
-    let back = batches.path().join("back.diff");
-    fs::write(
-        &back,
-        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-N\n+n\n",
-    )
-    .unwrap();
-    for n in 0..12 {
-        let batch = if n % 2 == 0 {
-            batch
-        } else {
-            back.to_str().unwrap()
-        };
-        let out = run(ws.path(), &["apply", batch]);
-        assert_eq!(out.status.code(), Some(0), "{n}: {}", stderr(&out));
-    }
+    there_and_back(ws.path(), batches.path(), batch, 12);
     let mut now = tree(&history);
     let records: Vec<PathBuf> = now
         .keys()
@@ -390,6 +376,26 @@ fn junk_in_the_history_is_named_never_counted_nor_removed() {
     now.retain(|p, _| junk.contains_key(p));
     assert_eq!(now, junk, "the junk is as it was");
     assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+/// Applies `batch` (which turns notes.txt's `n` into `N`) and a diff back, in turn, `commits`
+/// times in all, each committing.
+fn there_and_back(ws: &Path, batches: &Path, batch: &str, commits: usize) {
+    let back = batches.join("back.diff");
+    fs::write(
+        &back,
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-N\n+n\n",
+    )
+    .unwrap();
+    for n in 0..commits {
+        let batch = if n % 2 == 0 {
+            batch
+        } else {
+            back.to_str().unwrap()
+        };
+        let out = run(ws, &["apply", batch]);
+        assert_eq!(out.status.code(), Some(0), "{n}: {}", stderr(&out));
+    }
 }
 
 /// What the history prunes goes to `.patchdeck/retired/` and is removed by a later command;
@@ -411,21 +417,7 @@ fn only_retired_records_are_swept() {
     fs::write(outside.path().join("keep"), "k").unwrap();
     symlink(outside.path(), retired.join("link")).unwrap();
     let junk = tree(&retired);
-    let back = batches.path().join("back.diff");
-    fs::write(
-        &back,
-        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-N\n+n\n",
-    )
-    .unwrap();
-    for n in 0..13 {
-        let batch = if n % 2 == 0 {
-            batch
-        } else {
-            back.to_str().unwrap()
-        };
-        let out = run(ws.path(), &["apply", batch]);
-        assert_eq!(out.status.code(), Some(0), "{n}: {}", stderr(&out));
-    }
+    there_and_back(ws.path(), batches.path(), batch, 13);
     let records = |at: &Path| {
         fs::read_dir(at)
             .unwrap()

@@ -39,6 +39,19 @@ pub fn machine() -> String {
     format!("machine: {model}, {cores} cores, {instructions}SHA-256 by {backend}")
 }
 
+/// Replaces `to` with a copy of `from` (`cp -a`: modes and times kept).
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "cp -a {} {}", from.display(), to.display());
+}
+
 /// A small xorshift generator.
 pub struct Rng(pub u64);
 

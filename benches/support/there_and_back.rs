@@ -4,6 +4,7 @@
 //! day after day meets, where every apply of a fresh copy meets an empty history.
 
 use crate::floor;
+use crate::support::copy_tree;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -50,7 +51,7 @@ pub fn measure(
 ) -> Pairs {
     // The workspace that keeps its history across rounds: ten records first.
     let kept = base.join("with-history");
-    copy(ws, &kept);
+    copy_tree(ws, &kept);
     for _ in 0..5 {
         apply(exe, &kept, forward);
         apply(exe, &kept, back);
@@ -71,7 +72,7 @@ pub fn measure(
                     pairs.apply.push(start.elapsed());
                 }
                 1 => {
-                    copy(ws, &scratch);
+                    copy_tree(ws, &scratch);
                     let there = floor::run(&scratch, writes_forward);
                     // The second run keeps its originals beside the first's, as a history does.
                     std::fs::rename(
@@ -85,7 +86,7 @@ pub fn measure(
                         .push(Duration::from_nanos((there + back) as u64));
                 }
                 _ => {
-                    copy(ws, &scratch);
+                    copy_tree(ws, &scratch);
                     let start = Instant::now();
                     git(&scratch, &["apply", forward.to_str().unwrap()]);
                     git(&scratch, &["apply", back.to_str().unwrap()]);
@@ -120,16 +121,4 @@ fn git(ws: &Path, args: &[&str]) {
         .unwrap()
         .success();
     assert!(ok, "git {args:?}");
-}
-
-fn copy(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
 }
