@@ -400,7 +400,7 @@ fn there_and_back(ws: &Path, batches: &Path, batch: &str, commits: usize) {
 
 /// What the history prunes goes to `.patchdeck/retired/` and is removed by a later command;
 /// what patchdeck did not put there (a folder named like a record from a clone, a file, a
-/// link) is never removed, and nothing is followed.
+/// link) is named in a warning, never removed, and nothing is followed.
 #[test]
 fn only_retired_records_are_swept() {
     let (batches, batch) = notes_batch();
@@ -418,6 +418,16 @@ fn only_retired_records_are_swept() {
     symlink(outside.path(), retired.join("link")).unwrap();
     let junk = tree(&retired);
     there_and_back(ws.path(), batches.path(), batch, 13);
+    // A commit that prunes names what it found there and left.
+    let back = batches.path().join("back.diff");
+    let out = run(ws.path(), &["apply", back.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ignored 3 entries in .patchdeck/retired")
+            && stderr(&out).contains("not a record patchdeck retired here"),
+        "{}",
+        stderr(&out)
+    );
     let records = |at: &Path| {
         fs::read_dir(at)
             .unwrap()
@@ -429,7 +439,7 @@ fn only_retired_records_are_swept() {
             .count()
     };
     assert_eq!(records(&state_folder(ws.path()).join("history")), 10);
-    // The thirteenth commit retired one record; the sweep of that command may have taken it.
+    // The last commit retired one record; the sweep of that command may have taken it.
     assert!(records(&retired) <= 1, "{:?}", tree(&retired));
     let out = run(ws.path(), &["undo"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -484,7 +484,48 @@ fn prune(state: &State, keep: usize) -> io::Result<Option<String>> {
     };
     let excess = listing.records.len().saturating_sub(keep);
     retire(state, &listing.history, &listing.records[..excess])?;
-    Ok(listing.warning())
+    let retired_junk = retired_junk(state)?;
+    Ok(match (listing.warning(), retired_junk) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    })
+}
+
+/// Whether `name` in the folder of retired records is patchdeck's to remove (`retired.rs`): a
+/// record sealed for this workspace, or a folder named as one holding no more than its mark and
+/// journal (what a sweep stopped between its last two removals leaves).
+pub(super) fn removable(state: &State, retired: &Dir, name: &OsStr) -> io::Result<bool> {
+    if is_record(state, retired, name)?.is_ok() {
+        return Ok(true);
+    }
+    if !name.to_str().is_some_and(is_commit_id) {
+        return Ok(false);
+    }
+    let record = match state.folder_in(retired, name, false) {
+        Ok(Some(record)) => record,
+        Ok(None) => return Ok(false),
+        Err(e) if state::as_untrusted(&e).is_some() => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    Ok(record
+        .list()?
+        .iter()
+        .all(|n| n == OsStr::new(MARK) || n == OsStr::new(RECORD)))
+}
+
+/// The warning for what the folder of retired records holds that patchdeck did not put there
+/// (it is never removed).
+fn retired_junk(state: &State) -> io::Result<Option<String>> {
+    let Some(retired) = state.folder(state::RETIRED_DIR, false)? else {
+        return Ok(None);
+    };
+    let mut junk = Vec::new();
+    for name in retired.list()? {
+        if !removable(state, &retired, &name)? {
+            junk.push((name, "not a record patchdeck retired here"));
+        }
+    }
+    Ok(warn_ignored(&retired, &junk))
 }
 
 /// Moves the records `ids` of `history` into `retired/`, each by one rename.

@@ -12,7 +12,6 @@
 //! left as it is.
 
 use super::history::{self, MARK, RECORD};
-use super::journal::is_commit_id;
 use crate::fs::Dir;
 use crate::state::{self, State};
 use std::ffi::OsStr;
@@ -27,7 +26,7 @@ pub fn sweep(state: &State) -> io::Result<()> {
         return Ok(());
     };
     for name in retired.list()? {
-        if removable(state, &retired, &name)? {
+        if history::removable(state, &retired, &name)? {
             remove_record(&retired, &name)?;
         }
     }
@@ -72,26 +71,6 @@ impl std::fmt::Debug for Sweeper {
             "Sweeper(idle)"
         })
     }
-}
-
-/// Whether `name` in `retired` is patchdeck's to remove (see the module's docs).
-fn removable(state: &State, retired: &Dir, name: &OsStr) -> io::Result<bool> {
-    if history::is_record(state, retired, name)?.is_ok() {
-        return Ok(true);
-    }
-    if !name.to_str().is_some_and(is_commit_id) {
-        return Ok(false);
-    }
-    let record = match state.folder_in(retired, name, false) {
-        Ok(Some(record)) => record,
-        Ok(None) => return Ok(false),
-        Err(e) if state::as_untrusted(&e).is_some() => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    Ok(record
-        .list()?
-        .iter()
-        .all(|n| n == OsStr::new(MARK) || n == OsStr::new(RECORD)))
 }
 
 /// Removes a record: its originals first, then its journal, then its mark, then the folder,
