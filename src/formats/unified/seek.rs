@@ -4,44 +4,56 @@
 //! for each of 100,000 such hunks line by line took 33 s.
 
 use super::HunkLine;
-use crate::lines::{Eol, Lines};
+use crate::lines::Lines;
 use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
-/// Where each distinct line (its text and ending) stands: in `last`, its last place and how
-/// many it has; in `before`, each place's previous place of the same line. Two flat tables, so
-/// that indexing a file of a million lines is not a million allocations. The hash is seeded at
-/// random per process (foldhash's), as a file and a diff are input from a stranger.
-struct Index<'a> {
-    last: HashMap<(&'a [u8], Eol), (u32, u32), foldhash::fast::RandomState>,
+/// Where each distinct line (its text and ending) stands, by the line's hash: in `last`, its
+/// last place and how many it has; in `before`, each place's previous place of a line with the
+/// same hash. Two flat tables keyed by 64 bits, so that indexing a file of two million lines
+/// neither allocates per line nor reads a line again to compare it: lines that share a hash
+/// share a chain, and every place is compared line by line before it is taken
+/// ([`Seek::matches_at`]), so a collision costs a comparison, never a wrong place. The hash is
+/// seeded at random per process (foldhash's), as a file and a diff are input from a stranger.
+struct Index {
+    hasher: foldhash::fast::RandomState,
+    last: HashMap<u64, (u32, u32), BuildHasherDefault<Hashed>>,
     before: Vec<u32>,
 }
 
 /// No earlier place.
 const NONE: u32 = u32::MAX;
 
-impl<'a> Index<'a> {
-    fn of(lines: &Lines<'a>) -> Index<'a> {
+impl Index {
+    fn of(lines: &Lines<'_>) -> Index {
+        let hasher = foldhash::fast::RandomState::default();
         let mut last = HashMap::with_capacity_and_hasher(lines.len(), Default::default());
         let mut before = Vec::with_capacity(lines.len());
         for (i, line) in lines.iter().enumerate() {
             // A file has fewer lines than bytes, and patchdeck reads at most 256 MiB of one.
             let i = u32::try_from(i).expect("fewer than 4 billion lines");
-            let (at, count) = last.entry((line.text, line.eol)).or_insert((NONE, 0));
+            let key = hasher.hash_one((line.text, line.eol));
+            let (at, count) = last.entry(key).or_insert((NONE, 0));
             before.push(*at);
             (*at, *count) = (i, *count + 1);
         }
-        Index { last, before }
+        Index {
+            hasher,
+            last,
+            before,
+        }
     }
 
-    /// How many places `line` has, and the last.
+    /// How many places a line with `line`'s hash has, and the last.
     fn find(&self, line: &HunkLine<'_>) -> (u32, u32) {
+        let key = self.hasher.hash_one((line.text.as_bytes(), line.eol));
         self.last
-            .get(&(line.text.as_bytes(), line.eol))
+            .get(&key)
             .map_or((0, NONE), |&(at, count)| (count, at))
     }
 
-    /// The places of a line, from its last place `at` back to its first.
+    /// The places of a hash, from its last place `at` back to its first.
     fn back_from(&self, mut at: u32) -> impl Iterator<Item = usize> + '_ {
         std::iter::from_fn(move || {
             (at != NONE).then(|| {
@@ -53,10 +65,31 @@ impl<'a> Index<'a> {
     }
 }
 
+/// The hasher of a map whose keys are hashes already: it keeps the key as it is.
+#[derive(Default)]
+struct Hashed(u64);
+
+impl Hasher for Hashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; any other is folded in, byte by byte.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
 /// A file's lines, with where each distinct line stands once something is looked for.
 pub(super) struct Seek<'l, 'a> {
     lines: &'l Lines<'a>,
-    index: OnceCell<Index<'a>>,
+    index: OnceCell<Index>,
 }
 
 impl<'l, 'a> Seek<'l, 'a> {
@@ -106,6 +139,7 @@ impl<'l, 'a> Seek<'l, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lines::Eol;
 
     #[test]
     fn places_are_every_full_match_in_order() {
