@@ -427,4 +427,62 @@ mod tests {
         assert_eq!(trickle.out, content.to_vec());
         assert_eq!(content.to_vec().len(), content.len());
     }
+
+    /// A diff guided by a content's runs of its file turns the file into the content, with
+    /// positions that hold, whatever the edits (lines with and without endings, CRLF, repeated
+    /// lines, edits that split or join lines).
+    #[test]
+    fn a_diff_guided_by_the_shared_runs_turns_the_file_into_the_content() {
+        use crate::line_diff::diff_lines;
+        use similar::DiffOp;
+        let mut state = 3u64;
+        let mut next = move |below: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % below) as usize
+        };
+        let pieces: [&[u8]; 6] = [b"a\n", b"b\n", b"\r\n", b"x", b"a", b"\n"];
+        for case in 0..3000 {
+            let base: Vec<u8> = (0..next(12))
+                .flat_map(|_| pieces[next(6)].iter().copied())
+                .collect();
+            let base = Arc::new(base);
+            // Runs of the base, in order, with written bytes between some of them.
+            let mut builder = Builder::new(&base);
+            let mut at = 0;
+            while at < base.len() {
+                let end = (at + 1 + next(6)).min(base.len());
+                if next(3) > 0 {
+                    builder.push(&base[at..end]);
+                }
+                if next(3) == 0 {
+                    builder.push(pieces[next(6)]);
+                }
+                at = end;
+            }
+            let content = builder.finish(&base);
+            let new = content.to_vec();
+            let diff = diff_lines(&base, &new, &content.shared_with(&base));
+            let (mut o, mut n) = (0, 0);
+            let mut made: Vec<u8> = Vec::new();
+            for op in &diff.ops {
+                assert_eq!(
+                    (op.old_range().start, op.new_range().start),
+                    (o, n),
+                    "case {case}"
+                );
+                match *op {
+                    DiffOp::Equal { len, .. } => {
+                        assert_eq!(diff.old[o..o + len], diff.new[n..n + len], "case {case}");
+                        made.extend(diff.old[o..o + len].concat());
+                    }
+                    _ => made.extend(diff.new[op.new_range()].concat()),
+                }
+                (o, n) = (op.old_range().end, op.new_range().end);
+            }
+            assert_eq!((o, n), (diff.old.len(), diff.new.len()), "case {case}");
+            assert_eq!(made, new, "case {case}");
+        }
+    }
 }
