@@ -9,7 +9,7 @@
 //! each sweep goes on where the last one stopped. Only what patchdeck put there is removed: a
 //! record sealed for this workspace, or a folder named as one holding no more than its mark
 //! and journal (what a sweep stopped between its last two removals leaves). Anything else is
-//! left as it is.
+//! left as it is, and named in a warning by the commit that prunes (`history.rs`).
 
 use super::history::{self, MARK, RECORD};
 use crate::fs::Dir;
@@ -60,16 +60,6 @@ impl Drop for Sweeper {
         if let Some(handle) = self.0.take() {
             let _ = handle.join();
         }
-    }
-}
-
-impl std::fmt::Debug for Sweeper {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Sweeper(running)"
-        } else {
-            "Sweeper(idle)"
-        })
     }
 }
 

@@ -45,10 +45,11 @@ pub(crate) fn git(root: &Path) -> Command {
 /// The uncommitted changes under `root`, or `None` when git is missing or `root` is not inside
 /// a git work tree.
 ///
-/// git is not let refresh its index here (`GIT_OPTIONAL_LOCKS=0`, as every git command patchdeck runs): a stale index
-/// (a copied or touched tree) makes git read the files it cannot trust by their stat data, on
-/// every run, until the person's own `git status` refreshes it. Taking the index's lock to
-/// refresh it would make a `git commit` the person or their agent runs meanwhile fail.
+/// git is not let refresh its index here (`GIT_OPTIONAL_LOCKS=0`, as for every git command
+/// patchdeck runs): a stale index (a copied or touched tree) makes git read the files it
+/// cannot trust by their stat data, on every run, until the person's own `git status`
+/// refreshes it. Taking the index's lock to refresh it would make a `git commit` the person or
+/// their agent runs meanwhile fail.
 pub fn status(root: &Path) -> Option<GitStatus> {
     let prefix = work_tree_prefix(root)?;
     let output = git(root)
