@@ -42,6 +42,7 @@ mod formats_unified_modes;
 mod formats_unified_property;
 mod formats_unified_strict;
 mod fuzz_crashers;
+mod gate;
 mod generated_files;
 mod git_integration;
 mod git_stage_undo;

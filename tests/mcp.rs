@@ -7,12 +7,12 @@ use crate::common::{batch_file, patchdeck, sha, stderr, user_tree, workspace_wit
 use serde_json::{json, Value};
 use std::fs;
 
-const APP: &[u8] = b"def load():\n    return []\n\ndef save(items):\n    pass\n";
-const NOTES: &[u8] = b"first\nsecond\n";
+pub(crate) const APP: &[u8] = b"def load():\n    return []\n\ndef save(items):\n    pass\n";
+pub(crate) const NOTES: &[u8] = b"first\nsecond\n";
 
 /// A batch of two files: `app.py` gets a docstring and a new body for `save`, `notes.txt` a
 /// third line; every change verifies against [`APP`] and [`NOTES`].
-fn clean_batch() -> Value {
+pub(crate) fn clean_batch() -> Value {
     json!({
         "batchKey": "docs-and-save",
         "batchLabel": "Document load, implement save",
@@ -45,7 +45,7 @@ fn stale_batch() -> Value {
     batch
 }
 
-fn workspace() -> tempfile::TempDir {
+pub(crate) fn workspace() -> tempfile::TempDir {
     workspace_with(&[("app.py", APP), ("notes.txt", NOTES)])
 }
 
@@ -258,7 +258,7 @@ async fn refuse_writes_nothing_and_says_no_reviewer_is_waiting() {
     assert_eq!(answer.outcomes(), ["not_reviewed"; 3]);
     for said in [
         "no reviewer is waiting",
-        "`patchdeck gate`) is not built yet",
+        "start the reviewer in a terminal in the workspace (`patchdeck gate`), then call again",
         "--unattended verified",
     ] {
         assert!(answer.text.contains(said), "{said}: {}", answer.text);

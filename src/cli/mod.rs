@@ -10,6 +10,8 @@ mod demo;
 mod diff;
 mod export;
 mod feedback;
+#[cfg(feature = "mcp")]
+mod gate;
 mod generate;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -98,6 +100,12 @@ pub enum Command {
         after_help = "Example:\n  patchdeck mcp --root ~/src/app\n  claude mcp add patchdeck -- patchdeck mcp\n  patchdeck mcp --unattended verified"
     )]
     Mcp(mcp::McpArgs),
+    /// Wait in this terminal for agents' batches (sent through `patchdeck mcp`) and review each one
+    #[cfg(feature = "mcp")]
+    #[command(
+        after_help = "Example:\n  patchdeck gate              # in one terminal, in the project\n  claude                      # in another, with `claude mcp add patchdeck -- patchdeck mcp`"
+    )]
+    Gate(gate::GateArgs),
     /// Restore the files of the last committed batch, if none changed since
     #[command(after_help = "Example:\n  patchdeck undo --root ~/src/app")]
     Undo(undo::UndoArgs),
@@ -259,7 +267,7 @@ pub fn run() -> i32 {
         Command::Config(a) => a.json,
         Command::Export(_) => false,
         #[cfg(feature = "mcp")]
-        Command::Mcp(_) => false,
+        Command::Mcp(_) | Command::Gate(_) => false,
         Command::Review(_) | Command::Demo(_) | Command::Completions(_) | Command::Man => false,
     };
     let mut sources = Sources::from_process();
@@ -296,6 +304,8 @@ pub fn run() -> i32 {
         Command::Undo(args) => undo::run(args, &ctx),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp::run(args, &ctx),
+        #[cfg(feature = "mcp")]
+        Command::Gate(args) => gate::run(args, &ctx),
         Command::Review(args) => review::run(args, &ctx),
         Command::Demo(args) => demo::run(args, &ctx),
         Command::Config(args) => config::run(args, &ctx),

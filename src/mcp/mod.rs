@@ -3,12 +3,14 @@
 //!
 //! Like the reviewer, it is a client of the core: a write is loaded, verified, planned and
 //! committed by the same calls `patchdeck apply` makes ([`write`]), and answered with the
-//! TUL-002 response ([`response`]). Nobody reviews a write yet, so every write follows the
-//! unattended policy ([`Unattended`]): write nothing, or write every change that verifies.
+//! TUL-002 response ([`response`]). When a person runs `patchdeck gate` for the workspace, a
+//! write is handed to them over the [`link`] and waited for (`gated`); otherwise it follows
+//! the unattended policy ([`Unattended`]): write nothing, or write every change that verifies.
 //! The protocol is rmcp's (the official SDK), on a tokio runtime of one thread; the core's
 //! calls, which block, run on tokio's blocking threads. This module and its dependencies are
 //! behind the `mcp` feature: the core builds without an async runtime.
 
+mod gated;
 pub mod link;
 mod read;
 pub mod response;
@@ -17,19 +19,22 @@ mod write;
 
 pub use read::{FileRead, ReadRequest};
 pub use response::{Outcome, WriteResult};
-pub use write::{Submitted, Unattended};
+pub use write::{load_options, Submitted, Unattended};
 
 use crate::error::Error;
+use link::Request;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::schema_for_type;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
 };
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
+use write::Route;
 
 /// How the server was started.
 #[derive(Clone, Debug)]
@@ -41,6 +46,9 @@ pub struct Settings {
     pub stage: bool,
     /// The patch-tool calls' token limit (the configuration file's `max_tokens`).
     pub max_tokens: Option<usize>,
+    /// How long a write waits for the person in `patchdeck gate` (`--wait`); none: as long
+    /// as they take.
+    pub wait: Option<std::time::Duration>,
 }
 
 /// Serves one workspace on standard input and output until the client closes them.
@@ -75,8 +83,10 @@ atomically (every accepted change of a batch, or none) and durably, checking eac
 file on disk first. Read a file with workspace_read_file (numbered lines, its SHA-256 and line \
 count), then write with workspace_write_patch (a TUL-002 batch), apply_patch (a Codex \
 envelope) or submit_patch (any format as text). Each result says what became of every change \
-(applied, already_applied, conflict, invalid, not_reviewed...), with what is on disk for a \
-change that did not fit.";
+(applied, already_applied, conflict, invalid, not_reviewed, rejected...), with what is on disk \
+for a change that did not fit. When the person runs patchdeck gate, a write waits while they \
+review it, change by change; a rejected change may carry their note saying why: read it \
+before writing that change again.";
 
 /// The server: one workspace, four tools.
 #[derive(Clone)]
@@ -118,9 +128,10 @@ impl Server {
     async fn workspace_write_patch(
         &self,
         Parameters(batch): Parameters<JsonObject>,
+        context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let text = serde_json::Value::Object(batch).to_string();
-        self.write("workspace_write_patch", text, Some("tul002"))
+        self.write("workspace_write_patch", text, Some("tul002"), context)
             .await
     }
 
@@ -132,8 +143,9 @@ impl Server {
     async fn apply_patch(
         &self,
         Parameters(envelope): Parameters<schema::CodexEnvelope>,
+        context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.write("apply_patch", envelope.input, Some("codex"))
+        self.write("apply_patch", envelope.input, Some("codex"), context)
             .await
     }
 
@@ -145,20 +157,23 @@ impl Server {
     async fn submit_patch(
         &self,
         Parameters(submitted): Parameters<schema::SubmittedPatch>,
+        context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let format = submitted.format.as_deref();
-        self.write("submit_patch", submitted.patch.clone(), format)
+        self.write("submit_patch", submitted.patch.clone(), format, context)
             .await
     }
 }
 
 impl Server {
-    /// A write call: the batch through the core on a blocking thread, answered.
+    /// A write call: to the person in `patchdeck gate` when one waits for this workspace,
+    /// else through the core on a blocking thread, as the unattended policy decides.
     async fn write(
         &self,
         source: &'static str,
         text: String,
         format: Option<&str>,
+        context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let settings = Arc::clone(&self.settings);
         let submitted = Submitted {
@@ -166,8 +181,26 @@ impl Server {
             text,
             format: format.map(str::to_owned),
         };
-        let written = blocking(move || write::write(&settings, submitted)).await;
-        answer(written.map(|result| (result.to_text(), result)))
+        let routed = blocking(move || write::route(&settings, submitted)).await;
+        match routed {
+            Ok(Route::Gate {
+                link,
+                root,
+                submitted,
+            }) => {
+                let request = Request {
+                    version: link::VERSION,
+                    root,
+                    agent: agent_name(&context),
+                    tool: submitted.source.to_owned(),
+                    format: submitted.format,
+                    text: submitted.text,
+                };
+                gated::through(link, request, context, self.settings.wait).await
+            }
+            Ok(Route::Unattended(result)) => answer(Ok((result.to_text(), *result))),
+            Err(error) => answer::<WriteResult>(Err(error)),
+        }
     }
 }
 
@@ -179,6 +212,16 @@ impl ServerHandler for Server {
         info.server_info = Implementation::new("patchdeck", env!("CARGO_PKG_VERSION"));
         info
     }
+}
+
+/// The agent, as its MCP client named itself when it connected.
+fn agent_name(context: &RequestContext<RoleServer>) -> String {
+    context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| "an MCP client".to_owned())
 }
 
 /// Runs a core call on tokio's blocking threads.
@@ -193,16 +236,21 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
+/// The result a gate answered with: its text, then its structured content.
+fn answer_json(text: String, value: serde_json::Value) -> CallToolResult {
+    let mut result = CallToolResult::structured(value);
+    result.content.insert(0, ContentBlock::text(text));
+    result
+}
+
 /// A tool's result: its text for the model, then the same as structured content; an error is
 /// a failed result whose text is what the command line says of it.
 fn answer<T: Serialize>(result: Result<(String, T), Error>) -> CallToolResult {
     match result {
-        Ok((text, value)) => {
-            let value = serde_json::to_value(value).expect("a result serialises");
-            let mut result = CallToolResult::structured(value);
-            result.content.insert(0, ContentBlock::text(text));
-            result
-        }
+        Ok((text, value)) => answer_json(
+            text,
+            serde_json::to_value(value).expect("a result serialises"),
+        ),
         Err(error) => {
             let mut text = format!("patchdeck: error: {error}");
             if let Some(hint) = error.hint() {

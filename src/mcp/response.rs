@@ -8,9 +8,9 @@
 //! translation made here is the report's outcome into the words a model reads, in
 //! [`Outcome::of`].
 
-use super::{Settings, Unattended};
+use super::Unattended;
+use crate::commit::Committed;
 use crate::feedback::{self, Excerpt};
-use crate::pipeline::Applied;
 use crate::plan::{Plan, WriteKind};
 use crate::report::{ChangeOutcome, Decided, ProblemReport, Report};
 use crate::review::Decisions;
@@ -26,7 +26,14 @@ pub struct Written<'a> {
     pub decisions: &'a Decisions,
     pub plan: &'a Plan,
     /// The commit, when one was made.
-    pub applied: Option<&'a Applied>,
+    pub committed: Option<&'a Committed>,
+}
+
+/// Who decided a write: a person in `patchdeck gate`, or the server's unattended policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decider {
+    Reviewer,
+    Policy(Unattended),
 }
 
 /// The result of `workspace_write_patch`, `apply_patch` and `submit_patch`.
@@ -46,8 +53,11 @@ pub struct WriteResult {
     /// The reviewer's note on the whole batch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// The policy in effect while no reviewer is waiting: `refuse` or `verified`.
-    pub unattended: String,
+    /// Whether a person reviewed the batch (in `patchdeck gate`) and decided each change.
+    pub reviewed: bool,
+    /// When no person reviewed it, the policy that decided: `refuse` or `verified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unattended: Option<String>,
     /// Whether any file was written (all of them in one atomic commit).
     pub committed: bool,
     /// Each change counted by its outcome.
@@ -248,15 +258,19 @@ pub struct WrittenFile {
     pub sha256: Option<String>,
 }
 
-/// The response to a write, from what the core decided and did.
-pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) -> WriteResult {
+/// The response to a write to the workspace at `root`, from what the core decided and did.
+pub fn build(
+    root: &std::path::Path,
+    decider: Decider,
+    written: &Written<'_>,
+    warnings: Vec<String>,
+) -> WriteResult {
     let Written {
         checked,
         decisions,
         plan,
-        applied,
+        committed,
     } = *written;
-    let committed = applied.map(|a| &a.committed);
     let decided = Decided {
         decisions,
         plan,
@@ -319,7 +333,7 @@ pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) 
         .collect();
     let undo = committed
         .and_then(|c| c.history_id.as_ref())
-        .map(|_| format!("patchdeck undo --root {}", shell_word(&settings.root)));
+        .map(|_| format!("patchdeck undo --root {}", shell_word(root)));
     let everything_written = summary.applied + summary.already_applied == summary.changes;
     let batch = &checked.batch;
     WriteResult {
@@ -327,9 +341,16 @@ pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) 
         batch_key: batch.key.clone(),
         batch_label: batch.label.clone(),
         format: batch.format.clone(),
-        message: message(settings.unattended, &summary, &written, undo.as_deref()),
+        message: match decider {
+            Decider::Policy(policy) => message(policy, &summary, &written, undo.as_deref()),
+            Decider::Reviewer => reviewed_message(&summary, &written, undo.as_deref()),
+        },
         note: decisions.batch_note().map(str::to_owned),
-        unattended: settings.unattended.as_str().to_owned(),
+        reviewed: decider == Decider::Reviewer,
+        unattended: match decider {
+            Decider::Policy(policy) => Some(policy.as_str().to_owned()),
+            Decider::Reviewer => None,
+        },
         committed: !written.is_empty(),
         summary,
         files,
@@ -360,11 +381,11 @@ fn message(
     match unattended {
         Unattended::Refuse => format!(
             "Nothing was written: no reviewer is waiting for this workspace, and this server \
-             writes nothing unattended (--unattended refuse). A reviewer that waits for agents \
-             (`patchdeck gate`) is not built yet. To write every change that verifies without a \
-             review, the server must be started with --unattended verified; a person can review \
-             the batch saved to a file with `patchdeck review FILE`, or apply it with \
-             `patchdeck apply FILE`. {} of {} change(s) verify as they are.",
+             writes nothing unattended (--unattended refuse). Ask the person to start the \
+             reviewer in a terminal in the workspace (`patchdeck gate`), then call again: the \
+             call then waits while they decide each change. To write every change that \
+             verifies without a review, the server must be started with --unattended \
+             verified. {} of {} change(s) verify as they are.",
             summary.not_reviewed + summary.already_applied,
             summary.changes
         ),
@@ -401,6 +422,42 @@ fn message(
     }
 }
 
+/// What a person in `patchdeck gate` decided, for the model.
+fn reviewed_message(summary: &Summary, written: &[WrittenFile], undo: Option<&str>) -> String {
+    let mut said = match written.is_empty() {
+        false => format!(
+            "The reviewer took {} of {} change(s): written in one atomic commit ({} file(s)).",
+            summary.applied,
+            summary.changes,
+            written.len()
+        ),
+        true => "The reviewer wrote nothing.".to_owned(),
+    };
+    if let Some(undo) = undo {
+        let _ = write!(said, " `{undo}` takes it back.");
+    }
+    let mut rest = Vec::new();
+    if summary.rejected > 0 {
+        rest.push(format!(
+            "{} rejected (with the reviewer's note where they wrote one)",
+            summary.rejected
+        ));
+    }
+    if summary.not_reviewed > 0 {
+        rest.push(format!("{} left undecided", summary.not_reviewed));
+    }
+    let troubled = summary.conflict + summary.invalid + summary.held_back;
+    if troubled > 0 {
+        rest.push(format!(
+            "{troubled} did not fit the files (see the feedback)"
+        ));
+    }
+    if !rest.is_empty() {
+        let _ = write!(said, " Not written: {}.", rest.join("; "));
+    }
+    said
+}
+
 /// `path` as one word of a POSIX shell command line.
 fn shell_word(path: &std::path::Path) -> String {
     let text = path.display().to_string();
@@ -422,6 +479,9 @@ impl WriteResult {
             let _ = write!(text, " \"{key}\"");
         }
         text.push('\n');
+        if let Some(note) = &self.note {
+            let _ = writeln!(text, "the reviewer's note on the batch: {note}");
+        }
         for file in &self.files {
             let _ = writeln!(text, "{} ({})", file.path, file.file_patch_id);
             for problem in &file.problems {
@@ -433,14 +493,19 @@ impl WriteResult {
                     .as_deref()
                     .map(|k| format!(" \"{k}\""))
                     .unwrap_or_default();
+                let place = match change.operation.as_str() {
+                    "insert" => format!("after line {}", change.start_line - 1),
+                    _ => format!("lines {}-{}", change.start_line, change.end_line),
+                };
                 let _ = writeln!(
                     text,
-                    "  {} {}{key}, lines {}-{}",
+                    "  {} {}{key}, {place}",
                     change.outcome.as_str(),
                     change.change_id,
-                    change.start_line,
-                    change.end_line
                 );
+                if let Some(note) = &change.note {
+                    let _ = writeln!(text, "    the reviewer's note: {note}");
+                }
             }
         }
         for line in &self.blocked {

@@ -7,6 +7,7 @@
 //! verifies"), what is written is what the plan of those decisions writes, and each change's
 //! outcome is what the report says of it.
 
+use super::link::{self, Link};
 use super::response::{self, WriteResult};
 use super::Settings;
 use crate::commit::CommitOptions;
@@ -60,6 +61,59 @@ pub struct Submitted {
     pub format: Option<String>,
 }
 
+/// Where a write goes: to the person's reviewer, or decided here by the unattended policy.
+pub enum Route {
+    /// A gate waits for this workspace (at `root`, as resolved): the batch, which loads, goes
+    /// to it.
+    Gate {
+        link: Link,
+        root: String,
+        submitted: Submitted,
+    },
+    /// No gate waits: decided (and perhaps written) by the policy.
+    Unattended(Box<WriteResult>),
+}
+
+/// Sends a write where it goes: to the workspace's gate when one waits (once the batch is
+/// known to load: a batch that cannot be read never reaches a person, and fails here with
+/// `check`'s messages), else through [`write`]. A gate's socket that cannot be trusted (not
+/// this user's, in a folder that is not private) is an error: nothing is written.
+pub fn route(settings: &Settings, submitted: Submitted) -> Result<Route, Error> {
+    let opened = pipeline::open(&settings.root, Access::Read, LOCK_WAIT)?;
+    let root = opened.workspace.root().to_path_buf();
+    let link = link::connect(&root).map_err(|cause| Error::Io {
+        what: format!(
+            "reaching the reviewer of {} (patchdeck gate); nothing was written",
+            root.display()
+        ),
+        cause,
+    })?;
+    let Some(link) = link else {
+        drop(opened);
+        return write(settings, submitted).map(|result| Route::Unattended(Box::new(result)));
+    };
+    let input = Input::from_bytes(submitted.source, submitted.text.clone());
+    pipeline::load_with(
+        &opened.workspace,
+        &input,
+        &load_options(settings, &submitted),
+    )?;
+    Ok(Route::Gate {
+        link,
+        root: root.display().to_string(),
+        submitted,
+    })
+}
+
+/// How a submitted batch is loaded, here and by the gate.
+pub fn load_options(settings: &Settings, submitted: &Submitted) -> LoadOptions {
+    LoadOptions {
+        format: submitted.format.clone(),
+        max_tokens: settings.max_tokens,
+        ..LoadOptions::default()
+    }
+}
+
 /// Loads, verifies, decides and (under [`Unattended::Verified`]) commits a submitted batch.
 /// An error is a batch that cannot be read (with every problem located, as `check` says it)
 /// or a commit that failed and was rolled back.
@@ -69,12 +123,8 @@ pub fn write(settings: &Settings, submitted: Submitted) -> Result<WriteResult, E
         Unattended::Verified => Access::Write,
     };
     let opened = pipeline::open(&settings.root, access, LOCK_WAIT)?;
+    let options = load_options(settings, &submitted);
     let input = Input::from_bytes(submitted.source, submitted.text);
-    let options = LoadOptions {
-        format: submitted.format,
-        max_tokens: settings.max_tokens,
-        ..LoadOptions::default()
-    };
     let checked = pipeline::load_with(&opened.workspace, &input, &options)?;
     let (checked, decisions) = decide(checked, settings.unattended);
     let plan = checked.plan(&decisions);
@@ -103,12 +153,13 @@ pub fn write(settings: &Settings, submitted: Submitted) -> Result<WriteResult, E
     warnings.extend(opened.interrupted.as_deref().map(say::describe_interrupted));
     warnings.extend(applied.iter().flat_map(|a| a.warnings.iter().cloned()));
     Ok(response::build(
-        settings,
+        &settings.root,
+        response::Decider::Policy(settings.unattended),
         &response::Written {
             checked: &checked,
             decisions: &decisions,
             plan: &plan,
-            applied: applied.as_ref(),
+            committed: applied.as_ref().map(|a| &a.committed),
         },
         warnings,
     ))

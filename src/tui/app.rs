@@ -389,6 +389,12 @@ impl App {
         &mut self.review
     }
 
+    /// The review as it ends, with what its last commit did (for the gate, which answers the
+    /// agent from them).
+    pub fn finish(self) -> (Review, Option<Outcome>) {
+        (self.review, self.outcome)
+    }
+
     pub fn decisions(&self) -> &Decisions {
         self.review.decisions()
     }

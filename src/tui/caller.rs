@@ -13,7 +13,7 @@ pub struct Caller {
     pub agent: String,
     /// The tool it called.
     pub tool: String,
-    /// Batches waiting behind this one (kept by the gate).
+    /// Batches not answered yet, this one among them (kept by the gate).
     pub waiting: Arc<AtomicUsize>,
     /// Set when the agent stopped waiting (its call timed out, or it went away): it will not
     /// hear what is decided.
@@ -24,7 +24,7 @@ impl Caller {
     /// The header's words: `from claude-code (workspace_write_patch) · 2 more waiting`.
     pub fn header(&self) -> String {
         let mut text = format!("from {} ({})", self.agent, self.tool);
-        let waiting = self.waiting.load(Ordering::Relaxed);
+        let waiting = self.waiting.load(Ordering::Relaxed).saturating_sub(1);
         if waiting > 0 {
             text.push_str(&format!(" · {waiting} more waiting"));
         }
@@ -38,9 +38,13 @@ impl Caller {
 
     /// What quitting without a commit asks, with `decided` decisions made.
     pub fn dismiss_question(&self, decided: usize) -> String {
+        let yours = match decided {
+            0 => String::new(),
+            n => format!(" and your {n} decision(s)"),
+        };
         match self.gone() {
             true => format!(
-                "Dismiss this batch and its {decided} decision(s)? Nothing is written; {} stopped waiting and hears nothing.",
+                "Dismiss this batch{yours}? Nothing is written; {} stopped waiting and hears nothing.",
                 self.agent
             ),
             false => format!(

@@ -17,6 +17,8 @@ pub mod decide;
 pub mod draw;
 pub mod editor;
 pub mod env;
+#[cfg(feature = "mcp")]
+pub mod gate;
 pub mod glyphs;
 pub mod handback;
 pub mod highlight;

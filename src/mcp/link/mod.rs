@@ -11,9 +11,11 @@
 //! replaced, never one that answers.
 
 mod client;
+mod listen;
 mod place;
 
 pub use client::{connect, Link};
+pub use listen::{Arrival, Listening};
 pub use place::{place, Place};
 
 use serde::de::DeserializeOwned;

@@ -58,26 +58,27 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     let used: usize = first.iter().map(Span::width).sum();
     let lead = format!("  {} · ", batch.format);
     let room = (area.width as usize).saturating_sub(used + lead.chars().count());
-    first.push(Span::styled(
-        format!("{lead}{}", keep_end(&batch.source, room)),
-        p.dim,
-    ));
+    // An agent's batch names the agent instead (its source is the tool it called).
+    match &app.caller {
+        Some(caller) => first.push(Span::styled(
+            format!("{lead}{}", keep_end(&caller.header(), room)),
+            p.key,
+        )),
+        None => first.push(Span::styled(
+            format!("{lead}{}", keep_end(&batch.source, room)),
+            p.dim,
+        )),
+    }
     // While the whole batch loads behind its first files, how far it got; then its counts.
     let mut second = match app.loading_status() {
         Some(status) => vec![Span::styled(loading_line(status), p.text)],
         None => counts_line(app),
     };
-    if let Some(caller) = &app.caller {
-        second.push(Span::styled(format!("  {}", caller.header()), p.key));
-        if caller.gone() {
-            second.push(Span::styled(
-                format!(
-                    "  {} stopped waiting: it will not hear this review",
-                    caller.agent
-                ),
-                p.warning,
-            ));
-        }
+    if let Some(caller) = app.caller.as_ref().filter(|c| c.gone()) {
+        second.push(Span::styled(
+            format!("  {} stopped waiting", caller.agent),
+            p.warning,
+        ));
     }
     if let Some(note) = app.decisions().batch_note() {
         let note = crate::lines::visible(note);

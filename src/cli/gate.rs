@@ -1,0 +1,65 @@
+//! `patchdeck gate`: the reviewer, waiting in this terminal for the batches coding agents write
+//! to the workspace through `patchdeck mcp` (the gate itself is `patchdeck::tui::gate`).
+
+use super::review::ViewArgs;
+use super::Ctx;
+use clap::Args;
+use patchdeck::config::ColorChoice;
+use patchdeck::error::{exit, Error};
+use patchdeck::tui::env::{ColorDepth, Env};
+use patchdeck::tui::gate::GateSetup;
+use patchdeck::tui::theme::Palette;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct GateArgs {
+    /// Workspace root the agents write to [default: current directory]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
+    pub root: PathBuf,
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+pub fn run(args: GateArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let mut env = Env::from_process();
+    if ctx.config.color.value == ColorChoice::Never {
+        env.colors = ColorDepth::None;
+    }
+    let mut theme = ctx.config.theme.clone();
+    theme.flag("--theme", args.view.theme.clone());
+    let palette = Palette::load(&theme.value, env.colors)
+        .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
+    if !std::io::stdout().is_terminal() {
+        return Err(Error::Usage {
+            message: "the gate is a reviewer and needs a terminal".into(),
+            hint: Some(
+                "for agents with no person to review, start `patchdeck mcp --unattended verified`"
+                    .into(),
+            ),
+        });
+    }
+    if palette.syntax.is_some() {
+        patchdeck::tui::highlight::load_in_background();
+    }
+    let max_tokens = ctx.config.max_tokens.value;
+    let answered = patchdeck::tui::gate::run(GateSetup {
+        root: args.root,
+        env,
+        palette,
+        keymap: ctx.keymap.clone(),
+        stage: ctx.config.stage.value,
+        max_tokens: (max_tokens > 0).then_some(max_tokens),
+    })?;
+    if answered > 0 {
+        super::output::eprintln(format!(
+            "patchdeck: the gate answered {answered} batch(es); `patchdeck undo` takes back the last commit"
+        ));
+    }
+    Ok(exit::OK)
+}
