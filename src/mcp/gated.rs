@@ -57,6 +57,9 @@ pub async fn through(
         match reply {
             Ok(Some(Reply::Result { text, result })) => return super::answer_json(text, result),
             Ok(Some(Reply::Refused { message })) => return failed(message),
+            Ok(Some(Reply::Queued { ahead: 0 })) => {
+                where_it_is = "arrived in patchdeck gate".to_owned();
+            }
             Ok(Some(Reply::Queued { ahead })) => {
                 where_it_is = format!("waiting in patchdeck gate behind {ahead} other batch(es)");
             }
