@@ -256,7 +256,7 @@ impl About<'_> {
         let written = file
             .changes
             .iter()
-            .any(|c| decisions.get(&c.id).is_selected());
+            .any(|c| decisions.writes(&c.id));
         for problem in check.problems.iter().filter(|p| p.blocking && written) {
             if let Some(how) = file_override(problem.kind, file, decisions) {
                 resolved.push(Resolved {
@@ -308,7 +308,7 @@ impl About<'_> {
             // Asked as if the file were written over its SHA-256 mismatch: an insertion there
             // is a failure of its own, whatever is decided for the file.
             match (
-                decision.is_selected(),
+                decision.writes(decisions.stance()),
                 rules::placement(file, check, i, decisions, check.sha_mismatch()),
             ) {
                 (_, Ok(Placement::AlreadyApplied)) => summary.already_applied += 1,

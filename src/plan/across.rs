@@ -152,7 +152,7 @@ pub(super) fn block_halves_of_renames(batch: &Batch, decisions: &Decisions, plan
             && file
                 .changes
                 .iter()
-                .all(|c| !decisions.get(&c.id).is_selected());
+                .all(|c| !decisions.writes(&c.id));
         let removal = batch.files.iter().position(|other| {
             other.doc_path == source && (other.action == FileAction::Delete || other.replaces)
         });

@@ -105,7 +105,9 @@ pub struct Review {
 
 impl Review {
     /// A review of a verified batch, from decisions already made (none, a saved session...).
-    pub fn new(checked: Checked, decisions: Decisions) -> Review {
+    pub fn new(checked: Checked, mut decisions: Decisions) -> Review {
+        // What a decision writes is the batch's to say, whatever the decisions came from.
+        decisions.stance = checked.batch.stance;
         Review {
             checked,
             decisions,

@@ -124,9 +124,10 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
             file.changes.iter().map(|c| decisions.get(&c.id)).collect()
         })
         .collect();
+    let stance = batch.stance;
     let accepted: Vec<usize> = decided
         .iter()
-        .map(|file| file.iter().filter(|d| d.is_selected()).count())
+        .map(|file| file.iter().filter(|d| d.writes(stance)).count())
         .collect();
     let mut out = Vec::new();
     if !plan.writes.is_empty() {
