@@ -54,7 +54,7 @@ const LAYERS: &[&[&str]] = &[
         "config",
     ],
     // The calls the clients make.
-    &["pipeline", "loading"],
+    &["pipeline", "loading", "worktree"],
 ];
 
 /// The modules of the clients, above every layer, the crate roots, and the build script (a

@@ -253,10 +253,7 @@ impl About<'_> {
             kind: b.kind,
             message: b.message.clone(),
         }));
-        let written = file
-            .changes
-            .iter()
-            .any(|c| decisions.writes(&c.id));
+        let written = file.changes.iter().any(|c| decisions.writes(&c.id));
         for problem in check.problems.iter().filter(|p| p.blocking && written) {
             if let Some(how) = file_override(problem.kind, file, decisions) {
                 resolved.push(Resolved {
