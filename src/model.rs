@@ -104,6 +104,11 @@ impl Stance {
     pub fn writes_accepted(self) -> bool {
         self == Stance::Proposed
     }
+
+    /// Whether a batch's changes are proposals (the stance of every batch read from an input).
+    pub fn is_proposed(&self) -> bool {
+        *self == Stance::Proposed
+    }
 }
 
 /// A non-fatal remark about the input, with the JSON path or line it concerns.

@@ -76,3 +76,4 @@ mod tul002_rules;
 mod undo;
 mod verify_conflicts;
 mod what_is_left;
+mod worktree;
