@@ -193,10 +193,15 @@ fn section_path(section: &[u8]) -> String {
     }
 }
 
-/// Labels each file patch with what the agent did to it (the batch's actions are the
-/// reversal's: an agent's new file is removed by the reversal).
+/// Labels each file patch and change with what the agent did (the batch's actions are the
+/// reversal's: an agent's new file is removed by the reversal), in the lines of the file on
+/// disk.
 fn describe_standing(batch: &mut Batch) {
     for file in &mut batch.files {
+        let of = (file.action, file.copy_from.as_deref());
+        for change in &mut file.changes {
+            change.description = Some(what_the_agent_did(of, change));
+        }
         let did = match (file.action, &file.copy_from) {
             (FileAction::Delete, _) => match &file.label {
                 Some(label) if label.starts_with("renamed to ") => {
@@ -206,9 +211,69 @@ fn describe_standing(batch: &mut Batch) {
             },
             (FileAction::Create, Some(from)) => format!("renamed to {from}"),
             (FileAction::Create, None) => "deleted".to_owned(),
-            (FileAction::Modify, _) => continue,
+            (FileAction::Modify, _) => match file.label.as_deref().map(turn_mode_round) {
+                Some(label) => label,
+                None => continue,
+            },
         };
         file.label = Some(did);
+    }
+}
+
+/// A label that names the reversal's mode change (`mode 100755 → 100644`), naming the
+/// agent's instead.
+fn turn_mode_round(label: &str) -> String {
+    let Some(at) = label.find("mode ") else {
+        return label.to_owned();
+    };
+    let (head, rest) = label.split_at(at + "mode ".len());
+    let Some((now, base)) = rest.split_once(" → ") else {
+        return label.to_owned();
+    };
+    let (base, tail) = base.split_at(base.find(' ').unwrap_or(base.len()));
+    format!("{head}{base} → {now}{tail}")
+}
+
+/// One change of the work tree as the agent made it: the base had the change's new lines, the
+/// file on disk has its expected lines, at its range. `file` is the file patch's (the
+/// reversal's) action and the name it copies.
+fn what_the_agent_did(file: (FileAction, Option<&str>), change: &crate::model::Change) -> String {
+    let said = change.description.as_deref().unwrap_or_default();
+    let context = Some(said)
+        .filter(|d| !d.is_empty() && !d.starts_with("@@") && !d.contains(' '))
+        .map(|d| format!(" (near \"{d}\")"))
+        .unwrap_or_default();
+    let had = change.new_lines.len();
+    let wrote = change.expected.as_ref().map_or(0, |e| e.len());
+    let lines = |n: usize| match n {
+        1 => "1 line".to_owned(),
+        n => format!("{n} lines"),
+    };
+    let range = change.range.describe_lines();
+    match file {
+        (FileAction::Delete, _) => match said.split_once(" (renamed to ") {
+            Some((_, from)) => format!("renamed {} to this file", from.trim_end_matches(')')),
+            None => format!("made the file ({})", lines(wrote)),
+        },
+        (FileAction::Create, Some(from))
+            if had == 0 && wrote == 0 && !said.starts_with("mode ") =>
+        {
+            format!("renamed the file to {from}")
+        }
+        (FileAction::Create, None) => format!("deleted the file ({})", lines(had)),
+        _ if had == 0 && wrote == 0 => {
+            match said.strip_prefix("mode ").and_then(|m| m.split_once(" → ")) {
+                // The reversal's mode change, turned round.
+                Some((now, base)) => format!(
+                    "changed the mode from {} to {now}",
+                    base.split(' ').next().unwrap_or(base)
+                ),
+                None => said.to_owned(),
+            }
+        }
+        _ if wrote == 0 => format!("removed {} {range}{context}", lines(had)),
+        _ if had == 0 => format!("added {range}{context}"),
+        _ => format!("changed {range} (the base had {}){context}", lines(had)),
     }
 }
 
