@@ -243,13 +243,35 @@ fn what_the_agent_did(file: (FileAction, Option<&str>), change: &crate::model::C
         .filter(|d| !d.is_empty() && !d.starts_with("@@") && !d.contains(' '))
         .map(|d| format!(" (near \"{d}\")"))
         .unwrap_or_default();
-    let had = change.new_lines.len();
-    let wrote = change.expected.as_ref().map_or(0, |e| e.len());
+    // A hunk carries lines of context on both sides: what the agent changed is between them.
+    let base = &change.new_lines;
+    let nothing = crate::text_lines::TextLines::default();
+    let disk = change.expected.as_ref().unwrap_or(&nothing);
+    let same = |a: Option<&str>, b: Option<&str>| a.is_some() && a == b;
+    let mut head = 0;
+    while same(base.get(head), disk.get(head)) {
+        head += 1;
+    }
+    let mut tail = 0;
+    while head + tail < base.len().min(disk.len())
+        && same(
+            base.get(base.len() - 1 - tail),
+            disk.get(disk.len() - 1 - tail),
+        )
+    {
+        tail += 1;
+    }
+    let had = base.len() - head - tail;
+    let wrote = disk.len() - head - tail;
     let lines = |n: usize| match n {
         1 => "1 line".to_owned(),
         n => format!("{n} lines"),
     };
-    let range = change.range.describe_lines();
+    let range = crate::model::LineRange {
+        start: change.range.start + head,
+        count: wrote,
+    }
+    .describe_lines();
     match file {
         (FileAction::Delete, _) => match said.split_once(" (renamed to ") {
             Some((_, from)) => format!("renamed {} to this file", from.trim_end_matches(')')),

@@ -77,3 +77,4 @@ mod undo;
 mod verify_conflicts;
 mod what_is_left;
 mod worktree;
+mod worktree_review;
