@@ -400,7 +400,16 @@ fn feedback_json_has_stable_field_names() {
     let fb = json_out(&feedback(root, &["--json", "--allow-sha-mismatch"], batch));
     assert_eq!(
         keys(&fb),
-        ["batch", "files", "format", "resolved", "source", "summary"]
+        [
+            "batch",
+            "files",
+            "format",
+            "moreRejected",
+            "rejected",
+            "resolved",
+            "source",
+            "summary"
+        ]
     );
     assert_eq!(keys(&fb["batch"]), ["id", "key", "label"]);
     assert_eq!(
@@ -449,6 +458,7 @@ fn feedback_json_has_stable_field_names() {
             "key",
             "located",
             "morePlaces",
+            "note",
             "number",
             "operation",
             "problems",

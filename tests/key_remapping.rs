@@ -126,7 +126,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
         ("accept", &["Y"]),
         ("reject", &["B"]),
         ("edit", &["E"]),
-        ("move", &["M"]),
+        ("move", &["W"]),
         ("override_sha", &["O"]),
         ("commit", &["C"]),
         ("quit", &["Q"]),
@@ -161,7 +161,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
                 .collect::<String>()
         };
         for pos in 0..app.flat.len() {
-            for key in ["Y", "Z", "M", "O", "B", "Z", "E"] {
+            for key in ["Y", "Z", "W", "O", "B", "Z", "E"] {
                 app.go(pos);
                 said.push(screen(&app));
                 let effect = app.key(Key::Char(key.chars().next().unwrap()));
@@ -258,7 +258,7 @@ fn with_every_key_remapped_no_message_names_a_default_key() {
     }
     let all = said.join("\n");
     for remapped in [
-        "M moves",
+        "W moves",
         "B rejects",
         "E edits",
         "O overrides",

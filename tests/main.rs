@@ -53,6 +53,7 @@ mod key_remapping;
 mod kill_random;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod notes;
 mod output_flags;
 mod overwrite;
 mod place;

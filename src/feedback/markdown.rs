@@ -74,17 +74,33 @@ impl Feedback {
             changes(s.changes),
             counted.join("; ")
         );
+        let rejected = self.rejected.len() + self.more_rejected;
+        if rejected > 0 {
+            let _ = write!(
+                out,
+                " The reviewer rejected {}: not written.",
+                count(rejected, "change that fits", "changes that fit")
+            );
+        }
         if self.has_failures() {
             out.push_str(
                 " Write what failed again against the files as they are now: the SHA-256 and the numbered lines below are what is on disk.",
             );
-        } else {
+        } else if rejected == 0 {
             out.push_str(" Nothing needs to be written again.");
         }
         out.push('\n');
+        if let Some(note) = &self.note {
+            let _ = writeln!(
+                out,
+                "\nThe reviewer's note on the batch:\n\n> {}",
+                visible(note)
+            );
+        }
         for file in &self.files {
             write_file(&mut out, file);
         }
+        write_rejected(&mut out, self);
         if !self.resolved.is_empty() {
             out.push_str("\n## Resolved as decided (nothing to fix)\n\n");
             for r in &self.resolved {
@@ -189,6 +205,9 @@ fn write_change(out: &mut String, file: &FileFeedback, change: &ChangeFeedback) 
         }
         out.push('\n');
     }
+    if let Some(note) = &change.note {
+        let _ = writeln!(out, "The reviewer's note: {}\n", visible(note));
+    }
     for rule in &change.problems {
         let _ = writeln!(out, "- **{}**: {}", rule.kind, visible(&rule.message));
     }
@@ -237,6 +256,55 @@ fn write_change(out: &mut String, file: &FileFeedback, change: &ChangeFeedback) 
         );
     } else if change.found_at.is_empty() && change.expected.is_some() {
         out.push_str("\nIts expected lines stand nowhere in the file now.\n");
+    }
+}
+
+/// The changes the reviewer rejected although they fit: each with its note, and the file now
+/// around it.
+fn write_rejected(out: &mut String, feedback: &Feedback) {
+    if feedback.rejected.is_empty() {
+        return;
+    }
+    out.push_str("\n## Rejected by the reviewer (not written)\n");
+    for change in &feedback.rejected {
+        let mut title = format!("{}#{}", code(&change.path), change.number);
+        if let Some(key) = &change.key {
+            let _ = write!(title, " {}", code(key));
+        }
+        let insert = change.operation == Operation::Insert;
+        let range = match (insert, change.start_line == change.end_line) {
+            (true, _) => format!("after line {}", change.start_line - 1),
+            (false, true) => format!("line {}", change.start_line),
+            (false, false) => format!("lines {}-{}", change.start_line, change.end_line),
+        };
+        let _ = writeln!(
+            out,
+            "\n### {title} ({}): {} {range}\n",
+            code(&change.id),
+            operation(change.operation)
+        );
+        match &change.note {
+            Some(note) => {
+                let _ = writeln!(out, "The reviewer's note: {}", visible(note));
+            }
+            None => out.push_str("The reviewer wrote no note.\n"),
+        }
+        if let Some(current) = &change.current {
+            let caption = match insert {
+                true => format!("{} now (it goes {range})", span(current)),
+                false => format!("{} now (its {range} marked `>`)", span(current)),
+            };
+            let _ = writeln!(out, "\n{caption}:\n");
+            write_excerpt(out, current);
+        }
+    }
+    if feedback.more_rejected > 0 {
+        let _ = writeln!(
+            out,
+            "\n… and {} more rejected change{}.",
+            feedback.more_rejected,
+            plural(feedback.more_rejected)
+        );
     }
 }
 

@@ -46,6 +46,37 @@ pub struct Feedback {
     pub files: Vec<FileFeedback>,
     /// Failures the decisions resolve: written all the same, nothing to fix.
     pub resolved: Vec<Resolved>,
+    /// The person's note on the whole batch, for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Changes that fit, which the person rejected (in batch order, the first
+    /// [`MAX_REJECTED`]), each with the person's note and the file now around it. A rejected
+    /// change that does not fit is a failure, in `files`, with its note there.
+    pub rejected: Vec<RejectedChange>,
+    /// Rejected changes past the first [`MAX_REJECTED`], counted.
+    pub more_rejected: usize,
+}
+
+/// How many rejected changes the feedback names; the rest are counted.
+pub const MAX_REJECTED: usize = 100;
+
+/// A change that fits, which the person rejected.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RejectedChange {
+    pub path: String,
+    pub id: String,
+    pub key: Option<String>,
+    /// Its place in its file patch, from 1 (`PATH#N`).
+    pub number: usize,
+    pub description: Option<String>,
+    pub operation: Operation,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Why, in the person's words, when they wrote a note.
+    pub note: Option<String>,
+    /// The file now around its range (none when there is no file to read).
+    pub current: Option<Excerpt>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -151,6 +182,8 @@ pub struct ChangeFeedback {
     pub found_at: Vec<Excerpt>,
     /// Places its expected lines stand that are not quoted.
     pub more_places: usize,
+    /// The person's note on it, for the model.
+    pub note: Option<String>,
 }
 
 /// A failure the decisions resolve.
@@ -197,6 +230,7 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
         ..Summary::default()
     };
     let mut resolved = Vec::new();
+    let mut rejected = Rejections::default();
     let files = (0..batch.files.len())
         .filter_map(|index| {
             let about = About {
@@ -208,7 +242,7 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
                 .blockers
                 .iter()
                 .filter(|b| b.file == index && planned_kind(b.kind));
-            about.feedback(planned, &mut summary, &mut resolved)
+            about.feedback(planned, &mut summary, &mut resolved, &mut rejected)
         })
         .collect();
     Feedback {
@@ -222,7 +256,17 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
         summary,
         files,
         resolved,
+        note: decisions.batch_note().map(str::to_owned),
+        rejected: rejected.named,
+        more_rejected: rejected.more,
     }
+}
+
+/// The rejected changes that fit, as the files are gone through.
+#[derive(Default)]
+struct Rejections {
+    named: Vec<RejectedChange>,
+    more: usize,
 }
 
 /// One file patch with its verdict and the decisions, as the feedback reads them.
@@ -240,6 +284,7 @@ impl About<'_> {
         planned: impl Iterator<Item = &'b Blocker>,
         summary: &mut Summary,
         resolved: &mut Vec<Resolved>,
+        rejected: &mut Rejections,
     ) -> Option<FileFeedback> {
         let (file, check, decisions) = (self.file, self.check, self.decisions);
         let path = check.display_path(file);
@@ -288,6 +333,9 @@ impl About<'_> {
         for (i, (change, change_check)) in file.changes.iter().zip(&check.changes).enumerate() {
             let decision = decisions.get(&change.id);
             if !has_trouble(change_check) {
+                if *decision == Decision::Reject && change_check.placed != Placed::Applied {
+                    rejected.add(|| self.rejected(&path, lines(), i));
+                }
                 if change_check.placed == Placed::Applied {
                     summary.already_applied += 1;
                 } else if entry.problems.is_empty() || *decision == Decision::Reject {
@@ -313,9 +361,11 @@ impl About<'_> {
                     summary.resolved += 1;
                     resolved.push(change_resolution(&path, file, i, placement));
                 }
-                _ => entry
-                    .changes
-                    .push(failed_change(file, check, lines(), i, decision)),
+                _ => {
+                    let mut failed = failed_change(file, check, lines(), i, decision);
+                    failed.note = decisions.note_on(&change.id).map(str::to_owned);
+                    entry.changes.push(failed);
+                }
             }
         }
         summary.failed += entry.changes.len();
@@ -325,6 +375,36 @@ impl About<'_> {
         }
         entry.line_count = check.snapshot.as_ref().map(|_| lines().len());
         Some(entry)
+    }
+}
+
+impl About<'_> {
+    /// Change `index`, which fits and which the person rejected.
+    fn rejected(&self, path: &str, lines: &Lines<'_>, index: usize) -> RejectedChange {
+        let change = &self.file.changes[index];
+        let readable = self.check.snapshot.is_some() && !lines.is_empty();
+        RejectedChange {
+            path: path.to_owned(),
+            id: change.id.to_string(),
+            key: change.key.clone(),
+            number: index + 1,
+            description: change.description.clone(),
+            operation: change.operation,
+            start_line: change.range.start,
+            end_line: change.range.end() - 1,
+            note: self.decisions.note_on(&change.id).map(str::to_owned),
+            current: readable.then(|| around(lines, change.range)),
+        }
+    }
+}
+
+impl Rejections {
+    /// Names the change `make` makes, or counts it past the first [`MAX_REJECTED`].
+    fn add(&mut self, make: impl FnOnce() -> RejectedChange) {
+        match self.named.len() < MAX_REJECTED {
+            true => self.named.push(make()),
+            false => self.more += 1,
+        }
     }
 }
 
@@ -486,5 +566,6 @@ fn failed_change(
         current,
         found_at,
         more_places: places.len().saturating_sub(MAX_PLACES),
+        note: None,
     }
 }

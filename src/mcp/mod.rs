@@ -9,6 +9,7 @@
 //! calls, which block, run on tokio's blocking threads. This module and its dependencies are
 //! behind the `mcp` feature: the core builds without an async runtime.
 
+pub mod link;
 mod read;
 pub mod response;
 mod schema;

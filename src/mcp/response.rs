@@ -43,6 +43,9 @@ pub struct WriteResult {
     pub format: String,
     /// What was done with the batch, in a sentence or two.
     pub message: String,
+    /// The reviewer's note on the whole batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The policy in effect while no reviewer is waiting: `refuse` or `verified`.
     pub unattended: String,
     /// Whether any file was written (all of them in one atomic commit).
@@ -177,6 +180,9 @@ pub struct ChangeResult {
     pub start_line: usize,
     pub end_line: usize,
     pub outcome: Outcome,
+    /// The reviewer's note on it (why it was rejected, most often).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub problems: Vec<ProblemResult>,
     /// For a change that did not fit: the file now around its range.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -269,7 +275,8 @@ pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) 
         .files
         .iter()
         .zip(&checked.verification.files)
-        .map(|(file, check)| FileResult {
+        .zip(&checked.batch.files)
+        .map(|((file, check), patch)| FileResult {
             file_patch_id: file.id.to_owned(),
             file_key: file.key.map(str::to_owned),
             doc_path: file.doc_path.to_owned(),
@@ -289,6 +296,7 @@ pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) 
                         start_line: entry.start_line,
                         end_line: entry.end_line,
                         outcome,
+                        note: decisions.note_on(&patch.changes[i].id).map(str::to_owned),
                         problems: entry.problems.iter().map(ProblemResult::from).collect(),
                         on_disk: match outcome.written() {
                             true => None,
@@ -320,6 +328,7 @@ pub fn build(settings: &Settings, written: &Written<'_>, warnings: Vec<String>) 
         batch_label: batch.label.clone(),
         format: batch.format.clone(),
         message: message(settings.unattended, &summary, &written, undo.as_deref()),
+        note: decisions.batch_note().map(str::to_owned),
         unattended: settings.unattended.as_str().to_owned(),
         committed: !written.is_empty(),
         summary,

@@ -81,6 +81,13 @@ pub struct Decisions {
     /// lines, so the edit applies only while the file still holds exactly them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(super) replaces: BTreeMap<ChangeId, Vec<String>>,
+    /// What the person said of a change, for the model that wrote it (why it was rejected,
+    /// most often): one line, sent with the change's outcome and in the feedback.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) notes: BTreeMap<ChangeId, String>,
+    /// What the person said of the whole batch, for the model that wrote it: one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) note: Option<String>,
     /// The decision of every change `decisions` does not name: undecided, except for the
     /// decisions of a whole batch (`apply` accepts every change), which list no change, so a
     /// batch of a million changes does not hold a million more IDs. Never saved: a session and
@@ -222,6 +229,21 @@ impl Decisions {
         self.replaces.get(id).map(Vec::as_slice)
     }
 
+    /// The person's note on a change, if they wrote one.
+    pub fn note_on(&self, id: &ChangeId) -> Option<&str> {
+        self.notes.get(id).map(String::as_str)
+    }
+
+    /// Every change's note, in the IDs' order.
+    pub fn notes(&self) -> &BTreeMap<ChangeId, String> {
+        &self.notes
+    }
+
+    /// The person's note on the whole batch, if they wrote one.
+    pub fn batch_note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
     pub fn get(&self, id: &ChangeId) -> &Decision {
         self.decisions.get(id).unwrap_or(&self.otherwise)
     }
@@ -329,6 +351,21 @@ impl Decisions {
             });
         }
         decisions.stance = batch.stance;
+        let long = (decisions.notes.iter())
+            .map(|(id, note)| (crate::json::field_path("notes", id.as_str()), note))
+            .chain(
+                decisions
+                    .note
+                    .as_ref()
+                    .map(|note| ("note".to_owned(), note)),
+            )
+            .find(|(_, note)| note_refusal(note).is_some());
+        if let Some((at, note)) = long {
+            return Err(Error::Usage {
+                message: format!("{path}: {at}: {}", note_refusal(note).expect("found above")),
+                hint: Some("a note is one line for the model: why, in a sentence".into()),
+            });
+        }
         let mut warnings = Vec::new();
         if !decisions.batch.is_empty() && decisions.batch != batch.content_sha256 {
             warnings.push(format!(
@@ -341,6 +378,7 @@ impl Decisions {
             .chain(decisions.relocate.iter())
             .chain(decisions.placements.keys())
             .chain(decisions.replaces.keys())
+            .chain(decisions.notes.keys())
             .filter(|id| batch.find_change(id).is_none())
             .map(ChangeId::as_str)
             .collect();
@@ -366,6 +404,20 @@ impl Decisions {
         }
         Ok((decisions, warnings))
     }
+}
+
+/// The most characters a note holds: a line, not a letter.
+pub const NOTE_MOST_CHARS: usize = 1_000;
+
+/// Why `note` cannot be a note, when it cannot: a line break in it, or more than
+/// [`NOTE_MOST_CHARS`] characters.
+pub fn note_refusal(note: &str) -> Option<String> {
+    if note.contains(['\n', '\r']) {
+        return Some("a note is one line, found a line break inside".to_owned());
+    }
+    let chars = note.chars().count();
+    (chars > NOTE_MOST_CHARS)
+        .then(|| format!("a note holds at most {NOTE_MOST_CHARS} characters, found {chars}"))
 }
 
 #[cfg(test)]

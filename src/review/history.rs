@@ -20,6 +20,8 @@ enum Delta {
     Override(FilePatchId, FileOverride, bool, bool),
     Place(ChangeId, Option<usize>, Option<usize>),
     Replaces(ChangeId, Option<Vec<String>>, Option<Vec<String>>),
+    Note(ChangeId, Option<String>, Option<String>),
+    BatchNote(Option<String>, Option<String>),
 }
 
 /// One undoable step, and the change it was about (where the person was).
@@ -52,6 +54,11 @@ pub enum Done {
     TakeOver,
     /// Every conflict with one place the evidence supports moved there.
     RelocateAll,
+    /// A change's note written, changed or taken away (rejecting the change when it was
+    /// undecided).
+    Note,
+    /// The batch's note written, changed or taken away.
+    BatchNote,
 }
 
 /// A step undone or redone: what it did, and the change it was about.
@@ -173,6 +180,17 @@ fn apply(decisions: &mut Decisions, delta: &Delta, forward: bool) {
                 decisions.replaces.remove(id);
             }
         },
+        Delta::Note(id, before, after) => match pick(forward, before, after) {
+            Some(note) => {
+                decisions.notes.insert(id.clone(), note.clone());
+            }
+            None => {
+                decisions.notes.remove(id);
+            }
+        },
+        Delta::BatchNote(before, after) => {
+            decisions.note = pick(forward, before, after).clone();
+        }
     }
 }
 
@@ -222,6 +240,20 @@ impl<'a> Tx<'a> {
         let before = self.decisions.replaces.get(id).cloned();
         if before != lines {
             self.record(Delta::Replaces(id.clone(), before, lines));
+        }
+    }
+
+    pub fn note(&mut self, id: &ChangeId, note: Option<String>) {
+        let before = self.decisions.notes.get(id).cloned();
+        if before != note {
+            self.record(Delta::Note(id.clone(), before, note));
+        }
+    }
+
+    pub fn batch_note(&mut self, note: Option<String>) {
+        let before = self.decisions.note.clone();
+        if before != note {
+            self.record(Delta::BatchNote(before, note));
         }
     }
 

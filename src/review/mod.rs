@@ -18,7 +18,7 @@ pub mod rules;
 pub mod select;
 pub mod take;
 
-pub use decisions::{Decision, Decisions};
+pub use decisions::{note_refusal, Decision, Decisions, NOTE_MOST_CHARS};
 pub use history::{Done, History, Replayed};
 pub use refusal::{Refusal, StillBlocking, Way};
 pub use rules::FileOverride;
@@ -538,6 +538,29 @@ impl Review {
         self.step(at, Done::Reject, |tx| tx.decide(&id, Decision::Reject));
     }
 
+    /// Writes the person's note on change `at` for the model (`None` or blank takes it
+    /// away). A note on an undecided change rejects it in the same step: "reject this and tell
+    /// the model why". Refused when it is not one line of at most [`NOTE_MOST_CHARS`]
+    /// characters (the error says why). True when anything changed.
+    pub fn note(&mut self, at: At, note: Option<&str>) -> Result<bool, String> {
+        let note = tidy_note(note)?;
+        let id = self.change(at).change.id.clone();
+        let undecided = *self.decisions.get(&id) == Decision::Undecided;
+        Ok(self.step(at, Done::Note, |tx| {
+            if undecided && note.is_some() {
+                tx.decide(&id, Decision::Reject);
+            }
+            tx.note(&id, note);
+        }))
+    }
+
+    /// Writes the person's note on the whole batch (`None` or blank takes it away). True when
+    /// anything changed.
+    pub fn note_batch(&mut self, at: At, note: Option<&str>) -> Result<bool, String> {
+        let note = tidy_note(note)?;
+        Ok(self.step(at, Done::BatchNote, |tx| tx.batch_note(note)))
+    }
+
     /// Edits change `at` to write `lines` (and accepts it). A conflict edited over the lines
     /// on disk is resolved: the decision records those lines, and the commit checks them
     /// instead of the batch's expected lines.
@@ -709,6 +732,15 @@ impl Review {
         let mut tx = Tx::new(&mut self.decisions);
         body(&mut tx);
         self.history.push(at, what, tx)
+    }
+}
+
+/// A note as kept: trimmed, `None` when blank, refused when it is no note.
+fn tidy_note(note: Option<&str>) -> Result<Option<String>, String> {
+    let note = note.map(str::trim).filter(|n| !n.is_empty());
+    match note.and_then(note_refusal) {
+        Some(why) => Err(why),
+        None => Ok(note.map(str::to_owned)),
     }
 }
 

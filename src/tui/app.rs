@@ -172,6 +172,8 @@ pub enum Overlay {
     ConfirmTakeOver {
         pos: usize,
     },
+    /// A note for the model being typed (in the status line).
+    Note(super::note::Noting),
 }
 
 impl Overlay {
@@ -290,6 +292,8 @@ pub struct App {
     /// The whole batch, while it loads behind a first screen of its first files (see
     /// `super::loading`).
     pub(super) loading: Option<Behind>,
+    /// The agent waiting for this review, when it came through `patchdeck gate`.
+    pub caller: Option<super::caller::Caller>,
 }
 
 impl App {
@@ -332,6 +336,7 @@ impl App {
             size: (120, 40),
             restored: 0,
             loading: None,
+            caller: None,
         };
         app.resumed(session, resumed, true);
         app
@@ -407,6 +412,7 @@ impl App {
             Some(Overlay::Place(_)) => Mode::Place,
             Some(Overlay::ConfirmAcceptVerified { .. }) => Mode::ConfirmAcceptVerified,
             Some(Overlay::ConfirmTakeOver { .. }) => Mode::ConfirmTakeOver,
+            Some(Overlay::Note(_)) => Mode::Note,
         }
     }
 
@@ -543,6 +549,9 @@ impl App {
                 return effect;
             }
         }
+        if let Some(effect) = self.note_typing(key) {
+            return effect;
+        }
         if let Some(effect) = self.place_typing(key) {
             return effect;
         }
@@ -576,6 +585,7 @@ impl App {
             Some(Overlay::EditFailed(failed)) => self.edit_failed_action(action, failed),
             Some(Overlay::Reload { what }) => self.reload_action(action, what),
             Some(Overlay::Place(placing)) => self.place_action(action, placing),
+            Some(Overlay::Note(noting)) => self.note_action(action, noting),
             Some(Overlay::ConfirmTakeOver { pos }) => {
                 if action == Action::Confirm {
                     self.take_over(pos);
@@ -618,6 +628,8 @@ impl App {
                 | Action::RejectFile
                 | Action::Undo
                 | Action::Redo
+                | Action::Note
+                | Action::BatchNote
         );
         if self.committed() && decides {
             let text = self.words().committed();
@@ -707,6 +719,8 @@ impl App {
             Action::SearchPrev => self.search_step(false),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::CommitSummary => self.open_summary(),
+            Action::Note => self.start_note(false),
+            Action::BatchNote => self.start_note(true),
             Action::Feedback => self.write_feedback(),
             Action::Export => self.write_export(),
             Action::Quit => return self.quit(),
@@ -803,7 +817,9 @@ impl App {
     /// decision safely in the session file. Otherwise asks first.
     fn quit(&mut self) -> Effect {
         self.flush_session();
-        if self.decided() == 0 || self.committed() || self.session_saved() {
+        // An agent's batch is answered when the reviewer goes: dismissing it is asked first.
+        let nothing_lost = self.decided() == 0 || self.session_saved();
+        if self.committed() || (nothing_lost && self.caller.is_none()) {
             return Effect::Quit;
         }
         self.overlay = Some(Overlay::ConfirmQuit);
@@ -812,6 +828,9 @@ impl App {
 
     /// What the quit prompt says (its keys come from the key map, under it).
     pub fn quit_question(&self) -> String {
+        if let Some(caller) = &self.caller {
+            return caller.dismiss_question(self.decided());
+        }
         let why = match &self.session_error {
             _ if self.config.read_only => "read-only: no session is saved".to_owned(),
             Some(error) => error.clone(),

@@ -298,6 +298,8 @@ impl App {
             Done::AcceptVerified => "accepting every verified change".to_owned(),
             Done::TakeOver => format!("taking the proposal of {} over the lines on disk", change()),
             Done::RelocateAll => "moving every conflict the evidence places".to_owned(),
+            Done::Note => format!("note on {}", change()),
+            Done::BatchNote => "note on the batch".to_owned(),
         }
     }
 

@@ -48,6 +48,10 @@ pub enum Action {
     SearchPrev,
     Help,
     CommitSummary,
+    /// Write a note on the change for the model (rejecting it when undecided).
+    Note,
+    /// Write a note on the whole batch for the model.
+    BatchNote,
     /// Write the feedback for the model that wrote the batch.
     Feedback,
     /// Write the batch as decided, rebased on the files as they are.
@@ -78,6 +82,8 @@ pub enum Mode {
     ConfirmAcceptVerified,
     /// Taking a conflict's proposal over the lines on disk, once the person has seen both.
     ConfirmTakeOver,
+    /// Typing a note for the model (keys other than these are text).
+    Note,
 }
 
 /// A key as the map names it.
@@ -232,6 +238,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Browse, &[K::Char('V')], A::AcceptVerified, "accept verified", "accept every undecided change that verifies, batch-wide (asks first)"),
     bind(M::Browse, &[K::Char('T')], A::TakeOver, "take", "write a conflict's proposal as it is over the lines on disk (shows both first; accepts it)"),
     bind(M::Browse, &[K::Char('&')], A::RelocateAll, "move all", "move every undecided conflict whose expected lines stand at one place the evidence supports (accepts them)"),
+    bind(M::Browse, &[K::Char('t')], A::Note, "tell", "tell the model why: a note with this change (rejects it when undecided)"),
+    bind(M::Browse, &[K::Char('M')], A::BatchNote, "message", "a note for the model on the whole batch"),
     bind(M::Browse, &[K::Char('F')], A::Feedback, "feedback", "write what failed and what is on disk, for the model (as `patchdeck feedback`)"),
     bind(M::Browse, &[K::Char('X')], A::Export, "export", "write the batch as decided, rebased on the files now (as `patchdeck export`)"),
     bind(M::Browse, &[K::Char('w')], A::ToggleWholeFile, "whole file", "toggle: this change, or the whole file with all changes in place"),
@@ -256,6 +264,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(M::Help, &[K::Char('G'), K::End], A::LastChange, "end", "the help's end"),
     bind(M::Search, &[K::Enter], A::Confirm, "find", "go to the first match"),
     bind(M::Search, &[K::Esc], A::Cancel, "cancel", "stop searching"),
+    bind(M::Note, &[K::Enter], A::Confirm, "keep", "keep the note (an empty one takes the note away)"),
+    bind(M::Note, &[K::Esc], A::Cancel, "cancel", "leave the note as it was"),
     bind(M::CommitSummary, &[K::Char('y')], A::Confirm, "commit", "write every accepted change atomically"),
     bind(M::CommitSummary, &[K::Char('n'), K::Esc], A::Cancel, "back", "back to the review"),
     bind(M::CommitSummary, &[K::Char('j'), K::Down], A::NextChange, "scroll", "scroll the summary down a line"),
@@ -336,6 +346,8 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("diff_end", Action::DiffEnd),
     ("scroll_left", Action::ScrollLeft),
     ("scroll_right", Action::ScrollRight),
+    ("note", Action::Note),
+    ("batch_note", Action::BatchNote),
     ("feedback", Action::Feedback),
     ("export", Action::Export),
     ("help", Action::Help),
@@ -453,6 +465,7 @@ pub fn mode_title(mode: Mode) -> &'static str {
         Mode::Place => "Placing a change (digits type a line)",
         Mode::ConfirmAcceptVerified => "Accepting every verified change",
         Mode::ConfirmTakeOver => "Taking a proposal over the lines on disk",
+        Mode::Note => "Typing a note for the model",
     }
 }
 

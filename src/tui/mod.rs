@@ -11,6 +11,7 @@
 //! background parser catches up (`highlight`). Deciding, searching, editing and committing each have their own file.
 
 pub mod app;
+pub mod caller;
 pub mod commit_flow;
 pub mod decide;
 pub mod draw;
@@ -22,6 +23,7 @@ pub mod highlight;
 pub mod keys;
 pub mod layout;
 pub mod loading;
+pub mod note;
 pub mod place;
 pub mod saver;
 pub mod scroll;
@@ -58,21 +60,31 @@ pub fn check_settings(config: &crate::config::Config) -> Result<keys::KeyMap, St
 /// Runs the reviewer on the terminal until the person quits, or until the batch whose first
 /// files it shows turns out not to load (that error).
 pub fn run(app: &mut App) -> Result<(), crate::error::Error> {
-    let drawing = |e| crate::error::Error::io("drawing the reviewer on the terminal", e);
-    let mut terminal = ratatui::try_init().map_err(drawing)?;
-    let _ = execute!(stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, app);
-    let _ = execute!(stdout(), DisableMouseCapture);
-    ratatui::restore();
+    let result = on_terminal(|terminal| event_loop(terminal, app));
     app.flush_session();
-    match result.map_err(drawing)? {
+    match result? {
         Some(failed) => Err(failed),
         None => Ok(()),
     }
 }
 
-/// Runs the loop until the person quits (`None`) or the whole batch fails to load.
-fn event_loop(
+/// Runs `work` on the terminal, made ready for the reviewer (the alternate screen, raw mode,
+/// the mouse) and given back as it was afterwards, whatever `work` does.
+pub fn on_terminal<T>(
+    work: impl FnOnce(&mut DefaultTerminal) -> io::Result<T>,
+) -> Result<T, crate::error::Error> {
+    let drawing = |e| crate::error::Error::io("drawing the reviewer on the terminal", e);
+    let mut terminal = ratatui::try_init().map_err(drawing)?;
+    let _ = execute!(stdout(), EnableMouseCapture);
+    let result = work(&mut terminal);
+    let _ = execute!(stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result.map_err(drawing)
+}
+
+/// Runs the reviewer on a terminal made ready by [`on_terminal`] until the person quits
+/// (`None`) or the whole batch fails to load.
+pub fn event_loop(
     terminal: &mut DefaultTerminal,
     app: &mut App,
 ) -> io::Result<Option<crate::error::Error>> {
@@ -165,6 +177,9 @@ fn count_summary_while_idle(terminal: &mut DefaultTerminal, app: &mut App) -> io
     Ok(())
 }
 
+/// How often the header of an agent's batch is redrawn while no key comes.
+const CALLER_POLL: Duration = Duration::from_millis(250);
+
 /// How often the loop looks whether the background parser has reached a provisionally
 /// coloured screen.
 const REPAINT_POLL: Duration = Duration::from_millis(50);
@@ -172,6 +187,13 @@ const REPAINT_POLL: Duration = Duration::from_millis(50);
 /// The next terminal event. While the screen shows provisional syntax colours (see
 /// `highlight`), it is redrawn as soon as the background parser has reached it.
 fn next_event(terminal: &mut DefaultTerminal, app: &App) -> io::Result<Event> {
+    // An agent's batch: what the header says of it (batches behind it, the agent gone) moves
+    // on without a key.
+    if app.caller.is_some() {
+        while !event::poll(CALLER_POLL)? {
+            terminal.draw(|frame| draw::draw(frame, app))?;
+        }
+    }
     while app.highlighter.waiting() {
         if event::poll(REPAINT_POLL)? {
             break;

@@ -244,7 +244,7 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
         let (decision, status) =
             change_glyphs(app.review(), crate::review::At { file, change: ci });
         let name = change.key.clone().unwrap_or_else(|| format!("#{}", ci + 1));
-        let spans = vec![
+        let mut spans = vec![
             Span::styled(if ci == selected_change { "▸" } else { " " }, p.key),
             Span::styled(decision.symbol(), decision.style(p)),
             Span::styled(status.symbol(), status.style(p)),
@@ -261,6 +261,11 @@ pub fn changes(frame: &mut Frame, app: &App, area: Rect) {
                 p.text,
             ),
         ];
+        // The person's note for the model, after what the model said of the change.
+        if let Some(note) = app.decisions().note_on(&change.id) {
+            let note = crate::lines::visible(note);
+            spans.push(Span::styled(format!("  note: {note}"), p.key));
+        }
         lines.push(row(app, spans, ci == selected_change, needle.as_deref()));
     }
     let title = match app.filter {

@@ -67,6 +67,22 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         Some(status) => vec![Span::styled(loading_line(status), p.text)],
         None => counts_line(app),
     };
+    if let Some(caller) = &app.caller {
+        second.push(Span::styled(format!("  {}", caller.header()), p.key));
+        if caller.gone() {
+            second.push(Span::styled(
+                format!(
+                    "  {} stopped waiting: it will not hear this review",
+                    caller.agent
+                ),
+                p.warning,
+            ));
+        }
+    }
+    if let Some(note) = app.decisions().batch_note() {
+        let note = crate::lines::visible(note);
+        second.push(Span::styled(format!("  note: {note}"), p.key));
+    }
     if app.config.read_only {
         second.push(Span::styled("  READ-ONLY", p.warning));
     }
@@ -220,6 +236,17 @@ fn status(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("▏", p.key),
             Span::styled("   Enter find · Esc cancel", p.dim),
         ])
+    } else if let Some(Overlay::Note(noting)) = &app.overlay {
+        let mut spans = vec![
+            Span::styled(format!(" {}", app.note_prompt(noting)), p.key),
+            Span::styled(crate::lines::visible(&noting.input).into_owned(), p.text),
+            Span::styled("▏", p.key),
+            Span::styled("   Enter keep · Esc cancel", p.dim),
+        ];
+        if let Some((_, text)) = app.status_text() {
+            spans.push(Span::styled(format!("  {text}"), p.conflict));
+        }
+        Line::from(spans)
     } else if let Some(Overlay::Place(placing)) = &app.overlay {
         let mut spans = vec![Span::styled(
             format!(" {}", app.placing_text(placing)),

@@ -60,7 +60,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             ],
         ),
         // Typing a search or placing a change happens in the status line, over the review.
-        None | Some(Overlay::Search) | Some(Overlay::Place(_)) => {}
+        None | Some(Overlay::Search) | Some(Overlay::Place(_)) | Some(Overlay::Note(_)) => {}
     }
 }
 

@@ -37,6 +37,14 @@ pub fn head_lines(app: &App, width: u16, hscroll: usize) -> Vec<Line<'static>> {
     if let Some(description) = &change.description {
         out.push(Line::from(Span::styled(description.clone(), p.text)));
     }
+    // The person's note for the model, under what the model said of the change.
+    if let Some(note) = app.decisions().note_on(&change.id) {
+        let note = crate::lines::visible(note);
+        out.push(Line::from(Span::styled(
+            format!("your note for the model: {note}"),
+            p.key,
+        )));
+    }
     // On a short screen the diff needs the rows more than the file's label, which the files
     // list shows anyway.
     if let Some(label) = file.label.as_ref().filter(|_| page(app) >= ROOMY_PAGE) {
