@@ -325,3 +325,44 @@ fn checkpoints_are_made_only_for_a_changed_work_tree_and_the_last_twenty_kept() 
     assert!(listed(&json(&out)).is_empty());
     assert_eq!(git(repo.path(), &["stash", "list"]), "");
 }
+
+#[test]
+fn feedback_tells_the_agent_what_was_undone_with_the_note_and_the_lines_put_back() {
+    let repo = agent_turn();
+    let out = repo.run(&["check", "--worktree", "--json"]);
+    let report = json(&out);
+    let b = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "b.txt")
+        .unwrap();
+    let second = b["changes"][1]["id"].as_str().unwrap();
+    let decisions = repo.home.path().join("decisions.json");
+    fs::write(
+        &decisions,
+        serde_json::json!({
+            "decisions": {second: "reject"},
+            "notes": {second: "keep b 27 as it was: other code reads it"},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let decisions = decisions.to_str().unwrap();
+    let out = repo.run(&["feedback", "--worktree", "--decisions", decisions]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let message = text(&out.stdout);
+    assert!(message.contains("Undone by the person"), "{message}");
+    assert!(message.contains("`b.txt`#2"), "{message}");
+    assert!(message.contains("keep b 27 as it was"), "{message}");
+    // The lines now on disk once it is undone: the base's, marked.
+    assert!(
+        message.contains("> ") && message.contains("b 27\n"),
+        "{message}"
+    );
+    assert!(!message.contains("b 27.5 added"), "{message}");
+    // And the same after the commit: applying the same decisions undoes it.
+    let out = repo.run(&["apply", "--worktree", "--decisions", decisions]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(repo.read("b.txt").contains("b 27\nb 28"));
+}
