@@ -55,3 +55,4 @@ pub mod text_lines;
 pub mod tui;
 pub mod verify;
 pub mod workspace;
+pub mod worktree;

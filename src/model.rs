@@ -75,6 +75,40 @@ pub struct Batch {
     pub files: Vec<FilePatch>,
     /// Things in the input that were accepted but deserve a look (unknown fields, ...).
     pub warnings: Vec<InputWarning>,
+    /// Whether the changes are proposals to write, or undo work that stands on disk already.
+    pub stance: Stance,
+}
+
+/// What a batch's changes are, and so what a decision about one of them does.
+///
+/// Every change replaces lines of a file as it is on disk with its new lines; the stance says
+/// which decision writes it. A batch read from an input proposes its changes: accepting one
+/// writes it. A batch made from the work tree (`--worktree`) is the reverse of the edits that
+/// stand in the files since a base (a checkpoint, `HEAD`): each change puts the base's lines
+/// back over one edit. A person decides about the edit, not its reversal, so accepting
+/// *keeps* the edit (writes nothing), rejecting *undoes* it (writes the change), and an edit
+/// writes the edited lines in the edit's place. Nothing undecided is written in either.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stance {
+    /// Changes to write: an accepted change is written.
+    #[default]
+    Proposed,
+    /// The reversal of edits on disk: a rejected change is written (the edit undone).
+    Standing,
+}
+
+impl Stance {
+    /// Whether a change of this stance is written when it is accepted (`true`) or when it is
+    /// rejected (`false`); an edit is always written.
+    pub fn writes_accepted(self) -> bool {
+        self == Stance::Proposed
+    }
+
+    /// Whether a batch's changes are proposals (the stance of every batch read from an input).
+    pub fn is_proposed(&self) -> bool {
+        *self == Stance::Proposed
+    }
 }
 
 /// A non-fatal remark about the input, with the JSON path or line it concerns.

@@ -69,6 +69,19 @@ pub fn change_rows(
     new_lines: &[String],
     context: usize,
 ) -> Vec<Row> {
+    change_rows_over(bytes, index, range, None, new_lines, context)
+}
+
+/// [`change_rows`], showing `old_lines` as the lines removed when given (see
+/// [`Placed::old_lines`]) instead of the file's own at `range`.
+pub fn change_rows_over(
+    bytes: &[u8],
+    index: &LineIndex,
+    range: LineRange,
+    old_lines: Option<&[String]>,
+    new_lines: &[String],
+    context: usize,
+) -> Vec<Row> {
     let n = index.len();
     let start = range.start.clamp(1, n + 1);
     let end = range.end().clamp(start, n + 1);
@@ -76,7 +89,10 @@ pub fn change_rows(
     let last = (end + context).min(n + 1); // exclusive
     let mut rows = Vec::with_capacity(last - first + new_lines.len());
     rows.extend((first..start).map(|l| Row::context(index, bytes, l, l)));
-    let removed: Vec<&str> = (start..end).map(|l| index.line(bytes, l)).collect();
+    let removed: Vec<&str> = match old_lines {
+        Some(lines) => lines.iter().map(String::as_str).collect(),
+        None => (start..end).map(|l| index.line(bytes, l)).collect(),
+    };
     rows.extend(hunk_rows(&removed, new_lines, start, start, None));
     let shift = new_lines.len() as i64 - (end - start) as i64;
     rows.extend((end..last).map(|l| Row::context(index, bytes, l, (l as i64 + shift) as usize)));
@@ -176,6 +192,9 @@ pub struct Placed {
     /// Where it applies in the file on disk.
     pub range: LineRange,
     pub new_lines: Vec<String>,
+    /// The lines shown as removed, when not the file's own at `range`: a change that stands
+    /// on disk already is read base to work tree, so its removed lines are the base's.
+    pub old_lines: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug)]
@@ -231,7 +250,10 @@ impl FileLayout {
                     new_first: (next as i64 + shift) as usize,
                 });
             }
-            let old: Vec<&str> = (start..end).map(|l| index.line(bytes, l)).collect();
+            let old: Vec<&str> = match &p.old_lines {
+                Some(lines) => lines.iter().map(String::as_str).collect(),
+                None => (start..end).map(|l| index.line(bytes, l)).collect(),
+            };
             let new_start = (start as i64 + shift) as usize;
             let rows = hunk_rows(&old, &p.new_lines, start, new_start, Some(p.change));
             segments.push(Segment::Changed {
@@ -452,6 +474,7 @@ mod tests {
             change: 0,
             range: LineRange::inclusive(2, 2),
             new_lines: s(&["B1", "B2"]),
+            old_lines: None,
         }];
         let layout = FileLayout::new(bytes, &index, &placed);
         assert_eq!(layout.len(), 6);

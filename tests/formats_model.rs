@@ -61,6 +61,7 @@ fn batch(files: Vec<FilePatch>) -> Batch {
         content_sha256: String::new(),
         files,
         warnings: Vec::new(),
+        stance: Default::default(),
     }
 }
 

@@ -78,3 +78,5 @@ mod tul002_rules;
 mod undo;
 mod verify_conflicts;
 mod what_is_left;
+mod worktree;
+mod worktree_review;

@@ -6,8 +6,10 @@ use patchdeck::commit::{CommitOptions, NewContents};
 use patchdeck::error::{exit, Error};
 use patchdeck::failpoint::Failpoint;
 use patchdeck::fs::Snapshot;
+use patchdeck::model::Stance;
 use patchdeck::pipeline;
-use patchdeck::plan::{FileWrite, WriteKind};
+use patchdeck::plan::{FileWrite, Plan, WriteKind};
+use patchdeck::report::say;
 use patchdeck::report::{Decided, Interrupted, Report};
 use patchdeck::review::rules::{FileOverride, RELOCATE};
 use patchdeck::review::{Decisions, Selection};
@@ -185,8 +187,11 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
             output::eprintln(format!("patchdeck: warning: {warning}"));
         }
     }
+    let standing = checked.batch.stance == Stance::Standing;
     let mut lines = String::new();
-    if !args.json && !ctx.quiet {
+    if !args.json && !ctx.quiet && standing {
+        lines = standing_lines(&plan, &checked, &decisions);
+    } else if !args.json && !ctx.quiet {
         for written in &applied.committed.written {
             let sha = written
                 .sha256
@@ -217,6 +222,19 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     std::mem::forget(plan);
     std::mem::forget(checked);
     Ok(exit::OK)
+}
+
+/// What a commit of the work tree's changes did, a line a file.
+fn standing_lines(plan: &Plan, checked: &Checked, decisions: &Decisions) -> String {
+    let mut lines: String = plan
+        .writes
+        .iter()
+        .map(|w| say::describe_standing_write(w, &checked.batch, decisions) + "\n")
+        .collect();
+    if plan.writes.is_empty() {
+        lines.push_str("nothing to undo: every change stays as the agent wrote it\n");
+    }
+    lines
 }
 
 fn verb(kind: WriteKind) -> &'static str {

@@ -4,9 +4,34 @@ use super::{open, output, paint, status_exit, BatchArgs, Ctx};
 use clap::Args;
 use patchdeck::error::Error;
 use patchdeck::formats::LoadOptions;
+use patchdeck::model::Stance;
 use patchdeck::report::{Interrupted, Report};
 use patchdeck::review::Decisions;
+use patchdeck::verify::Checked;
 use patchdeck::workspace::Release;
+
+/// The work tree's changes (`--worktree`), one a line, each with the names `apply --reject`
+/// takes (`PATH#N`, its ID) and what the agent did, in the lines of the file on disk.
+fn standing_listing(checked: &Checked) -> String {
+    let mut out = String::new();
+    for (file, check) in checked.batch.files.iter().zip(&checked.verification.files) {
+        let path = check.display_path(file);
+        let label = file
+            .label
+            .as_deref()
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        for (n, change) in file.changes.iter().enumerate() {
+            out.push_str(&format!(
+                "{path}#{} {}{label}: {}\n",
+                n + 1,
+                change.id,
+                patchdeck::lines::visible(change.description.as_deref().unwrap_or_default())
+            ));
+        }
+    }
+    out
+}
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -38,12 +63,16 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> Result<i32, Error> {
     if !ctx.quiet {
         let mut report = Report::check(&checked.batch, &checked.verification, &plan);
         report.interrupted_commit = opened.interrupted.as_deref().map(Interrupted::new);
+        let listing = match checked.batch.stance {
+            Stance::Standing if !args.json => standing_listing(&checked),
+            _ => String::new(),
+        };
         if args.json {
             output::print_with(|out| report.write_json(out))?;
         } else if ctx.color {
-            output::print(paint::report(&report.to_text()))?;
+            output::print(listing + &paint::report(&report.to_text()))?;
         } else {
-            output::print(report.to_text())?;
+            output::print(listing + &report.to_text())?;
         }
     }
     let status = status_exit(Some(checked.verification.worst()).max(plan.blocking_status()));

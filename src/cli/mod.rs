@@ -5,6 +5,7 @@
 
 mod apply;
 mod check;
+mod checkpoint;
 mod config;
 mod demo;
 mod diff;
@@ -91,6 +92,11 @@ pub enum Command {
         after_help = "Example:\n  patchdeck export --relocate --allow-sha-mismatch batch.json > rebased.json\n  patchdeck export --to unified --decisions session.json batch.json | git apply --check"
     )]
     Export(export::ExportArgs),
+    /// Record the git work tree as it is now, so that --worktree shows only what changes after (run it before each agent turn)
+    #[command(
+        after_help = "Example:\n  patchdeck checkpoint\n  patchdeck review --worktree\n  patchdeck apply --worktree --reject src/app.py#2"
+    )]
+    Checkpoint(checkpoint::CheckpointArgs),
     /// Print one change, file patch or the batch, by ID or key
     #[command(after_help = "Example:\n  patchdeck show batch.json chg-0007")]
     Show(show::ShowArgs),
@@ -149,9 +155,15 @@ pub struct BatchArgs {
     /// Refuse patch-tool calls (edits) larger than N tokens (characters / 4); 0 for no limit [default: 60000, or max_tokens in the config file]
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<usize>,
+    /// Instead of a batch, what changed in the git work tree since the latest checkpoint (or HEAD): keeping a change writes nothing, rejecting it puts back the base's lines [default: off]
+    #[arg(long, conflicts_with = "input")]
+    pub worktree: bool,
+    /// With --worktree: what the work tree is compared with, a commit, branch, tag or checkpoint [default: the latest checkpoint, else HEAD]
+    #[arg(long, value_name = "REF", requires = "worktree")]
+    pub base: Option<String>,
     /// The batch file, or - for standard input
-    #[arg(value_name = "INPUT")]
-    pub input: String,
+    #[arg(value_name = "INPUT", required_unless_present = "worktree")]
+    pub input: Option<String>,
 }
 
 impl BatchArgs {
@@ -237,8 +249,34 @@ fn load_with(
     args: &BatchArgs,
     options: patchdeck::formats::LoadOptions,
 ) -> Result<patchdeck::verify::Checked, Error> {
-    let input = Input::read(&args.input)?;
-    loading_batch(ctx, || pipeline::load_with(workspace, &input, &options))
+    match args.input.as_deref() {
+        Some(input) if !args.worktree => {
+            let input = Input::read(input)?;
+            loading_batch(ctx, || pipeline::load_with(workspace, &input, &options))
+        }
+        _ => load_worktree(ctx, workspace, args, options.max_tokens).map(|since| since.checked),
+    }
+}
+
+/// Loads what changed in the work tree since `--base` (or the latest checkpoint, or HEAD),
+/// saying on standard error what it is compared with.
+fn load_worktree(
+    ctx: &Ctx,
+    workspace: &patchdeck::workspace::Workspace,
+    args: &BatchArgs,
+    max_tokens: Option<usize>,
+) -> Result<patchdeck::worktree::Since, Error> {
+    let since = loading_batch(ctx, || {
+        patchdeck::worktree::load(workspace, args.base.as_deref(), max_tokens)
+    })?;
+    if !ctx.quiet {
+        output::eprintln(format!(
+            "patchdeck: the work tree since {} ({})",
+            since.base.name,
+            &since.base.commit[..since.base.commit.len().min(12)]
+        ));
+    }
+    Ok(since)
 }
 
 /// Runs `load` with a progress line on standard error ("loading and verifying the batch")
@@ -264,6 +302,7 @@ pub fn run() -> i32 {
         Command::Feedback(a) => a.json,
         Command::Recover(a) => a.json,
         Command::Undo(a) => a.json,
+        Command::Checkpoint(a) => a.json,
         Command::Config(a) => a.json,
         Command::Export(_) => false,
         #[cfg(feature = "mcp")]
@@ -302,6 +341,7 @@ pub fn run() -> i32 {
         Command::Show(args) => show::run(args, &ctx),
         Command::Recover(args) => recover::run(args, &ctx),
         Command::Undo(args) => undo::run(args, &ctx),
+        Command::Checkpoint(args) => checkpoint::run(args, &ctx),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp::run(args, &ctx),
         #[cfg(feature = "mcp")]

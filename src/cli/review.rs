@@ -69,10 +69,6 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         report: args.report.clone(),
         stage: ctx.config.stage.value,
     };
-    // A large git diff or TUL-002 batch opens on its first files while the whole of it loads
-    // behind them.
-    let input = Input::read(&args.batch.input)?;
-    let options = args.batch.load_options(ctx);
     // What the reviewer says first: state it ignored, and an interrupted commit waiting.
     let notices: Vec<String> = opened
         .warnings
@@ -95,6 +91,35 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         session,
         fresh: args.fresh,
     };
+    let input = match args.batch.input.as_deref() {
+        Some(input) if !args.batch.worktree => Input::read(input)?,
+        _ => {
+            let options = args.batch.load_options(ctx);
+            let since =
+                super::load_worktree(ctx, &opened.workspace, &args.batch, options.max_tokens)?;
+            if since.checked.batch.files.is_empty() {
+                super::output::eprintln(format!(
+                    "patchdeck: nothing to review: the work tree is as {} has it{}",
+                    since.base.name,
+                    nothing_reviewable(&since.checked.batch)
+                ));
+                return Ok(exit::OK);
+            }
+            let loaded = loading::Loaded {
+                workspace: opened.workspace,
+                checked: since.checked,
+            };
+            let session = (!args.read_only)
+                .then(|| Session::for_batch(&loaded.workspace, &loaded.checked.batch));
+            return review(
+                App::new(setup(loaded.workspace, loaded.checked, session)),
+                notices,
+            );
+        }
+    };
+    // A large git diff or TUL-002 batch opens on its first files while the whole of it loads
+    // behind them.
+    let options = args.batch.load_options(ctx);
     let loaded = match loading::cut_first(&input, &options) {
         Some(cut) => {
             // The whole batch starts loading first: the two share the cores.
@@ -123,6 +148,23 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         App::new(setup(loaded.workspace, loaded.checked, session)),
         notices,
     )
+}
+
+/// What a work tree with nothing to review has that cannot be reviewed, said after "the work
+/// tree is as the base has it".
+fn nothing_reviewable(batch: &patchdeck::model::Batch) -> String {
+    match batch.warnings.len() {
+        0 => String::new(),
+        n => format!(
+            ", but for {n} file(s) that cannot be reviewed line by line: {}",
+            batch
+                .warnings
+                .iter()
+                .map(|w| w.location.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// Runs the reviewer, saying first what `notices` say (state that was ignored, an interrupted

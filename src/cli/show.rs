@@ -15,8 +15,26 @@ use std::fmt::Write as _;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    #[command(flatten)]
-    pub batch: BatchArgs,
+    /// Workspace root the batch's paths are relative to [default: current directory]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
+    pub root: std::path::PathBuf,
+    /// Input format, instead of detecting it (tul002, directive, bundle, structured, edits, codex, aider, markdown, unified) [default: detected from the input]
+    #[arg(long, value_name = "F")]
+    pub format: Option<String>,
+    /// Strip N leading components from unified-diff paths, as `git apply -p N` [default: 1]
+    #[arg(short = 'p', value_name = "N")]
+    pub strip: Option<usize>,
+    /// Refuse patch-tool calls (edits) larger than N tokens (characters / 4); 0 for no limit [default: 60000, or max_tokens in the config file]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
+    /// The batch file, or - for standard input
+    #[arg(value_name = "INPUT")]
+    pub input: String,
     /// A batchId or batchKey, a filePatchId, fileKey or path, or a change selector
     #[arg(value_name = "ID")]
     pub id: String,
@@ -26,8 +44,18 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = open(ctx, &args.batch.root, patchdeck::pipeline::Access::Read)?;
-    let checked = super::load(ctx, &opened.workspace, &args.batch)?;
+    // `show` names a batch file: its ID follows it, so the work tree is not one of its inputs.
+    let batch = BatchArgs {
+        root: args.root.clone(),
+        format: args.format.clone(),
+        strip: args.strip,
+        max_tokens: args.max_tokens,
+        worktree: false,
+        base: None,
+        input: Some(args.input.clone()),
+    };
+    let opened = open(ctx, &batch.root, patchdeck::pipeline::Access::Read)?;
+    let checked = super::load(ctx, &opened.workspace, &batch)?;
     let batch = &checked.batch;
     let plan = checked.plan(&Decisions::accept_all(batch));
     let report = Report::check(batch, &checked.verification, &plan);

@@ -6,7 +6,7 @@
 
 use super::{ChangeFeedback, Excerpt, Feedback, FileFeedback, Quote};
 use crate::lines::visible;
-use crate::model::Operation;
+use crate::model::{Operation, Stance};
 use std::fmt::Write as _;
 
 /// How many of the changes a file's problem holds back are named; the rest are counted.
@@ -21,7 +21,15 @@ impl Feedback {
         let of = name.map_or_else(String::new, |n| format!(" of \"{}\"", visible(n)));
         let in_it = name.map_or_else(String::new, |n| format!(" in \"{}\"", visible(n)));
         let blocked_files = self.files.iter().filter(|f| !f.problems.is_empty()).count();
+        let standing = self.stance == Stance::Standing;
+        let undone = self.rejected.len() + self.more_rejected;
         let _ = match (s.failed, blocked_files) {
+            (0, 0) if standing => writeln!(
+                out,
+                "# The person undid {undone} of your {} {}",
+                s.changes,
+                changes(s.changes)
+            ),
             (0, 0) => writeln!(out, "# Every change{of} applies"),
             (0, n) => writeln!(out, "# {n} {}{of} cannot be written", files(n)),
             (failed, _) => writeln!(
@@ -31,12 +39,19 @@ impl Feedback {
                 changes(s.changes)
             ),
         };
-        let _ = write!(
-            out,
-            "\npatchdeck checked the batch (format {}, ID {}) against the files as they are now",
-            self.format,
-            code(&self.batch.id)
-        );
+        let _ = match standing {
+            true => write!(
+                out,
+                "\nYou wrote to the files directly; the person reviewed {}",
+                name.map_or_else(|| "what changed".to_owned(), |n| visible(n).into_owned())
+            ),
+            false => write!(
+                out,
+                "\npatchdeck checked the batch (format {}, ID {}) against the files as they are now",
+                self.format,
+                code(&self.batch.id)
+            ),
+        };
         let mut counted = Vec::new();
         if s.ok > 0 {
             counted.push(count(s.ok, "applies as it is", "apply as they are"));
@@ -67,15 +82,25 @@ impl Feedback {
                 "are applied already",
             ));
         }
-        let _ = write!(
-            out,
-            ": of its {} {}, {}.",
-            s.changes,
-            changes(s.changes),
-            counted.join("; ")
-        );
-        let rejected = self.rejected.len() + self.more_rejected;
-        if rejected > 0 {
+        if standing {
+            out.push('.');
+        } else {
+            let _ = write!(
+                out,
+                ": of its {} {}, {}.",
+                s.changes,
+                changes(s.changes),
+                counted.join("; ")
+            );
+        }
+        let rejected = undone;
+        if rejected > 0 && standing {
+            let _ = write!(
+                out,
+                " The person undid {} of what you wrote: the lines before your change are back.",
+                count(rejected, "change", "changes")
+            );
+        } else if rejected > 0 {
             let _ = write!(
                 out,
                 " The reviewer rejected {}: not written.",
@@ -86,6 +111,8 @@ impl Feedback {
             out.push_str(
                 " Write what failed again against the files as they are now: the SHA-256 and the numbered lines below are what is on disk.",
             );
+        } else if rejected == 0 && standing {
+            out.push_str(" Every change you wrote is kept.");
         } else if rejected == 0 {
             out.push_str(" Nothing needs to be written again.");
         }
@@ -265,7 +292,11 @@ fn write_rejected(out: &mut String, feedback: &Feedback) {
     if feedback.rejected.is_empty() {
         return;
     }
-    out.push_str("\n## Rejected by the reviewer (not written)\n");
+    let standing = feedback.stance == Stance::Standing;
+    out.push_str(match standing {
+        true => "\n## Undone by the person (what was there before is back)\n",
+        false => "\n## Rejected by the reviewer (not written)\n",
+    });
     for change in &feedback.rejected {
         let mut title = format!("{}#{}", code(&change.path), change.number);
         if let Some(key) = &change.key {
@@ -277,12 +308,11 @@ fn write_rejected(out: &mut String, feedback: &Feedback) {
             (false, true) => format!("line {}", change.start_line),
             (false, false) => format!("lines {}-{}", change.start_line, change.end_line),
         };
-        let _ = writeln!(
-            out,
-            "\n### {title} ({}): {} {range}\n",
-            code(&change.id),
-            operation(change.operation)
-        );
+        let what = match (standing, &change.description) {
+            (true, Some(description)) => format!("you {}; undone", visible(description)),
+            _ => format!("{} {range}", operation(change.operation)),
+        };
+        let _ = writeln!(out, "\n### {title} ({}): {what}\n", code(&change.id));
         match &change.note {
             Some(note) => {
                 let _ = writeln!(out, "The reviewer's note: {}", visible(note));
@@ -291,6 +321,7 @@ fn write_rejected(out: &mut String, feedback: &Feedback) {
         }
         if let Some(current) = &change.current {
             let caption = match insert {
+                _ if standing => format!("{} now (the lines put back marked `>`)", span(current)),
                 true => format!("{} now (it goes {range})", span(current)),
                 false => format!("{} now (its {range} marked `>`)", span(current)),
             };
@@ -301,8 +332,9 @@ fn write_rejected(out: &mut String, feedback: &Feedback) {
     if feedback.more_rejected > 0 {
         let _ = writeln!(
             out,
-            "\n… and {} more rejected change{}.",
+            "\n… and {} more {} change{}.",
             feedback.more_rejected,
+            if standing { "undone" } else { "rejected" },
             plural(feedback.more_rejected)
         );
     }

@@ -24,7 +24,7 @@ use quote::{around, excerpt};
 pub use quote::{Excerpt, Quote, CONTEXT, MAX_PLACES, MAX_QUOTED_LINES};
 
 use crate::lines::Lines;
-use crate::model::{FileAction, FilePatch, LineRange, Operation};
+use crate::model::{FileAction, FilePatch, LineRange, Operation, Stance};
 use crate::plan::Blocker;
 use crate::problem::ProblemKind;
 use crate::review::rules::{self, Placement};
@@ -55,6 +55,11 @@ pub struct Feedback {
     pub rejected: Vec<RejectedChange>,
     /// Rejected changes past the first [`MAX_REJECTED`], counted.
     pub more_rejected: usize,
+    /// `standing` for the work tree's changes (`--worktree`): then `rejected` are the agent's
+    /// changes the person undid, each with the file around it as undoing leaves it (the
+    /// base's lines back, marked).
+    #[serde(skip_serializing_if = "Stance::is_proposed")]
+    pub stance: Stance,
 }
 
 /// How many rejected changes the feedback names; the rest are counted.
@@ -259,6 +264,7 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
         note: decisions.batch_note().map(str::to_owned),
         rejected: rejected.named,
         more_rejected: rejected.more,
+        stance: batch.stance,
     }
 }
 
@@ -298,10 +304,7 @@ impl About<'_> {
             kind: b.kind,
             message: b.message.clone(),
         }));
-        let written = file
-            .changes
-            .iter()
-            .any(|c| decisions.get(&c.id).is_selected());
+        let written = file.changes.iter().any(|c| decisions.writes(&c.id));
         for problem in check.problems.iter().filter(|p| p.blocking && written) {
             if let Some(how) = file_override(problem.kind, file, decisions) {
                 resolved.push(Resolved {
@@ -356,7 +359,7 @@ impl About<'_> {
             // Asked as if the file were written over its SHA-256 mismatch: an insertion there
             // is a failure of its own, whatever is decided for the file.
             match (
-                decision.is_selected(),
+                decision.writes(decisions.stance()),
                 rules::placement(file, check, i, decisions, check.sha_mismatch()),
             ) {
                 (_, Ok(Placement::AlreadyApplied)) => summary.already_applied += 1,
@@ -385,6 +388,9 @@ impl About<'_> {
     /// Change `index`, which fits and which the person rejected.
     fn rejected(&self, path: &str, lines: &Lines<'_>, index: usize) -> RejectedChange {
         let change = &self.file.changes[index];
+        if self.decisions.stance() == Stance::Standing {
+            return self.undone(path, lines, index);
+        }
         let readable = self.check.snapshot.is_some() && !lines.is_empty();
         RejectedChange {
             path: path.to_owned(),
@@ -397,6 +403,62 @@ impl About<'_> {
             end_line: change.range.end() - 1,
             note: self.decisions.note_on(&change.id).map(str::to_owned),
             current: readable.then(|| around(lines, change.range)),
+        }
+    }
+}
+
+impl About<'_> {
+    /// A change of the work tree the person undid: its place and the file around it as
+    /// undoing it leaves it, the base's lines back at its range (marked).
+    fn undone(&self, path: &str, lines: &Lines<'_>, index: usize) -> RejectedChange {
+        let change = &self.file.changes[index];
+        let range = change.range;
+        let end = range.end().min(lines.len() + 1);
+        let mut now = String::new();
+        for n in 1..range.start.min(end) {
+            now.push_str(&lines.get(n - 1).text_str());
+            now.push('\n');
+        }
+        for line in &change.new_lines {
+            now.push_str(line);
+            now.push('\n');
+        }
+        for n in end..=lines.len() {
+            now.push_str(&lines.get(n - 1).text_str());
+            now.push('\n');
+        }
+        // The hunk's context lines stay: only the lines that differ are marked.
+        let (base, disk) = (
+            &change.new_lines,
+            change.expected.clone().unwrap_or_default(),
+        );
+        let same = |a: usize, b: usize| base.get(a).is_some() && base.get(a) == disk.get(b);
+        let mut head = 0;
+        while same(head, head) {
+            head += 1;
+        }
+        let mut tail = 0;
+        while head + tail < base.len().min(disk.len())
+            && same(base.len() - 1 - tail, disk.len() - 1 - tail)
+        {
+            tail += 1;
+        }
+        let back = LineRange {
+            start: range.start + head,
+            count: base.len() - head - tail,
+        };
+        let now_lines = Lines::split(now.as_bytes());
+        RejectedChange {
+            path: path.to_owned(),
+            id: change.id.to_string(),
+            key: change.key.clone(),
+            number: index + 1,
+            description: change.description.clone(),
+            operation: change.operation,
+            start_line: back.start,
+            end_line: back.end() - 1,
+            note: self.decisions.note_on(&change.id).map(str::to_owned),
+            current: (!now_lines.is_empty()).then(|| around(&now_lines, back)),
         }
     }
 }

@@ -23,7 +23,7 @@ pub mod unified;
 
 use crate::error::{Error, InputProblem, Result};
 use crate::json::{self, Walker};
-use crate::model::Batch;
+use crate::model::{Batch, Stance};
 use crate::problem::ProblemKind;
 use build::{Builder, Loaded};
 pub use detect::detect;
@@ -377,6 +377,7 @@ fn load_detected(input: &Input, files: &dyn Files, options: &LoadOptions) -> Res
         content_sha256: builder.input_sha256().to_owned(),
         files: loaded.files,
         warnings: loaded.warnings,
+        stance: Stance::Proposed,
     })
 }
 
@@ -638,6 +639,7 @@ mod tests {
             content_sha256: String::new(),
             files: vec![file; MAX_FILES + 1],
             warnings: Vec::new(),
+            stance: Default::default(),
         };
         let err = check_counts(&Input::from_bytes("x", ""), batch).unwrap_err();
         assert!(err.to_string().contains("at most 100000 files"), "{err}");

@@ -148,11 +148,8 @@ pub(super) fn block_halves_of_renames(batch: &Batch, decisions: &Decisions, plan
         let Some(source) = file.copy_from.as_deref() else {
             continue;
         };
-        let rejected = !file.changes.is_empty()
-            && file
-                .changes
-                .iter()
-                .all(|c| !decisions.get(&c.id).is_selected());
+        let rejected =
+            !file.changes.is_empty() && file.changes.iter().all(|c| !decisions.writes(&c.id));
         let removal = batch.files.iter().position(|other| {
             other.doc_path == source && (other.action == FileAction::Delete || other.replaces)
         });

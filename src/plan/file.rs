@@ -42,7 +42,7 @@ impl<'a> FilePlanner<'a> {
             .changes
             .iter()
             .enumerate()
-            .filter(|(_, c)| decisions.get(&c.id).is_selected())
+            .filter(|(_, c)| decisions.writes(&c.id))
             .map(|(i, _)| i)
             .collect();
         if selected.is_empty() {

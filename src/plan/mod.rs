@@ -182,6 +182,11 @@ pub fn plan_with(
     decisions: &Decisions,
     contents: Contents,
 ) -> Plan {
+    debug_assert_eq!(
+        decisions.stance(),
+        batch.stance,
+        "decisions are made for the batch they plan"
+    );
     // Each file is planned on its own (splicing its new content is most of the work), on
     // every core; the plans are joined in the batch's order.
     let files: Vec<(usize, (&FilePatch, &FileCheck))> = batch

@@ -9,7 +9,7 @@ pub mod say;
 use crate::commit::Committed;
 use crate::fs::Snapshot;
 use crate::lines::visible;
-use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier};
+use crate::model::{Batch, ChangeId, FilePatch, InputWarning, MatchTier, Stance};
 use crate::plan::{Blocker, Override, Plan};
 use crate::problem::ProblemKind;
 use crate::review::rules::{overridden, FileOverride};
@@ -24,6 +24,11 @@ use std::fmt::Write as _;
 pub struct Report<'a> {
     pub format: &'a str,
     pub source: &'a str,
+    /// `standing` for the work tree's changes since a base (`--worktree`): each change undoes
+    /// an edit on disk, so its file's `action` is what undoing does, and an applied change is
+    /// `kept` or `undone`.
+    #[serde(skip_serializing_if = "Stance::is_proposed")]
+    pub stance: Stance,
     pub batch: BatchInfo<'a>,
     pub files: Vec<FileReport<'a>>,
     pub summary: Summary,
@@ -177,6 +182,16 @@ pub struct Summary {
     pub rejected: usize,
     /// Of `conflicts` and `invalid`: changes that verify on their own but whose file is blocked.
     pub blocked: usize,
+    /// Of the work tree's changes (`--worktree`): those kept (accepted, or edited and written).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub kept: usize,
+    /// Of the work tree's changes: those undone (the base's lines written back).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub undone: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What an apply decided and did, for the report.
@@ -230,6 +245,11 @@ pub enum ChangeOutcome {
     Rejected,
     Undecided,
     Applied,
+    /// Of the work tree's changes: accepted, the edit stays (nothing written), or edited and
+    /// written as the person edited it.
+    Kept,
+    /// Of the work tree's changes: rejected, and the base's lines written back.
+    Undone,
 }
 
 impl ChangeOutcome {
@@ -252,6 +272,8 @@ impl ChangeOutcome {
             ChangeOutcome::Rejected => "rejected",
             ChangeOutcome::Undecided => "undecided",
             ChangeOutcome::Applied => "applied",
+            ChangeOutcome::Kept => "kept",
+            ChangeOutcome::Undone => "undone",
         }
     }
 }
@@ -333,8 +355,10 @@ impl<'a> Changes<'a> {
             _ => (verified, false),
         };
         let already = self.check.changes[index].placed == crate::verify::Placed::Applied;
+        let standing = self.decisions.map(Decisions::stance) == Some(Stance::Standing);
         let said = match self.decisions.map(|d| d.get(&change.id)) {
             None => ChangeOutcome::verdict(verified),
+            Some(decision) if standing => standing_outcome(decision, was_written, verified),
             Some(Decision::Accept) if already => ChangeOutcome::AlreadyApplied,
             Some(Decision::Reject) => ChangeOutcome::Rejected,
             Some(Decision::Undecided) => ChangeOutcome::Undecided,
@@ -346,6 +370,18 @@ impl<'a> Changes<'a> {
             blocked,
             said,
         }
+    }
+}
+
+/// What became of a change of the work tree (a [`Stance::Standing`] batch): kept when
+/// accepted, or when edited and written; undone when rejected and written.
+fn standing_outcome(decision: &Decision, was_written: bool, verified: Status) -> ChangeOutcome {
+    match decision {
+        Decision::Undecided => ChangeOutcome::Undecided,
+        Decision::Accept => ChangeOutcome::Kept,
+        Decision::Edit(_) if was_written => ChangeOutcome::Kept,
+        Decision::Reject if was_written => ChangeOutcome::Undone,
+        Decision::Edit(_) | Decision::Reject => ChangeOutcome::verdict(verified),
     }
 }
 
@@ -420,6 +456,7 @@ impl<'a> Report<'a> {
         Report {
             format: &batch.format,
             source: &batch.source,
+            stance: batch.stance,
             batch: BatchInfo {
                 id: batch.id.as_str(),
                 key: batch.key.as_deref(),
@@ -525,7 +562,9 @@ impl<'a> Report<'a> {
                     write_mismatch(&mut out, problem);
                 }
                 if change.edited {
-                    let what = if change.status == ChangeOutcome::Applied {
+                    let what = if change.status == ChangeOutcome::Kept {
+                        "kept with the lines as edited in place of the agent's".to_owned()
+                    } else if change.status == ChangeOutcome::Applied {
                         "written with edited lines instead of the batch's new lines".to_owned()
                     } else {
                         format!(
@@ -572,7 +611,11 @@ impl<'a> Report<'a> {
                 if s.blocked == 1 { "is" } else { "are" }
             );
         }
-        if s.applied + s.rejected > 0 || (!self.blocked.is_empty() && self.blocked_text.is_none()) {
+        if self.stance == Stance::Standing && s.kept + s.undone > 0 {
+            let _ = write!(out, "; {} kept, {} undone", s.kept, s.undone);
+        } else if s.applied + s.rejected > 0
+            || (!self.blocked.is_empty() && self.blocked_text.is_none())
+        {
             let _ = write!(out, "; {} applied, {} rejected", s.applied, s.rejected);
         }
         out.push('\n');
@@ -724,6 +767,8 @@ impl Summary {
             match status.said {
                 ChangeOutcome::Applied => self.applied += 1,
                 ChangeOutcome::Rejected => self.rejected += 1,
+                ChangeOutcome::Kept => self.kept += 1,
+                ChangeOutcome::Undone => self.undone += 1,
                 _ => {}
             }
         }

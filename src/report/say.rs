@@ -8,6 +8,7 @@ use crate::model::{Batch, ChangeId};
 use crate::plan;
 use crate::plan::Override;
 use crate::review::rules::FileOverride;
+use crate::review::{Decision, Decisions};
 use std::path::Path;
 
 /// What a reading command says of an interrupted commit it left alone.
@@ -83,6 +84,36 @@ pub fn describe_totals(written: &[commit::Written]) -> String {
             "wrote {n} file(s): {}",
             plan::describe_kinds(written.iter().map(|w| w.kind))
         ),
+    }
+}
+
+/// What a commit of the work tree's changes (`--worktree`) did to one file, from the plan's
+/// write of it and the decisions: which of the agent's changes it undid, which it wrote as
+/// edited. The file's action is the undoing's: the agent's deletion undone puts the file back,
+/// its new file undone removes it.
+pub fn describe_standing_write(
+    write: &plan::FileWrite,
+    batch: &Batch,
+    decisions: &Decisions,
+) -> String {
+    let file = &batch.files[write.file];
+    let (mut undone, mut edited) = (0, 0);
+    for &c in &write.changes {
+        match decisions.get(&file.changes[c].id) {
+            Decision::Edit(_) => edited += 1,
+            _ => undone += 1,
+        }
+    }
+    let path = write.rel.display();
+    let how = match (undone, edited) {
+        (u, 0) => format!("undid {u} of the agent's change(s)"),
+        (0, e) => format!("kept {e} change(s) as edited"),
+        (u, e) => format!("undid {u} of the agent's change(s), kept {e} as edited"),
+    };
+    match write.kind {
+        plan::WriteKind::Create => format!("put back {path}: {how}"),
+        plan::WriteKind::Delete => format!("removed {path}, which the agent made: {how}"),
+        plan::WriteKind::Modify => format!("wrote {path}: {how}"),
     }
 }
 

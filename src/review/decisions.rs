@@ -8,7 +8,7 @@
 //! of what may be decided hold for every client.
 
 use crate::error::{Error, Result};
-use crate::model::{Batch, ChangeId, FilePatchId};
+use crate::model::{Batch, ChangeId, FilePatchId, Stance};
 use crate::text_lines::TextLines;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -26,9 +26,21 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// Whether the change will be written.
-    pub fn is_selected(&self) -> bool {
+    /// Whether the person said yes to the change (accepted it, or edited it). Whether that
+    /// writes it depends on the batch's [`Stance`]: ask [`Decisions::writes`].
+    pub fn is_accepted(&self) -> bool {
         matches!(self, Decision::Accept | Decision::Edit(_))
+    }
+
+    /// Whether a change of a batch of this stance is written when so decided: an accepted
+    /// (or edited) proposal, an edit that stands rejected (its reversal written) or edited.
+    pub fn writes(&self, stance: Stance) -> bool {
+        match self {
+            Decision::Edit(_) => true,
+            Decision::Accept => stance.writes_accepted(),
+            Decision::Reject => !stance.writes_accepted(),
+            Decision::Undecided => false,
+        }
     }
 }
 
@@ -82,6 +94,10 @@ pub struct Decisions {
     /// a decisions file name each change they decide.
     #[serde(skip)]
     otherwise: Decision,
+    /// The stance of the batch these decisions are about, which says which decision writes a
+    /// change: taken from the batch whenever decisions are made or read for one, never saved.
+    #[serde(skip)]
+    pub(super) stance: Stance,
 }
 
 /// A map saved with its keys in order, as a sorted map would be.
@@ -102,6 +118,7 @@ impl Decisions {
         Decisions {
             version: 1,
             batch: batch.content_sha256.clone(),
+            stance: batch.stance,
             ..Decisions::default()
         }
     }
@@ -136,7 +153,18 @@ impl Decisions {
     /// whose change IDs all still match).
     pub fn made_on(mut self, batch: &Batch) -> Decisions {
         self.batch = batch.content_sha256.clone();
+        self.stance = batch.stance;
         self
+    }
+
+    /// The stance of the batch these decisions are about.
+    pub fn stance(&self) -> Stance {
+        self.stance
+    }
+
+    /// Whether a commit writes change `id` (see [`Decision::writes`]).
+    pub fn writes(&self, id: &ChangeId) -> bool {
+        self.get(id).writes(self.stance)
     }
 
     /// SHA-256 of the batch input these decisions were made on.
@@ -285,7 +313,7 @@ impl Decisions {
             ),
             hint: hint(),
         })?;
-        let decisions: Decisions = serde_json::from_slice(bytes).map_err(|e| Error::Usage {
+        let mut decisions: Decisions = serde_json::from_slice(bytes).map_err(|e| Error::Usage {
             message: format!(
                 "{path}:{}:{}: not a decisions file: {e}",
                 e.line(),
@@ -322,6 +350,7 @@ impl Decisions {
                 hint: Some("split the text into one array entry per line".into()),
             });
         }
+        decisions.stance = batch.stance;
         let long = (decisions.notes.iter())
             .map(|(id, note)| (crate::json::field_path("notes", id.as_str()), note))
             .chain(

@@ -32,7 +32,7 @@ pub fn replaced_lines(review: &Review, at: At) -> (LineRange, Vec<String>) {
 pub fn buffer(review: &Review, at: At) -> String {
     let view = review.change(at);
     let (range, minus) = replaced_lines(review, at);
-    let plus = review.writes(at);
+    let plus = review.kept_or_written(at);
     let mut out = format!(
         "# patchdeck: edit change \"{}\" of {} ({} {})\n",
         view.change

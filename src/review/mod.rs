@@ -26,7 +26,7 @@ pub use select::{readings, select, Readings, Selection, Target};
 pub use take::{MovedAll, TakeOver};
 
 use crate::lines::Lines;
-use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation};
+use crate::model::{Batch, Change, FileAction, FilePatch, LineRange, Operation, Stance};
 use crate::problem::ProblemKind;
 use crate::text_lines::TextLines;
 use crate::verify::Checked;
@@ -105,7 +105,9 @@ pub struct Review {
 
 impl Review {
     /// A review of a verified batch, from decisions already made (none, a saved session...).
-    pub fn new(checked: Checked, decisions: Decisions) -> Review {
+    pub fn new(checked: Checked, mut decisions: Decisions) -> Review {
+        // What a decision writes is the batch's to say, whatever the decisions came from.
+        decisions.stance = checked.batch.stance;
         Review {
             checked,
             decisions,
@@ -165,6 +167,20 @@ impl Review {
         match self.decisions.get(&change.id) {
             Decision::Edit(lines) => lines,
             _ => &change.new_lines,
+        }
+    }
+
+    /// The lines a person edits change `at` from, and reads as its new lines: what it writes
+    /// as decided for a proposal; for a change that stands on disk (`--worktree`), what is
+    /// kept as decided: the person's edit, else the agent's lines as they are on disk.
+    pub fn kept_or_written(&self, at: At) -> Vec<String> {
+        match (
+            self.batch().stance,
+            self.decisions.get(&self.change(at).change.id),
+        ) {
+            (Stance::Standing, Decision::Edit(lines)) => lines.to_vec(),
+            (Stance::Standing, _) => edit::replaced_lines(self, at).1,
+            (Stance::Proposed, _) => self.writes(at).to_vec(),
         }
     }
 
@@ -555,7 +571,7 @@ impl Review {
         let view = self.change(at);
         let id = view.change.id.clone();
         let conflict = view.check.status == Status::Conflict && !self.decisions.relocated(&id);
-        if *self.writes(at) == lines {
+        if self.kept_or_written(at) == lines {
             // Saving what it writes already is no decision; for a conflict, saving the batch's
             // lines as they came would write them over lines they were never meant for.
             return Ok(Edited::Unchanged { conflict });

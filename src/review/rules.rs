@@ -108,7 +108,7 @@ fn resolution(
         Lines::split(check.base_bytes())
             .matches_at(change.range, &crate::text_lines::TextLines::from(seen))
     };
-    (decisions.get(&change.id).is_selected() && on_its_lines && still_there()).then_some(
+    (decisions.writes(&change.id) && on_its_lines && still_there()).then_some(
         Placement::EditedOver {
             at: change.range.start,
         },

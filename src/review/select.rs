@@ -65,7 +65,7 @@ impl Selection {
             }
         }
         for (selector, ids) in &only {
-            if ids.iter().any(|id| decisions.get(id).is_selected()) {
+            if ids.iter().any(|id| decisions.get(id).is_accepted()) {
                 continue;
             }
             let mut why = Vec::new();

@@ -307,7 +307,7 @@ impl App {
     pub fn accepted(&self, pos: usize) -> bool {
         self.decisions()
             .get(&self.change(pos).change.id)
-            .is_selected()
+            .is_accepted()
     }
 
     /// Whether the change at `pos` is decided at all.

@@ -1,7 +1,7 @@
 //! The glyphs that carry state without colour, so the screen reads under `NO_COLOR` and on a
 //! monochrome terminal: every decision and every conflict has its own character.
 
-use crate::model::MatchTier;
+use crate::model::{MatchTier, Stance};
 use crate::review::{At, Decision, Review};
 use crate::tui::theme::Styles;
 use crate::verify::{Placed, Status};
@@ -69,6 +69,20 @@ impl Glyph {
             Glyph::Note => "note",
             Glyph::Applied => "applied already",
             Glyph::Ok => "verified",
+        }
+    }
+}
+
+impl Glyph {
+    /// [`Glyph::word`] for a change of a batch of `stance`: of the work tree's changes
+    /// (`--worktree`), an accepted one is kept, a rejected one undone, an undecided one left
+    /// as the agent wrote it until decided.
+    pub fn word_for(self, stance: Stance) -> &'static str {
+        match (stance, self) {
+            (Stance::Standing, Glyph::Accepted) => "kept",
+            (Stance::Standing, Glyph::Rejected) => "undone",
+            (Stance::Standing, Glyph::Edited) => "kept as edited",
+            _ => self.word(),
         }
     }
 }

@@ -8,7 +8,7 @@ use super::words::{change_name, Words};
 use crate::content::Content;
 use crate::failpoint::Failpoint;
 use crate::line_diff::{diff_lines, Shared};
-use crate::model::Batch;
+use crate::model::{Batch, Stance};
 use crate::plan::{Blocker, FileWrite, Override, Plan, Remedy, WriteKind};
 use crate::review::{At, Decision, Review};
 use std::time::{Duration, Instant};
@@ -124,9 +124,10 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
             file.changes.iter().map(|c| decisions.get(&c.id)).collect()
         })
         .collect();
+    let stance = batch.stance;
     let accepted: Vec<usize> = decided
         .iter()
-        .map(|file| file.iter().filter(|d| d.is_selected()).count())
+        .map(|file| file.iter().filter(|d| d.writes(stance)).count())
         .collect();
     let mut out = Vec::new();
     if !plan.writes.is_empty() {
@@ -140,17 +141,29 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
             .iter()
             .filter(|&&c| matches!(decided[write.file][c], Decision::Edit(_)))
             .count();
-        out.push(line(false, write_line(batch, write, edited)));
+        out.push(line(
+            false,
+            match stance {
+                Stance::Standing => {
+                    crate::report::say::describe_standing_write(write, batch, review.decisions())
+                }
+                Stance::Proposed => write_line(batch, write, edited),
+            },
+        ));
     }
     for (index, file) in batch.files.iter().enumerate() {
         if accepted[index] > 0 && !written[index] {
             out.push(line(
                 true,
                 format!(
-                    "blocked {}  {} of {} change(s) accepted, not written (see below)",
+                    "blocked {}  {} of {} change(s) {}, not written (see below)",
                     file_path(review, index),
                     accepted[index],
-                    file.changes.len()
+                    file.changes.len(),
+                    match stance {
+                        Stance::Standing => "to undo or edit",
+                        Stance::Proposed => "accepted",
+                    }
                 ),
             ));
         }
@@ -160,6 +173,11 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
             line(
                 true,
                 "nothing can be written until every blocker below is lifted".into(),
+            )
+        } else if stance == Stance::Standing {
+            line(
+                false,
+                "nothing to undo: every change stays as the agent wrote it".into(),
             )
         } else {
             line(false, "nothing to write: no change is accepted".into())
@@ -179,7 +197,14 @@ fn summary_lines(review: &Review, plan: &Plan, words: &Words) -> Vec<SummaryLine
     if undecided > 0 {
         out.push(line(
             true,
-            format!("{undecided} change(s) are undecided and will not be applied"),
+            match stance {
+                Stance::Standing => format!(
+                    "{undecided} change(s) are undecided: they stay as the agent wrote them"
+                ),
+                Stance::Proposed => {
+                    format!("{undecided} change(s) are undecided and will not be applied")
+                }
+            },
         ));
     }
     for blocker in &plan.blockers {

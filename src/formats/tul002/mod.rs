@@ -588,6 +588,7 @@ impl ParsedBatch {
             content_sha256: self.content_sha256,
             files: self.files,
             warnings: Vec::new(),
+            stance: Default::default(),
         }
     }
 }

@@ -64,10 +64,15 @@ fn file_summary(app: &App, file: usize) -> Vec<Span<'static>> {
         };
         spans.push(Span::styled(text, p.conflict));
     }
-    match check.action {
-        FileAction::Create => spans.push(Span::styled(" new", p.dim)),
-        FileAction::Delete => spans.push(Span::styled(" delete", p.warning)),
-        FileAction::Modify => {}
+    // A work tree's change undoes an edit: its file's action is the undoing's, so the file
+    // the agent made is deleted by it, and the file it deleted made.
+    let standing = app.review().batch().stance == crate::model::Stance::Standing;
+    match (check.action, standing) {
+        (FileAction::Create, false) => spans.push(Span::styled(" new", p.dim)),
+        (FileAction::Delete, false) => spans.push(Span::styled(" delete", p.warning)),
+        (FileAction::Delete, true) => spans.push(Span::styled(" new", p.dim)),
+        (FileAction::Create, true) => spans.push(Span::styled(" deleted", p.warning)),
+        (FileAction::Modify, _) => {}
     }
     if generated_marker(check).is_some() {
         spans.push(Span::styled(" generated", p.warning));

@@ -84,7 +84,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     title.push(Span::styled(
-        format!(" {} {} ", decision.symbol(), decision.word()),
+        format!(
+            " {} {} ",
+            decision.symbol(),
+            decision.word_for(app.review().batch().stance)
+        ),
         decision.style(p),
     ));
     // The title fits the border: the path keeps its end (cut on the left with `…`), then what

@@ -6,7 +6,8 @@
 
 use super::head::{head_lines, mismatch_overflow};
 use super::screen::{areas, page};
-use crate::preview::{change_rows, FileLayout, Placed, Row, RowKind, CONTEXT};
+use crate::model::Stance;
+use crate::preview::{change_rows_over, FileLayout, Placed, Row, RowKind, CONTEXT};
 use crate::problem::ProblemKind;
 use crate::review::At;
 use crate::review::ChangeView;
@@ -55,12 +56,25 @@ pub fn main_extent(app: &App, width: u16) -> (usize, usize) {
     }
 }
 
-/// The new lines of the change at `ci` of the selected file: an edit's, or its own.
-fn new_lines_of(app: &App, c: &crate::model::Change) -> Vec<String> {
-    match app.decisions().get(&c.id) {
-        Decision::Edit(lines) => lines.to_vec(),
-        _ => c.new_lines.to_vec(),
+/// The new lines of change `ci` of file `fi` as a person reads it: what it writes as
+/// decided, or for a change that stands on disk (`--worktree`), what is kept.
+fn new_lines_of(app: &App, fi: usize, ci: usize) -> Vec<String> {
+    let c = &app.file(fi).0.changes[ci];
+    match (app.review().batch().stance, app.decisions().get(&c.id)) {
+        (_, Decision::Edit(lines)) => lines.to_vec(),
+        (Stance::Standing, _) => app.review().kept_or_written(At {
+            file: fi,
+            change: ci,
+        }),
+        (Stance::Proposed, _) => c.new_lines.to_vec(),
     }
+}
+
+/// The lines a change is read as removing when not the file's own: for a change that stands
+/// on disk, the base's (which undoing it writes back).
+fn old_lines_of(app: &App, fi: usize, ci: usize) -> Option<Vec<String>> {
+    (app.review().batch().stance == Stance::Standing)
+        .then(|| app.file(fi).0.changes[ci].new_lines.to_vec())
 }
 
 /// Where change `ci` of file `fi` is shown: where it applies as decided (the core's answer),
@@ -117,7 +131,8 @@ pub fn content(app: &App, width: u16) -> Option<Content> {
             .map(|i| Placed {
                 change: i,
                 range: placed_range(app, fi, i),
-                new_lines: new_lines_of(app, &file.changes[i]),
+                new_lines: new_lines_of(app, fi, i),
+                old_lines: old_lines_of(app, fi, i),
             })
             .collect();
         placed.sort_by_key(|p| (p.range.start, p.range.count > 0, p.change));
@@ -137,7 +152,7 @@ pub fn content(app: &App, width: u16) -> Option<Content> {
             "  It would write (where is not known):",
             app.palette.dim,
         )));
-        let rows = new_lines_of(app, change)
+        let rows = new_lines_of(app, fi, ci)
             .into_iter()
             .map(|text| Row {
                 kind: RowKind::Added,
@@ -166,11 +181,12 @@ pub fn content(app: &App, width: u16) -> Option<Content> {
             app.palette.dim,
         )));
     }
-    let rows = change_rows(
+    let rows = change_rows_over(
         bytes,
         &index,
         placed_range(app, fi, ci),
-        &new_lines_of(app, change),
+        old_lines_of(app, fi, ci).as_deref(),
+        &new_lines_of(app, fi, ci),
         CONTEXT,
     );
     Some(Content {
@@ -276,11 +292,12 @@ fn first_change_column(app: &App, content: &Content, text_width: usize) -> usize
     let rows = match &content.rows {
         Rows::Change(rows) => rows,
         Rows::File(_) => {
-            own = change_rows(
+            own = change_rows_over(
                 file_check.base_bytes(),
                 &app.line_index(fi),
                 placed_range(app, fi, ci),
-                &new_lines_of(app, change),
+                old_lines_of(app, fi, ci).as_deref(),
+                &new_lines_of(app, fi, ci),
                 0,
             );
             &own

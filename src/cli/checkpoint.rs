@@ -1,0 +1,63 @@
+//! `patchdeck checkpoint`: record the work tree as it is now, so that `--worktree` later shows
+//! only what changed since.
+
+use super::{output, Ctx};
+use clap::Args;
+use patchdeck::error::{exit, Error};
+use patchdeck::git::worktree::{not_a_work_tree, Repo, KEPT};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct CheckpointArgs {
+    /// Workspace root, in a git work tree [default: current directory]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
+    pub root: PathBuf,
+    /// Print the checkpoint as one JSON object: {"ref", "commit", "made", "pruned"} [default: text]
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: CheckpointArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let repo = Repo::open(&args.root).map_err(|_| not_a_work_tree(&args.root))?;
+    let checkpoint = repo.checkpoint()?;
+    let commit = repo.resolve(&checkpoint.name).unwrap_or_default();
+    if ctx.quiet {
+        return Ok(exit::OK);
+    }
+    if args.json {
+        output::println(
+            serde_json::json!({
+                "ref": checkpoint.name,
+                "commit": commit,
+                "made": checkpoint.made,
+                "pruned": checkpoint.pruned,
+            })
+            .to_string(),
+        )?;
+        return Ok(exit::OK);
+    }
+    let short = &commit[..commit.len().min(12)];
+    let text = match checkpoint.made {
+        true => format!(
+            "checkpoint {} ({short}): the work tree as it is now",
+            checkpoint.name
+        ),
+        false => format!(
+            "checkpoint {} ({short}) already records the work tree as it is now",
+            checkpoint.name
+        ),
+    };
+    output::println(text)?;
+    if checkpoint.pruned > 0 {
+        output::println(format!(
+            "removed {} older checkpoint(s): the last {KEPT} are kept",
+            checkpoint.pruned
+        ))?;
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,307 @@
+//! The work tree as git records it, for reviewing what an agent wrote: checkpoints, and the
+//! diff between a base and the work tree as it is now.
+//!
+//! The work tree is recorded as a tree object made through an index of patchdeck's own (a
+//! copy of git's, in a private temporary folder, named by `GIT_INDEX_FILE`): `git add -A`
+//! there takes tracked and untracked files as `.gitignore` leaves them, and git's own index,
+//! the stash and every branch stay as they are. Only objects are added to the repository. A
+//! checkpoint is a commit of such a tree (parent `HEAD`, when there is one) under
+//! [`CHECKPOINTS`], the last [`KEPT`] of them kept.
+//!
+//! What this module trusts: a checkpoint is a base like any commit. One that came with the
+//! repository (a mirror clone copies `refs/patchdeck/`) can only make a review show other
+//! changes; every change is shown before it is undone, and `check --worktree` names the base.
+//! It does not own the batch made of the diff (`crate::worktree` does) nor decide anything.
+
+use super::git;
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Where checkpoints are kept: one ref each, named by the time it was made.
+pub const CHECKPOINTS: &str = "refs/patchdeck/checkpoints/";
+
+/// How many checkpoints are kept: older ones are removed as a new one is made.
+pub const KEPT: usize = 20;
+
+/// The identity a checkpoint commit is made with (it needs one, and the person may have
+/// configured none).
+const IDENTITY: [(&str, &str); 4] = [
+    ("GIT_AUTHOR_NAME", "patchdeck"),
+    ("GIT_AUTHOR_EMAIL", "patchdeck@localhost"),
+    ("GIT_COMMITTER_NAME", "patchdeck"),
+    ("GIT_COMMITTER_EMAIL", "patchdeck@localhost"),
+];
+
+/// The error for a folder that is not in a git work tree, with the ways to make one.
+pub fn not_a_work_tree(root: &Path) -> Error {
+    Error::Usage {
+        message: format!(
+            "--worktree needs a git work tree, and {} is not in one (or git is not installed)",
+            root.display()
+        ),
+        hint: Some(
+            "make one before the agent writes: `git init && git add -A && git commit -m base`; `patchdeck checkpoint` then records each turn"
+                .into(),
+        ),
+    }
+}
+
+/// The repository a workspace root is in.
+pub struct Repo {
+    root: PathBuf,
+    /// Where the root sits in the work tree (`sub/`, or empty at the top).
+    prefix: String,
+}
+
+impl Repo {
+    /// The repository `root` is in; an error saying how to make one when it is in none.
+    pub fn open(root: &Path) -> Result<Repo> {
+        let prefix = super::work_tree_prefix(root).ok_or_else(|| not_a_work_tree(root))?;
+        Ok(Repo {
+            root: root.to_path_buf(),
+            prefix,
+        })
+    }
+
+    /// Where the workspace root sits in the work tree (`sub/`, or empty at the top).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Runs git with `args`, and answers its standard output, or an error with what it said.
+    fn run(&self, args: &[&str], env: &[(&str, &OsPath)]) -> Result<Vec<u8>> {
+        let mut command = git(&self.root);
+        command.args(args).stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        output(command, args)
+    }
+
+    /// The object a revision names (`HEAD`, a ref, a commit), or `None` when it names none.
+    pub fn resolve(&self, revision: &str) -> Option<String> {
+        let spec = format!("{revision}^{{commit}}");
+        let out = self
+            .run(
+                &[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    "--end-of-options",
+                    &spec,
+                ],
+                &[],
+            )
+            .ok()?;
+        let oid = String::from_utf8(out).ok()?.trim().to_owned();
+        (!oid.is_empty()).then_some(oid)
+    }
+
+    /// The work tree as it is now, tracked and untracked files as `.gitignore` leaves them, as
+    /// a tree object. git's index is copied, never written: `git add -A` runs on the copy.
+    pub fn snapshot(&self) -> Result<String> {
+        let folder = tempfile::Builder::new()
+            .prefix("patchdeck-index-")
+            .tempdir()
+            .map_err(|e| Error::io("making a private folder for an index", e))?;
+        let index = folder.path().join("index");
+        let real = self.run(&["rev-parse", "--git-path", "index"], &[])?;
+        let real = PathBuf::from(String::from_utf8_lossy(&real).trim());
+        let real = if real.is_absolute() {
+            real
+        } else {
+            self.root.join(real)
+        };
+        // A repository without an index yet (nothing added) starts from an empty one.
+        if real.is_file() {
+            std::fs::copy(&real, &index).map_err(|e| Error::io("copying git's index", e))?;
+        }
+        let env = [("GIT_INDEX_FILE", index.as_os_str())];
+        // The whole work tree, whatever folder the root is in it, but patchdeck's own state
+        // (its journal, its undo records): not the work, and not for git's objects.
+        let state = format!(
+            ":(top,exclude,literal){}{}",
+            self.prefix,
+            crate::fs::path::STATE_DIR
+        );
+        let mut add = git(&self.root);
+        add.env_remove("GIT_LITERAL_PATHSPECS")
+            .env("GIT_INDEX_FILE", &index)
+            .args(["add", "-A", "--", ":(top)", &state])
+            .stderr(Stdio::piped());
+        output(add, &["add"])?;
+        let tree = self.run(&["write-tree"], &env)?;
+        Ok(String::from_utf8_lossy(&tree).trim().to_owned())
+    }
+
+    /// Every checkpoint's ref, oldest first.
+    pub fn checkpoints(&self) -> Vec<String> {
+        let out = self
+            .run(&["for-each-ref", "--format=%(refname)", CHECKPOINTS], &[])
+            .unwrap_or_default();
+        let mut refs: Vec<String> = String::from_utf8_lossy(&out)
+            .lines()
+            .filter(|r| r.starts_with(CHECKPOINTS))
+            .map(str::to_owned)
+            .collect();
+        // Named by the time they were made, zero-padded: their order is their names'.
+        refs.sort();
+        refs
+    }
+
+    /// The latest checkpoint's ref, if there is one.
+    pub fn latest_checkpoint(&self) -> Option<String> {
+        self.checkpoints().pop()
+    }
+
+    /// Records the work tree as a checkpoint, unless it is as the latest one records it;
+    /// removes all but the last [`KEPT`].
+    pub fn checkpoint(&self) -> Result<Checkpoint> {
+        let tree = self.snapshot()?;
+        let latest = self.latest_checkpoint();
+        if let Some(latest) = &latest {
+            let spec = format!("{latest}^{{tree}}");
+            let same = self
+                .run(&["rev-parse", "--verify", "--quiet", &spec], &[])
+                .is_ok_and(|t| String::from_utf8_lossy(&t).trim() == tree);
+            if same {
+                return Ok(Checkpoint {
+                    name: latest.clone(),
+                    made: false,
+                    pruned: 0,
+                });
+            }
+        }
+        let mut args = vec!["commit-tree", tree.as_str(), "-m", "patchdeck checkpoint"];
+        let head = self.resolve("HEAD");
+        if let Some(head) = &head {
+            args.extend(["-p", head.as_str()]);
+        }
+        let env: Vec<(&str, &OsPath)> = IDENTITY
+            .iter()
+            .map(|(k, v)| (*k, std::ffi::OsStr::new(v)))
+            .collect();
+        let commit = self.run(&args, &env)?;
+        let commit = String::from_utf8_lossy(&commit).trim().to_owned();
+        let name = format!("{CHECKPOINTS}{}", time_name());
+        // The empty old value: the ref must not exist yet.
+        self.run(&["update-ref", &name, &commit, ""], &[])?;
+        let pruned = self.prune()?;
+        Ok(Checkpoint {
+            name,
+            made: true,
+            pruned,
+        })
+    }
+
+    /// Removes all checkpoints but the last [`KEPT`]; answers how many it removed.
+    fn prune(&self) -> Result<usize> {
+        let refs = self.checkpoints();
+        let old = refs.len().saturating_sub(KEPT);
+        if old == 0 {
+            return Ok(0);
+        }
+        let commands: String = refs[..old]
+            .iter()
+            .map(|r| format!("delete {r}\n"))
+            .collect();
+        let mut child = git(&self.root)
+            .args(["update-ref", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| git_error("update-ref", &e.to_string()))?;
+        let written = child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(commands.as_bytes());
+        let out = child
+            .wait_with_output()
+            .map_err(|e| git_error("update-ref", &e.to_string()))?;
+        if !out.status.success() || written.is_err() {
+            return Err(git_error(
+                "update-ref --stdin",
+                String::from_utf8_lossy(&out.stderr).trim(),
+            ));
+        }
+        Ok(old)
+    }
+
+    /// The diff that takes the work tree's `tree` back to `base` (a commit), with paths
+    /// relative to the workspace root and changes outside it left out: git's own unified
+    /// diff, renames found, whatever the person's configuration says of diffs.
+    pub fn diff_back(&self, tree: &str, base: &str) -> Result<Vec<u8>> {
+        let base_tree = format!("{base}^{{tree}}");
+        self.run(
+            &[
+                "-c",
+                "core.quotePath=true",
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--find-renames",
+                "--ignore-submodules=all",
+                "--src-prefix=a/",
+                "--dst-prefix=b/",
+                "--relative",
+                tree,
+                &base_tree,
+            ],
+            &[],
+        )
+    }
+}
+
+type OsPath = std::ffi::OsStr;
+
+/// A checkpoint made (or found to be the work tree already).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// Its ref.
+    pub name: String,
+    /// False when the latest checkpoint records the work tree as it is: none was made.
+    pub made: bool,
+    /// How many old checkpoints were removed.
+    pub pruned: usize,
+}
+
+/// A checkpoint's name: the time now, zero-padded so that names sort as times do.
+fn time_name() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format!(
+        "{:012}.{:09}-{}",
+        now.as_secs(),
+        now.subsec_nanos(),
+        std::process::id()
+    )
+}
+
+/// Runs a git command, answering its standard output or an error with what git said.
+fn output(mut command: Command, args: &[&str]) -> Result<Vec<u8>> {
+    let what = args
+        .iter()
+        .find(|a| !a.starts_with('-') && !a.contains('='))
+        .copied()
+        .unwrap_or("git");
+    let out = command
+        .output()
+        .map_err(|e| git_error(what, &format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        return Err(git_error(what, String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(out.stdout)
+}
+
+fn git_error(what: &str, said: &str) -> Error {
+    Error::Usage {
+        message: format!("git {what} failed: {said}"),
+        hint: None,
+    }
+}
