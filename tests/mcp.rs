@@ -265,7 +265,16 @@ async fn refuse_writes_nothing_and_says_no_reviewer_is_waiting() {
         assert!(result["message"].as_str().unwrap().contains(said));
     }
     assert!(result.get("undo").is_none());
-    assert_eq!(result["warnings"], json!([]));
+    // Where no gate was found, in case the person expected one.
+    let warnings = result["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("no patchdeck gate listens for "),
+        "{warnings:?}"
+    );
     // The TUL-002 response: IDs assigned, the model's keys echoed.
     assert!(result["batchId"].as_str().unwrap().starts_with("batch-"));
     assert_eq!(result["batchKey"], "docs-and-save");

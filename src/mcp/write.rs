@@ -7,7 +7,7 @@
 //! verifies"), what is written is what the plan of those decisions writes, and each change's
 //! outcome is what the report says of it.
 
-use super::link::{self, Link};
+use super::link::{self, Found, Link};
 use super::response::{self, WriteResult};
 use super::Settings;
 use crate::commit::CommitOptions;
@@ -76,21 +76,30 @@ pub enum Route {
 
 /// Sends a write where it goes: to the workspace's gate when one waits (once the batch is
 /// known to load: a batch that cannot be read never reaches a person, and fails here with
-/// `check`'s messages), else through [`write`]. A gate's socket that cannot be trusted (not
-/// this user's, in a folder that is not private) is an error: nothing is written.
+/// `check`'s messages), else through [`write`], with a warning naming where no gate was
+/// found. A gate that cannot be trusted (another user's) is an error: nothing is written.
 pub fn route(settings: &Settings, submitted: Submitted) -> Result<Route, Error> {
     let opened = pipeline::open(&settings.root, Access::Read, LOCK_WAIT)?;
     let root = opened.workspace.root().to_path_buf();
-    let link = link::connect(&root).map_err(|cause| Error::Io {
-        what: format!(
-            "reaching the reviewer of {} (patchdeck gate); nothing was written",
-            root.display()
-        ),
+    let found = link::connect(&root).map_err(|cause| Error::Io {
+        what: format!("reaching patchdeck gate for {}", root.display()),
         cause,
     })?;
-    let Some(link) = link else {
-        drop(opened);
-        return write(settings, submitted).map(|result| Route::Unattended(Box::new(result)));
+    let link = match found {
+        Found::Gate(link) => link,
+        Found::None { socket, why } => {
+            drop(opened);
+            let mut result = write(settings, submitted)?;
+            result.warnings.push(match why {
+                None => format!(
+                    "no patchdeck gate listens for {} (looked at {})",
+                    root.display(),
+                    socket.display()
+                ),
+                Some(why) => format!("no patchdeck gate can listen for {}: {why}", root.display()),
+            });
+            return Ok(Route::Unattended(Box::new(result)));
+        }
     };
     let input = Input::from_bytes(submitted.source, submitted.text.clone());
     pipeline::load_with(

@@ -1,30 +1,44 @@
-//! The gate's socket: held exclusively for its workspace, each caller checked, each request
-//! read with a bound and a time limit, and handed to the reviewer's loop with what it needs to
-//! answer.
+//! The gate's end: its socket held exclusively for its workspace, each caller checked, each
+//! request read whole by a deadline and within a bound, and a thread a caller to answer it,
+//! so that an agent that stops reading never stalls the person's screen.
 
-use super::{Place, Reply, Request};
-use crate::mcp::link;
+use super::{same_user, send, LineReader, Place, Reply, Request, MOST_BYTES, VERSION};
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long a caller has to send its request once connected.
+/// How long a caller has to send its whole request once connected.
 const REQUEST_TIME: Duration = Duration::from_secs(30);
+
+/// How many callers may be sending their requests at once; others are turned away.
+const READING_AT_ONCE: usize = 4;
 
 /// A batch an agent sent, waiting for the person.
 pub struct Arrival {
     pub request: Request,
-    /// Where the answer goes.
-    pub stream: UnixStream,
-    /// Set when the agent stops waiting (hangs up).
+    /// To the thread that answers the caller.
+    replies: Sender<Reply>,
+    /// Set when the agent stops waiting (hangs up, or stops reading).
     pub gone: Arc<AtomicBool>,
+}
+
+impl Arrival {
+    /// Says `reply` to the caller, on the thread that answers it: never waits. After a
+    /// result or a refusal, the caller is hung up on.
+    pub fn reply(&self, reply: Reply) {
+        let _ = self.replies.send(reply);
+    }
+
+    pub fn gone(&self) -> bool {
+        self.gone.load(Ordering::SeqCst)
+    }
 }
 
 /// The gate's socket, listening; its file is removed and its lock let go when dropped.
@@ -69,7 +83,7 @@ impl Listening {
     }
 
     /// Accepts callers on a thread of its own, for the gate of the workspace at `root`:
-    /// each request that is for it goes to `arrivals`, counted in `waiting`.
+    /// each request for it goes to `arrivals`, counted in `waiting`.
     pub fn serve(
         &self,
         root: String,
@@ -77,18 +91,31 @@ impl Listening {
         waiting: Arc<AtomicUsize>,
     ) -> io::Result<()> {
         let listener = self.listener.try_clone()?;
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (root, arrivals, waiting) =
-                    (root.clone(), arrivals.clone(), Arc::clone(&waiting));
-                std::thread::spawn(move || {
-                    if let Some(arrival) = welcome(stream, &root, &waiting) {
-                        if arrivals.send(arrival).is_err() {
-                            waiting.fetch_sub(1, Ordering::SeqCst);
-                        }
-                    }
-                });
+        let reading = Arc::new(AtomicUsize::new(0));
+        std::thread::spawn(move || loop {
+            let stream = match listener.accept() {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, say: a moment for some to close.
+                Err(_) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+            };
+            if reading.fetch_add(1, Ordering::SeqCst) >= READING_AT_ONCE {
+                reading.fetch_sub(1, Ordering::SeqCst);
+                continue;
             }
+            let (root, arrivals) = (root.clone(), arrivals.clone());
+            let (waiting, reading) = (Arc::clone(&waiting), Arc::clone(&reading));
+            std::thread::spawn(move || {
+                let arrival = welcome(stream, &root, &waiting);
+                reading.fetch_sub(1, Ordering::SeqCst);
+                if let Some(arrival) = arrival {
+                    if arrivals.send(arrival).is_err() {
+                        waiting.fetch_sub(1, Ordering::SeqCst);
+                    }
+                }
+            });
         });
         Ok(())
     }
@@ -120,42 +147,71 @@ fn remove_stale(socket: &Path) -> io::Result<()> {
 }
 
 /// Reads a caller's request: `None` (the caller told why, when it can hear) when it is not
-/// this user, not for this workspace, or not a request.
-fn welcome(mut stream: UnixStream, root: &str, waiting: &AtomicUsize) -> Option<Arrival> {
-    link::same_user(&stream).ok()?;
-    stream.set_read_timeout(Some(REQUEST_TIME)).ok()?;
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let request: Request = match link::receive(&mut reader) {
-        Ok(Some(request)) => request,
-        _ => return None,
-    };
-    let refused = if request.version != link::VERSION {
-        Some(format!(
-            "this patchdeck gate speaks version {} of the link, the server {}: run the same patchdeck for both",
-            link::VERSION,
-            request.version
-        ))
-    } else if request.root != root {
-        Some(format!(
-            "this patchdeck gate reviews {root}, not {}",
-            request.root
-        ))
-    } else {
-        None
-    };
-    if let Some(message) = refused {
-        let _ = link::send(&mut stream, &Reply::Refused { message });
-        return None;
-    }
-    let ahead = waiting.fetch_add(1, Ordering::SeqCst);
-    let _ = link::send(&mut stream, &Reply::Queued { ahead });
+/// this user, does not send a whole request in time, or sends one not for this workspace.
+fn welcome(stream: UnixStream, root: &str, waiting: &AtomicUsize) -> Option<Arrival> {
+    same_user(&stream).ok()?;
+    let mut reader = LineReader::new(stream.try_clone().ok()?, MOST_BYTES);
+    let line = reader.line_by(Instant::now() + REQUEST_TIME).ok()??;
     let gone = Arc::new(AtomicBool::new(false));
+    let replies = answer_on_thread(stream, Arc::clone(&gone));
+    let request = match read_request(&line, root) {
+        Ok(request) => request,
+        Err(message) => {
+            let _ = replies.send(Reply::Refused { message });
+            return None;
+        }
+    };
+    let ahead = waiting.fetch_add(1, Ordering::SeqCst);
+    let _ = replies.send(Reply::Queued { ahead });
     watch(reader.into_inner(), Arc::clone(&gone));
     Some(Arrival {
         request,
-        stream,
+        replies,
         gone,
     })
+}
+
+/// The request on `line`, when it is one, of this link's version, for the workspace at
+/// `root`; else what to tell the caller.
+fn read_request(line: &[u8], root: &str) -> Result<Request, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("not a request: {e}"))?;
+    let version = value.get("version").and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(VERSION)) {
+        return Err(format!(
+            "this patchdeck gate speaks version {VERSION} of the link, the server {}: run the same patchdeck for both",
+            version.map_or("none".to_owned(), |v| v.to_string())
+        ));
+    }
+    let request: Request =
+        serde_json::from_value(value).map_err(|e| format!("not a request: {e}"))?;
+    if request.root != root {
+        return Err(format!(
+            "this patchdeck gate reviews {root}, not {}",
+            request.root
+        ));
+    }
+    Ok(request)
+}
+
+/// A thread that writes each reply to the caller, and hangs up after the last; a caller
+/// that cannot be written to is `gone`.
+fn answer_on_thread(mut stream: UnixStream, gone: Arc<AtomicBool>) -> Sender<Reply> {
+    let (replies, to_send) = mpsc::channel::<Reply>();
+    std::thread::spawn(move || {
+        for reply in to_send {
+            let last = matches!(reply, Reply::Result { .. } | Reply::Refused { .. });
+            if send(&mut stream, &reply).is_err() {
+                gone.store(true, Ordering::SeqCst);
+                break;
+            }
+            if last {
+                break;
+            }
+        }
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+    });
+    replies
 }
 
 /// Sets `gone` once the caller hangs up (it sends nothing after its request).

@@ -14,21 +14,23 @@ mod client;
 mod listen;
 mod place;
 
-pub use client::{connect, Link};
+pub use client::{connect, Found, Link};
 pub use listen::{Arrival, Listening};
 pub use place::{place, Place};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
+use std::time::Instant;
 
 /// The version of the conversation; a gate refuses a request of another.
 pub const VERSION: u32 = 1;
 
-/// The most bytes one message may hold: a batch as large as patchdeck reads, with every byte
-/// escaped in JSON, and room for the rest.
-pub const MOST_BYTES: u64 = (crate::formats::MAX_INPUT_BYTES as u64) * 6 + (1 << 20);
+/// The most bytes one message may hold: a batch as large as patchdeck reads, twice over (JSON
+/// escapes a quote or a backslash in two bytes), and room for the rest. A batch whose escapes
+/// take more is refused as too large.
+pub const MOST_BYTES: u64 = (crate::formats::MAX_INPUT_BYTES as u64) * 2 + (1 << 20);
 
 /// A write call, as the agent's server hands it to the gate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -73,23 +75,86 @@ pub fn send<T: Serialize>(stream: &mut UnixStream, message: &T) -> io::Result<()
     stream.flush()
 }
 
-/// Reads one message (`None` when the other end hung up before a whole one), at most
-/// [`MOST_BYTES`] of it.
-pub fn receive<T: DeserializeOwned, R: BufRead>(reader: &mut R) -> io::Result<Option<T>> {
-    let mut line = Vec::new();
-    std::io::Read::take(reader, MOST_BYTES + 1).read_until(b'\n', &mut line)?;
-    if line.last() != Some(&b'\n') {
-        return match line.len() as u64 > MOST_BYTES {
-            true => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("a message of more than {MOST_BYTES} bytes"),
-            )),
-            false => Ok(None),
-        };
+/// Reads a stream a line at a time, each line by a deadline: however the bytes trickle in,
+/// a wait never outlasts the deadline it was given, and a line never outgrows its bound.
+pub struct LineReader {
+    stream: UnixStream,
+    buffer: Vec<u8>,
+    /// How far `buffer` is known to hold no newline.
+    searched: usize,
+    limit: u64,
+}
+
+impl LineReader {
+    /// Reads `stream`, lines of at most `limit` bytes.
+    pub fn new(stream: UnixStream, limit: u64) -> LineReader {
+        LineReader {
+            stream,
+            buffer: Vec::new(),
+            searched: 0,
+            limit,
+        }
     }
-    serde_json::from_slice(&line)
-        .map(Some)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+
+    /// The next line (without its newline), once it has come whole by `deadline`: `None`
+    /// when the deadline came first (what came of the line is kept for the next call). An
+    /// error is the other end hanging up first, or a line over the bound.
+    pub fn line_by(&mut self, deadline: Instant) -> io::Result<Option<Vec<u8>>> {
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            if let Some(at) = memchr::memchr(b'\n', &self.buffer[self.searched..]) {
+                let end = self.searched + at;
+                let line = self.buffer[..end].to_vec();
+                self.buffer.drain(..=end);
+                self.searched = 0;
+                return Ok(Some(line));
+            }
+            self.searched = self.buffer.len();
+            if self.buffer.len() as u64 > self.limit {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("a message of more than {} bytes", self.limit),
+                ));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            self.stream.set_read_timeout(Some(left))?;
+            match self.stream.read(&mut chunk) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the other end hung up",
+                    ))
+                }
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// [`LineReader::line_by`], read as a message of JSON.
+    pub fn message_by<T: DeserializeOwned>(&mut self, deadline: Instant) -> io::Result<Option<T>> {
+        match self.line_by(deadline)? {
+            Some(line) => serde_json::from_slice(&line)
+                .map(Some)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+            None => Ok(None),
+        }
+    }
+
+    /// The stream, for what is left to do with it.
+    pub fn into_inner(self) -> UnixStream {
+        self.stream
+    }
 }
 
 /// Refuses the other end of `stream` unless it runs as this user.
@@ -146,20 +211,38 @@ fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::BufReader;
 
     #[test]
-    fn a_message_goes_over_as_one_line_and_a_cut_one_is_none() {
+    fn a_message_goes_over_as_one_line_and_a_cut_one_waits_for_its_end() {
         let (mut a, b) = UnixStream::pair().unwrap();
         same_user(&a).unwrap();
         send(&mut a, &Reply::Queued { ahead: 2 }).unwrap();
-        a.write_all(b"{\"kind\":\"reviewing\"").unwrap();
-        drop(a);
-        let mut reader = BufReader::new(b);
-        match receive::<Reply, _>(&mut reader).unwrap() {
+        a.write_all(b"{\"kind\":\"rev").unwrap();
+        let mut reader = LineReader::new(b, 1 << 10);
+        let soon = || Instant::now() + std::time::Duration::from_millis(50);
+        match reader.message_by::<Reply>(soon()).unwrap() {
             Some(Reply::Queued { ahead: 2 }) => {}
             other => panic!("{other:?}"),
         }
-        assert!(receive::<Reply, _>(&mut reader).unwrap().is_none());
+        // Half a message by the deadline: none yet, and the half is kept.
+        assert!(reader.message_by::<Reply>(soon()).unwrap().is_none());
+        a.write_all(b"iewing\"}\n").unwrap();
+        assert!(matches!(
+            reader.message_by::<Reply>(soon()).unwrap(),
+            Some(Reply::Reviewing)
+        ));
+        drop(a);
+        let gone = reader.message_by::<Reply>(soon()).unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn a_line_over_the_bound_is_refused() {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        a.write_all(&[b'x'; 300]).unwrap();
+        let mut reader = LineReader::new(b, 100);
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        let refused = reader.line_by(deadline).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::InvalidData);
     }
 }

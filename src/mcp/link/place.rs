@@ -23,6 +23,16 @@ pub struct Place {
 /// The place of the gate of the workspace at `root` (absolute, without links), its private
 /// folder made when it is not there.
 pub fn place(root: &Path) -> io::Result<Place> {
+    let place = locate(root);
+    make_private(
+        place.socket.parent().expect("in a folder"),
+        crate::state::euid(),
+    )?;
+    Ok(place)
+}
+
+/// Where the gate of the workspace at `root` listens, when it does; nothing is made.
+pub fn locate(root: &Path) -> Place {
     let name = crate::sha256::sha256_hex(root.as_os_str().as_encoded_bytes());
     let name = &name[..24];
     let uid = crate::state::euid();
@@ -42,11 +52,10 @@ pub fn place(root: &Path) -> io::Result<Place> {
         .flatten()
         .find(fits)
         .expect("/tmp/patchdeck-UID/NAME.sock fits");
-    make_private(&dir, uid)?;
-    Ok(Place {
+    Place {
         socket: dir.join(format!("{name}.sock")),
         lock: dir.join(format!("{name}.lock")),
-    })
+    }
 }
 
 /// Makes `dir` (mode 0700) unless it is there, then checks that it is private to `uid`.
@@ -59,7 +68,8 @@ fn make_private(dir: &Path, uid: u32) -> io::Result<()> {
         io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "{} is not a private folder of this user: {why}",
+                "{} is not a private folder of this user: {why} (remove it, or set \
+                 XDG_RUNTIME_DIR to a folder only you can open)",
                 dir.display()
             ),
         )
@@ -67,7 +77,7 @@ fn make_private(dir: &Path, uid: u32) -> io::Result<()> {
 }
 
 /// Whether `dir` is a folder (not a link to one) of `uid` that no one else can open.
-fn private(dir: &Path, uid: u32) -> Result<(), String> {
+pub fn private(dir: &Path, uid: u32) -> Result<(), String> {
     let meta = std::fs::symlink_metadata(dir).map_err(|e| e.to_string())?;
     if meta.file_type().is_symlink() {
         return Err("it is a symbolic link".to_owned());

@@ -61,7 +61,11 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     // An agent's batch names the agent instead (its source is the tool it called).
     match &app.caller {
         Some(caller) => first.push(Span::styled(
-            format!("{lead}{}", keep_end(&caller.header(), room)),
+            // The agent's name first: what is cut is the end.
+            format!(
+                "{lead}{}",
+                crate::tui::text::keep_start(&caller.header(), room)
+            ),
             p.key,
         )),
         None => first.push(Span::styled(

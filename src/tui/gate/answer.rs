@@ -71,8 +71,8 @@ pub fn review(terminal: &mut DefaultTerminal, gate: &Gate, arrival: &Arrival) ->
         fresh: true,
     });
     app.caller = Some(Caller {
-        agent: request.agent.clone(),
-        tool: request.tool.clone(),
+        agent: super::screen::agent_name(&request.agent),
+        tool: tool_name(&request.tool).to_owned(),
         waiting: Arc::clone(&gate.waiting),
         gone: Arc::clone(&arrival.gone),
     });

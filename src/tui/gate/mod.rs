@@ -91,9 +91,10 @@ pub fn run(setup: GateSetup) -> Result<usize, Error> {
         answered: Vec::new(),
     };
     let served = crate::tui::on_terminal(|terminal| serve(terminal, &mut gate, &arrivals));
-    // Whoever still waits hears that no one will review their batch.
-    close(&arrivals, &gate.waiting);
+    // No one new reaches the gate; whoever still waits hears that no one will review their
+    // batch.
     drop(listening);
+    close(&arrivals, &gate.waiting);
     served.map(|()| gate.answered.len())
 }
 
@@ -106,25 +107,26 @@ fn serve(
     let mut queue: VecDeque<Arrival> = VecDeque::new();
     loop {
         queue.extend(arrivals.try_iter());
-        let Some(mut arrival) = queue.pop_front() else {
+        let Some(arrival) = queue.pop_front() else {
             terminal.draw(|frame| screen::draw(frame, gate))?;
             if quit_asked()? {
                 return Ok(());
             }
             continue;
         };
-        let reply = if arrival.gone.load(Ordering::SeqCst) {
-            // Its agent stopped waiting before anyone looked: nothing to review for no one.
-            None
+        if arrival.gone() {
+            // Its agent stopped waiting before anyone looked: it is not shown to anyone.
+            gate.answered.insert(0, screen::not_shown(&arrival));
         } else {
-            let _ = link::send(&mut arrival.stream, &Reply::Reviewing);
-            Some(answer::review(terminal, gate, &arrival)?)
-        };
-        if let Some(reply) = reply {
+            arrival.reply(Reply::Reviewing);
+            // Keys typed for the batch before are not for this one.
+            while event::poll(Duration::ZERO)? {
+                event::read()?;
+            }
+            let reply = answer::review(terminal, gate, &arrival)?;
             gate.answered.insert(0, screen::said(&arrival, &reply));
-            let _ = link::send(&mut arrival.stream, &reply);
+            arrival.reply(reply);
         }
-        let _ = arrival.stream.shutdown(std::net::Shutdown::Both);
         gate.waiting.fetch_sub(1, Ordering::SeqCst);
         terminal.clear()?;
     }
@@ -146,9 +148,9 @@ fn quit_asked() -> io::Result<bool> {
 
 /// Answers every batch still waiting: the gate is closing and no one will review it.
 fn close(arrivals: &Receiver<Arrival>, waiting: &AtomicUsize) {
-    for mut arrival in arrivals.try_iter() {
+    for arrival in arrivals.try_iter() {
         let message = "The person closed patchdeck gate before reviewing this batch: nothing was written. Ask them to start it again (`patchdeck gate`) and call again.".to_owned();
-        let _ = link::send(&mut arrival.stream, &Reply::Refused { message });
+        arrival.reply(Reply::Refused { message });
         waiting.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -67,9 +67,26 @@ pub fn draw(frame: &mut Frame, gate: &Gate) {
     );
 }
 
+/// A batch whose agent stopped waiting before its turn, in a line.
+pub fn not_shown(arrival: &Arrival) -> String {
+    format!(
+        "{}: stopped waiting before its turn; not shown, nothing written",
+        agent_name(&arrival.request.agent)
+    )
+}
+
+/// An agent's name as the screen shows it: control characters visible, at most 40 characters.
+pub fn agent_name(name: &str) -> String {
+    let name = crate::lines::visible(name);
+    match name.chars().count() > 40 {
+        true => format!("{}…", name.chars().take(39).collect::<String>()),
+        false => name.into_owned(),
+    }
+}
+
 /// What became of a batch, in a line: `claude-code, "docs-and-save": 2 applied, 1 rejected`.
 pub fn said(arrival: &Arrival, reply: &Reply) -> String {
-    let agent = &arrival.request.agent;
+    let agent = agent_name(&arrival.request.agent);
     match reply {
         Reply::Result { result, .. } => {
             let name = result["batchKey"]
@@ -92,6 +109,6 @@ pub fn said(arrival: &Arrival, reply: &Reply) -> String {
             format!("{agent}{name}: {}", counted.join(", "))
         }
         Reply::Refused { message } => format!("{agent}: not reviewed: {message}"),
-        Reply::Queued { .. } | Reply::Reviewing => agent.clone(),
+        Reply::Queued { .. } | Reply::Reviewing => agent,
     }
 }
