@@ -31,6 +31,8 @@ pub struct Base {
     pub name: String,
     /// The commit.
     pub commit: String,
+    /// What was said of refs under `refs/patchdeck/checkpoints/` that were ignored.
+    pub ignored: Option<String>,
 }
 
 /// The work tree's changes since a base, loaded and verified.
@@ -50,13 +52,18 @@ pub fn base(repo: &Repo, revision: Option<&str>) -> Result<Base> {
         return Ok(Base {
             name: revision.to_owned(),
             commit,
+            ignored: None,
         });
     }
-    if let Some(checkpoint) = repo.latest_checkpoint() {
-        if let Some(commit) = repo.resolve(&checkpoint) {
+    // Only a checkpoint whose seal opens is one this user made here.
+    let checkpoints = repo.checkpoints();
+    let ignored = checkpoints.warning();
+    if let Some(checkpoint) = checkpoints.ours.last() {
+        if let Some(commit) = repo.resolve(checkpoint) {
             return Ok(Base {
                 name: format!("checkpoint {checkpoint}"),
                 commit,
+                ignored,
             });
         }
     }
@@ -64,6 +71,7 @@ pub fn base(repo: &Repo, revision: Option<&str>) -> Result<Base> {
         Some(commit) => Ok(Base {
             name: "HEAD".to_owned(),
             commit,
+            ignored,
         }),
         None => Err(Error::Usage {
             message: "--worktree has no base to compare with: no checkpoint, and no commit yet"
@@ -107,6 +115,14 @@ pub fn load(
     batch.stance = Stance::Standing;
     batch.label = Some(format!("what changed since {}", base.name));
     batch.warnings.extend(left_out);
+    batch.warnings.extend(base.ignored.clone().map(|message| {
+        InputWarning {
+            location: crate::git::worktree::CHECKPOINTS
+                .trim_end_matches('/')
+                .to_owned(),
+            message,
+        }
+    }));
     describe_standing(&mut batch);
     let verification = verify::verify(&batch, workspace);
     Ok(Since {

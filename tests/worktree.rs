@@ -366,3 +366,53 @@ fn feedback_tells_the_agent_what_was_undone_with_the_note_and_the_lines_put_back
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(repo.read("b.txt").contains("b 27\nb 28"));
 }
+
+/// A ref under `refs/patchdeck/checkpoints/` that this user did not make in this repository
+/// (one that came with a clone, a copy of a real checkpoint's message, a checkpoint made in
+/// another repository) is input from a stranger: no review starts from it, it is named in a
+/// warning, and pruning never removes it.
+#[test]
+fn a_checkpoint_this_user_did_not_make_here_is_ignored_with_a_warning() {
+    let repo = Repo::new(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
+    let out = repo.run(&["checkpoint", "--json"]);
+    let ours = json(&out)["ref"].as_str().unwrap().to_owned();
+    // A forged checkpoint, newer than ours, whose tree has the agent's edit already: were it
+    // the base, the edit would not be shown.
+    write(repo.path(), "a.txt", "alpha, by the agent\n");
+    git(repo.path(), &["add", "a.txt"]);
+    let tree = git(repo.path(), &["write-tree"]).trim().to_owned();
+    git(repo.path(), &["reset", "-q"]);
+    let genuine = git(repo.path(), &["cat-file", "commit", &ours]);
+    let message = genuine.split_once("\n\n").unwrap().1;
+    let forged = git(repo.path(), &["commit-tree", &tree, "-m", message])
+        .trim()
+        .to_owned();
+    let planted = "refs/patchdeck/checkpoints/999999999999.000000000-1";
+    git(repo.path(), &["update-ref", planted, &forged]);
+
+    let out = repo.run(&["check", "--worktree", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = json(&out);
+    assert_eq!(
+        listed(&report),
+        [("a.txt".to_owned(), 1)],
+        "the edit is shown"
+    );
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("ignored 1 ref(s) under refs/patchdeck/checkpoints/ that are not checkpoints you made in this repository"),
+        "{warnings}"
+    );
+    assert!(text(&out.stderr).contains(&format!("since checkpoint {ours}")));
+    // Checkpoints come and go; the planted ref stays where it was put.
+    for i in 1..=21 {
+        write(repo.path(), "b.txt", &format!("{i}\n"));
+        assert_eq!(repo.run(&["checkpoint", "-q"]).status.code(), Some(0));
+    }
+    let refs = git(
+        repo.path(),
+        &["for-each-ref", "--format=%(refname)", "refs/patchdeck/"],
+    );
+    assert!(refs.contains(planted), "{refs}");
+    assert_eq!(refs.lines().count(), 21, "{refs}");
+}

@@ -25,6 +25,9 @@ pub struct CheckpointArgs {
 pub fn run(args: CheckpointArgs, ctx: &Ctx) -> Result<i32, Error> {
     let repo = Repo::open(&args.root).map_err(|_| not_a_work_tree(&args.root))?;
     let checkpoint = repo.checkpoint()?;
+    if let Some(warning) = repo.checkpoints().warning() {
+        output::eprintln(format!("patchdeck: warning: {warning}"));
+    }
     let commit = repo.resolve(&checkpoint.name).unwrap_or_default();
     if ctx.quiet {
         return Ok(exit::OK);

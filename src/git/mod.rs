@@ -8,6 +8,7 @@
 //! is a note, not a conflict) and showing the note (the report and the reviewer do that).
 
 pub mod index;
+pub mod sealed;
 pub mod worktree;
 
 use crate::problem::ProblemKind;

@@ -8,9 +8,9 @@
 //! checkpoint is a commit of such a tree (parent `HEAD`, when there is one) under
 //! [`CHECKPOINTS`], the last [`KEPT`] of them kept.
 //!
-//! What this module trusts: a checkpoint is a base like any commit. One that came with the
-//! repository (a mirror clone copies `refs/patchdeck/`) can only make a review show other
-//! changes; every change is shown before it is undone, and `check --worktree` names the base.
+//! What this module trusts: a checkpoint only when its seal opens ([`super::sealed`]): one
+//! that came with the repository (a mirror clone copies `refs/patchdeck/`) or that another
+//! user made is ignored, named in a warning, and never pruned.
 //! It does not own the batch made of the diff (`crate::worktree` does) nor decide anything.
 
 use super::git;
@@ -136,24 +136,54 @@ impl Repo {
         Ok(String::from_utf8_lossy(&tree).trim().to_owned())
     }
 
-    /// Every checkpoint's ref, oldest first.
-    pub fn checkpoints(&self) -> Vec<String> {
-        let out = self
-            .run(&["for-each-ref", "--format=%(refname)", CHECKPOINTS], &[])
-            .unwrap_or_default();
-        let mut refs: Vec<String> = String::from_utf8_lossy(&out)
-            .lines()
-            .filter(|r| r.starts_with(CHECKPOINTS))
-            .map(str::to_owned)
-            .collect();
-        // Named by the time they were made, zero-padded: their order is their names'.
-        refs.sort();
-        refs
+    /// The repository's top-level folder, absolute and without links (as a seal names it,
+    /// whatever path the root was given as).
+    fn top(&self) -> PathBuf {
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let depth = self.prefix.split('/').filter(|c| !c.is_empty()).count();
+        root.ancestors().nth(depth).unwrap_or(&root).to_path_buf()
     }
 
-    /// The latest checkpoint's ref, if there is one.
+    /// Every checkpoint's ref this user made in this repository, oldest first, and how many
+    /// others there are under [`CHECKPOINTS`] (refs whose seal does not open: they came with
+    /// a clone, or another user or repository made them), which are ignored.
+    pub fn checkpoints(&self) -> Checkpoints {
+        let format = "--format=%(refname)%00%(objecttype)%00%(tree)%00%(parent)%00%(contents)%00";
+        let out = self
+            .run(&["for-each-ref", format, CHECKPOINTS], &[])
+            .unwrap_or_default();
+        let out = String::from_utf8_lossy(&out);
+        let checker = super::sealed::Checker::of(&self.top());
+        let mut found = Checkpoints::default();
+        // Each record is five fields ended by NUL, then git's newline.
+        let mut fields = out.split('\0');
+        while let (Some(name), Some(kind), Some(tree), Some(parents), Some(message)) = (
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+        ) {
+            let name = name.trim_start_matches('\n');
+            let parent = parents.split(' ').next().filter(|p| !p.is_empty());
+            let ours = kind == "commit"
+                && name.starts_with(CHECKPOINTS)
+                && checker
+                    .as_ref()
+                    .is_some_and(|c| c.opens(tree, parent, message));
+            match ours {
+                true => found.ours.push(name.to_owned()),
+                false => found.ignored += 1,
+            }
+        }
+        // Named by the time they were made, zero-padded: their order is their names'.
+        found.ours.sort();
+        found
+    }
+
+    /// The latest checkpoint this user made here, if there is one.
     pub fn latest_checkpoint(&self) -> Option<String> {
-        self.checkpoints().pop()
+        self.checkpoints().ours.pop()
     }
 
     /// Records the work tree as a checkpoint, unless it is as the latest one records it;
@@ -174,8 +204,10 @@ impl Repo {
                 });
             }
         }
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", "patchdeck checkpoint"];
         let head = self.resolve("HEAD");
+        let message = super::sealed::message(&self.top(), &tree, head.as_deref())
+            .map_err(|e| Error::io("sealing the checkpoint", e))?;
+        let mut args = vec!["commit-tree", tree.as_str(), "-m", message.as_str()];
         if let Some(head) = &head {
             args.extend(["-p", head.as_str()]);
         }
@@ -196,9 +228,10 @@ impl Repo {
         })
     }
 
-    /// Removes all checkpoints but the last [`KEPT`]; answers how many it removed.
+    /// Removes all checkpoints of this user's but the last [`KEPT`] (others are never
+    /// touched); answers how many it removed.
     fn prune(&self) -> Result<usize> {
-        let refs = self.checkpoints();
+        let refs = self.checkpoints().ours;
         let old = refs.len().saturating_sub(KEPT);
         if old == 0 {
             return Ok(0);
@@ -258,6 +291,27 @@ impl Repo {
 }
 
 type OsPath = std::ffi::OsStr;
+
+/// The checkpoints under [`CHECKPOINTS`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checkpoints {
+    /// This user's, made in this repository, oldest first.
+    pub ours: Vec<String>,
+    /// How many others there are (ignored).
+    pub ignored: usize,
+}
+
+impl Checkpoints {
+    /// What is said of the ignored ones, when there are any.
+    pub fn warning(&self) -> Option<String> {
+        (self.ignored > 0).then(|| {
+            format!(
+                "ignored {} ref(s) under {CHECKPOINTS} that are not checkpoints you made in this repository (they came with a clone, or another user made them): no review starts from them, and patchdeck never removes them",
+                self.ignored
+            )
+        })
+    }
+}
 
 /// A checkpoint made (or found to be the work tree already).
 #[derive(Clone, Debug, PartialEq, Eq)]

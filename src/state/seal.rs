@@ -46,6 +46,8 @@ pub enum Purpose {
     /// The small mark that makes a folder of the undo history a record of this workspace's.
     RecordMark,
     Session,
+    /// A work tree checkpoint: a git commit patchdeck made, which lives in the repository.
+    Checkpoint,
 }
 
 impl Purpose {
@@ -62,6 +64,7 @@ impl Purpose {
             Purpose::UndoRecord => b"patchdeck undo record\0",
             Purpose::RecordMark => b"patchdeck undo record mark\0",
             Purpose::Session => b"patchdeck review session\0",
+            Purpose::Checkpoint => b"patchdeck checkpoint\0",
         }
     }
 }
@@ -283,6 +286,22 @@ impl Key {
         mac.update(&len.to_be_bytes());
         mac.update(body_tag);
         mac.finalize().into_bytes().to_vec()
+    }
+
+    /// The MAC of `body` for the workspace `binding`, in hex: the seal of what patchdeck keeps
+    /// outside its folder (a checkpoint commit's message carries it).
+    pub fn tag(&self, purpose: Purpose, binding: &Binding, body: &[u8]) -> String {
+        hex(&self.body_tag(purpose, binding, body))
+    }
+
+    /// Whether `tag` (hex) is the MAC of `body` for `binding`: compared in constant time.
+    pub fn tag_opens(&self, purpose: Purpose, binding: &Binding, body: &[u8], tag: &str) -> bool {
+        let Some(tag) = unhex(tag) else {
+            return false;
+        };
+        let mut mac = self.mac(purpose, binding);
+        mac.update(body);
+        mac.verify_slice(&tag).is_ok()
     }
 
     /// `body` with its seal in front, for the workspace `binding`.
