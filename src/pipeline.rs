@@ -198,6 +198,22 @@ pub fn apply(
     apply_with(workspace, plan, NewContents::Planned, options, stage)
 }
 
+/// Keeps, with the commit `applied` made of `checked` under `decisions`, the feedback the
+/// review decided (for a work tree's changes: what the person undid, why, and the lines put
+/// back), for `patchdeck feedback --last` and an agent's hook; a warning when it cannot.
+pub fn keep_feedback(
+    workspace: &Workspace,
+    checked: &Checked,
+    decisions: &crate::review::Decisions,
+    applied: &Applied,
+) -> Option<String> {
+    let id = applied.committed.history_id.as_deref()?;
+    let feedback = crate::feedback::message(checked, decisions);
+    crate::commit::history::keep_feedback(workspace, id, &feedback.to_markdown(), &feedback.to_json())
+        .err()
+        .map(|e| format!("cannot keep the feedback with the commit ({e}): `patchdeck feedback --last` will not have it"))
+}
+
 /// [`apply`], taking each new content from `contents` (see [`commit::commit_with`]): the
 /// command line commits a plan made without contents, each made as its file is staged, so
 /// that it holds no file it has checked.

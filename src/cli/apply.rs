@@ -112,7 +112,8 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
     // is the reviewer's, which may place a change or edit it over the lines the person saw:
     // judging those takes the file's lines, so its files are kept as the reviewer keeps them.
     let report = !ctx.quiet;
-    let holds_files = args.select.decisions.is_some();
+    // A work tree review keeps its files too: the feedback kept with its commit quotes them.
+    let holds_files = args.select.decisions.is_some() || args.batch.worktree;
     if !holds_files {
         opened.workspace.release_files(Release {
             sha256: args.json && report,
@@ -182,12 +183,16 @@ pub fn run(args: ApplyArgs, ctx: &Ctx) -> Result<i32, Error> {
         };
         pipeline::apply_with(&opened.workspace, &plan, contents, &options, stage.value)?
     };
+    let standing = checked.batch.stance == Stance::Standing;
+    // What the person undid, and why, for the agent: `patchdeck feedback --last`.
+    let kept = standing
+        .then(|| pipeline::keep_feedback(&opened.workspace, &checked, &decisions, &applied))
+        .flatten();
     if !ctx.quiet {
-        for warning in &applied.warnings {
+        for warning in applied.warnings.iter().chain(&kept) {
             output::eprintln(format!("patchdeck: warning: {warning}"));
         }
     }
-    let standing = checked.batch.stance == Stance::Standing;
     let mut lines = String::new();
     if !args.json && !ctx.quiet && standing {
         lines = standing_lines(&plan, &checked, &decisions);

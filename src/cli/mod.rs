@@ -161,12 +161,25 @@ pub struct BatchArgs {
     /// With --worktree: what the work tree is compared with, a commit, branch, tag or checkpoint [default: the latest checkpoint, else HEAD]
     #[arg(long, value_name = "REF", requires = "worktree")]
     pub base: Option<String>,
-    /// The batch file, or - for standard input
-    #[arg(value_name = "INPUT", required_unless_present = "worktree")]
+    /// The batch file, or - for standard input (required but with --worktree, or `feedback --last`)
+    #[arg(value_name = "INPUT")]
     pub input: Option<String>,
 }
 
 impl BatchArgs {
+    /// The batch file named, or `None` for the work tree's changes; an error when neither is
+    /// asked for. (clap cannot say it: `feedback --last` needs neither.)
+    pub fn input(&self) -> Result<Option<&str>, Error> {
+        match (self.input.as_deref(), self.worktree) {
+            (Some(input), false) => Ok(Some(input)),
+            (None, true) => Ok(None),
+            _ => Err(Error::Usage {
+                message: "an INPUT is required: the batch file, or - for standard input".into(),
+                hint: Some("or --worktree, for what changed in the git work tree".into()),
+            }),
+        }
+    }
+
     /// The load options these flags describe, over the configuration's defaults.
     pub fn load_options(&self, ctx: &Ctx) -> patchdeck::formats::LoadOptions {
         let mut max_tokens = ctx.config.max_tokens.clone();
@@ -249,12 +262,12 @@ fn load_with(
     args: &BatchArgs,
     options: patchdeck::formats::LoadOptions,
 ) -> Result<patchdeck::verify::Checked, Error> {
-    match args.input.as_deref() {
-        Some(input) if !args.worktree => {
+    match args.input()? {
+        Some(input) => {
             let input = Input::read(input)?;
             loading_batch(ctx, || pipeline::load_with(workspace, &input, &options))
         }
-        _ => load_worktree(ctx, workspace, args, options.max_tokens).map(|since| since.checked),
+        None => load_worktree(ctx, workspace, args, options.max_tokens).map(|since| since.checked),
     }
 }
 

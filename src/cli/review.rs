@@ -91,9 +91,9 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
         session,
         fresh: args.fresh,
     };
-    let input = match args.batch.input.as_deref() {
-        Some(input) if !args.batch.worktree => Input::read(input)?,
-        _ => {
+    let input = match args.batch.input()? {
+        Some(input) => Input::read(input)?,
+        None => {
             let options = args.batch.load_options(ctx);
             let since =
                 super::load_worktree(ctx, &opened.workspace, &args.batch, options.max_tokens)?;

@@ -36,6 +36,9 @@ pub(super) const RECORD: &str = "journal.json";
 pub(super) const MARK: &str = "mark";
 /// What `apply --stage` did to git's index, beside the record (`git::index::Change`s).
 const INDEX_NOTE: &str = "index.json";
+/// The feedback kept with a commit, as Markdown and as JSON.
+const FEEDBACK_MARKDOWN: &str = "feedback.md";
+const FEEDBACK_JSON: &str = "feedback.json";
 /// Beside a record while `undo` restores it: a process killed between restoring the files
 /// and forgetting the record leaves it, and the next recovery finishes the undo's bookkeeping.
 const UNDOING: &str = "undoing";
@@ -290,18 +293,85 @@ fn move_original(
     copied.map(|()| false)
 }
 
+/// The state folder and the record folder of the archived commit `id`.
+fn record_of(workspace: &Workspace, id: &str) -> io::Result<(State, Dir)> {
+    let root = Root::open(workspace.root())?;
+    let none = || io::Error::new(ErrorKind::NotFound, "there is no undo history");
+    let state = State::open(&root)?.ok_or_else(none)?;
+    let history = state.folder(HISTORY, false)?.ok_or_else(none)?;
+    let dir = history.subdir(OsStr::new(id))?;
+    Ok((state, dir))
+}
+
 /// Keeps, beside the archived commit `id`, what `apply --stage` then did to git's index, so
 /// that `undo` can put the index back too.
 pub fn keep_index_note(workspace: &Workspace, id: &str, note: &Note) -> io::Result<()> {
-    let root = Root::open(workspace.root())?;
-    let state = State::open(&root)?
-        .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "there is no undo history"))?;
-    let history = state
-        .folder(HISTORY, false)?
-        .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "there is no undo history"))?;
-    let dir = history.subdir(OsStr::new(id))?;
+    let (_, dir) = record_of(workspace, id)?;
     let bytes = serde_json::to_vec_pretty(note).map_err(io::Error::other)?;
     state::write_fresh(&dir, OsStr::new(INDEX_NOTE), &bytes, true)
+}
+
+/// Keeps, sealed, beside the archived commit `id`, the feedback of the review it was made
+/// from (for `patchdeck feedback --last`).
+pub fn keep_feedback(
+    workspace: &Workspace,
+    id: &str,
+    markdown: &str,
+    json: &str,
+) -> io::Result<()> {
+    let (state, dir) = record_of(workspace, id)?;
+    for (name, body) in [(FEEDBACK_MARKDOWN, markdown), (FEEDBACK_JSON, json)] {
+        state.write_sealed(
+            &dir,
+            OsStr::new(name),
+            Purpose::Feedback,
+            body.as_bytes(),
+            true,
+        )?;
+    }
+    Ok(())
+}
+
+/// The newest commit's label, and the feedback it kept (`None` when it kept none).
+pub struct KeptFeedback {
+    pub label: String,
+    pub text: Option<String>,
+}
+
+/// The feedback kept with the newest commit (as JSON when `json`): `None` when there is no
+/// commit. A warning comes with it when the history holds what is not this workspace's.
+pub fn last_feedback(
+    root: &Root,
+    json: bool,
+) -> io::Result<(Option<KeptFeedback>, Option<String>)> {
+    let Some(state) = State::open(root)? else {
+        return Ok((None, None));
+    };
+    let (newest, warning) = newest(&state)?;
+    let Some((dir, journal)) = newest else {
+        return Ok((None, warning));
+    };
+    let name = match json {
+        true => FEEDBACK_JSON,
+        false => FEEDBACK_MARKDOWN,
+    };
+    let kept = state.read_sealed_reading(
+        &dir,
+        OsStr::new(name),
+        Purpose::Feedback,
+        state::MOST_RECORD,
+    )?;
+    let text = kept
+        .map(|record| String::from_utf8(record.body.to_vec()))
+        .transpose()
+        .map_err(|e| io::Error::new(ErrorKind::InvalidData, e))?;
+    Ok((
+        Some(KeptFeedback {
+            label: journal.label,
+            text,
+        }),
+        warning,
+    ))
 }
 
 /// The index note kept beside an archived commit: `None` when there is none (the commit was

@@ -48,6 +48,8 @@ pub enum Purpose {
     Session,
     /// A work tree checkpoint: a git commit patchdeck made, which lives in the repository.
     Checkpoint,
+    /// The feedback kept with a commit, for `patchdeck feedback --last`.
+    Feedback,
 }
 
 impl Purpose {
@@ -65,6 +67,7 @@ impl Purpose {
             Purpose::RecordMark => b"patchdeck undo record mark\0",
             Purpose::Session => b"patchdeck review session\0",
             Purpose::Checkpoint => b"patchdeck checkpoint\0",
+            Purpose::Feedback => b"patchdeck kept feedback\0",
         }
     }
 }

@@ -120,8 +120,19 @@ impl App {
                 if let Some(session) = session {
                     let _ = session.keep_for_undo(applied.committed.history_id.as_deref());
                 }
-                if !applied.warnings.is_empty() {
-                    self.say(Tone::Warning, applied.warnings.join("; "));
+                let mut warnings = applied.warnings.clone();
+                // What the person undid, and why, for the agent: `patchdeck feedback --last`.
+                if self.review().batch().stance == crate::model::Stance::Standing {
+                    let checked = self.review().checked();
+                    warnings.extend(pipeline::keep_feedback(
+                        &self.workspace,
+                        checked,
+                        self.decisions(),
+                        &applied,
+                    ));
+                }
+                if !warnings.is_empty() {
+                    self.say(Tone::Warning, warnings.join("; "));
                 }
                 self.outcome = Some(Outcome::Written {
                     committed: Box::new(applied.committed),
