@@ -31,8 +31,9 @@ pub struct Base {
     pub name: String,
     /// The commit.
     pub commit: String,
-    /// What was said of refs under `refs/patchdeck/checkpoints/` that were ignored.
-    pub ignored: Option<String>,
+    /// What a person should know of it: refs under `refs/patchdeck/checkpoints/` that were
+    /// ignored, HEAD moved since the checkpoint.
+    pub warnings: Vec<String>,
 }
 
 /// The work tree's changes since a base, loaded and verified.
@@ -52,18 +53,30 @@ pub fn base(repo: &Repo, revision: Option<&str>) -> Result<Base> {
         return Ok(Base {
             name: revision.to_owned(),
             commit,
-            ignored: None,
+            warnings: Vec::new(),
         });
     }
-    // Only a checkpoint whose seal opens is one this user made here.
+    // Only a checkpoint whose seal opens is one this user made here; with none of those among
+    // others, HEAD would show the person's own work since as the agent's: asked instead.
     let checkpoints = repo.checkpoints();
     let ignored = checkpoints.warning();
+    if checkpoints.ours.is_empty() && checkpoints.ignored > 0 {
+        return Err(Error::Usage {
+            message: format!(
+                "none of the {} ref(s) under refs/patchdeck/checkpoints/ is a checkpoint you made in this repository (it came with a clone or a copy, or another user made it)",
+                checkpoints.ignored
+            ),
+            hint: Some("name the base with --base REF (--base HEAD: what changed since the last commit), or run `patchdeck checkpoint` before the agent's next turn".into()),
+        });
+    }
+    let mut warnings: Vec<String> = ignored.into_iter().collect();
     if let Some(checkpoint) = checkpoints.ours.last() {
         if let Some(commit) = repo.resolve(checkpoint) {
+            warnings.extend(head_moved(repo, checkpoint));
             return Ok(Base {
                 name: format!("checkpoint {checkpoint}"),
                 commit,
-                ignored,
+                warnings,
             });
         }
     }
@@ -71,7 +84,7 @@ pub fn base(repo: &Repo, revision: Option<&str>) -> Result<Base> {
         Some(commit) => Ok(Base {
             name: "HEAD".to_owned(),
             commit,
-            ignored,
+            warnings,
         }),
         None => Err(Error::Usage {
             message: "--worktree has no base to compare with: no checkpoint, and no commit yet"
@@ -82,6 +95,25 @@ pub fn base(repo: &Repo, revision: Option<&str>) -> Result<Base> {
             ),
         }),
     }
+}
+
+/// When HEAD is not what it was when `checkpoint` was made (a commit, a merge, a pull, a
+/// checkout since): what those commits changed shows as changed since the checkpoint, though
+/// the agent may not have written it.
+fn head_moved(repo: &Repo, checkpoint: &str) -> Option<String> {
+    let then = repo.resolve(&format!("{checkpoint}^"));
+    let now = repo.resolve("HEAD");
+    let short = |c: &Option<String>| {
+        c.as_deref()
+            .map_or("none".to_owned(), |c| c[..c.len().min(12)].to_owned())
+    };
+    (then != now).then(|| {
+        format!(
+            "HEAD moved since the checkpoint ({} then, {} now): what the commits since changed shows too, as if the agent had written it; --base HEAD shows only what is not committed",
+            short(&then),
+            short(&now)
+        )
+    })
 }
 
 /// The work tree under `workspace`'s root since `revision` (see [`base`]), as a batch of
@@ -96,7 +128,7 @@ pub fn load(
     let base = base(&repo, revision)?;
     let tree = repo.snapshot()?;
     let diff = repo.diff_back(&tree, &base.commit)?;
-    let (reviewable, left_out) = sections(&diff);
+    let (reviewable, left_out) = sections(&diff, |paths| repo.converted(paths));
     let source = format!("the work tree since {}", base.name);
     let mut batch = if reviewable.is_empty() {
         empty(&source, &diff)
@@ -115,14 +147,12 @@ pub fn load(
     batch.stance = Stance::Standing;
     batch.label = Some(format!("what changed since {}", base.name));
     batch.warnings.extend(left_out);
-    batch.warnings.extend(base.ignored.clone().map(|message| {
-        InputWarning {
-            location: crate::git::worktree::CHECKPOINTS
-                .trim_end_matches('/')
-                .to_owned(),
-            message,
-        }
-    }));
+    batch
+        .warnings
+        .extend(base.warnings.iter().map(|message| InputWarning {
+            location: base.name.clone(),
+            message: message.clone(),
+        }));
     describe_standing(&mut batch);
     let verification = verify::verify(&batch, workspace);
     Ok(Since {
@@ -153,14 +183,37 @@ fn empty(source: &str, diff: &[u8]) -> Batch {
 
 /// The file sections of git's diff that can be reviewed line by line, and a warning for each
 /// one that cannot.
-fn sections(diff: &[u8]) -> (Vec<u8>, Vec<InputWarning>) {
+fn sections(
+    diff: &[u8],
+    converted: impl FnOnce(&[String]) -> std::collections::HashSet<String>,
+) -> (Vec<u8>, Vec<InputWarning>) {
     let mut kept = Vec::with_capacity(diff.len());
     let mut left_out = Vec::new();
-    for section in split_sections(diff) {
-        match unreviewable(section) {
-            None => kept.extend_from_slice(section),
+    let sections = split_sections(diff);
+    let paths: Vec<String> = sections.iter().map(|s| section_path(s)).collect();
+    // A file git converts on checkout: its diff is between converted forms, not its bytes.
+    let converted = converted(&paths);
+    let why = |section: &[u8], path: &String| {
+        unreviewable(section).or_else(|| {
+            converted
+                .contains(path)
+                .then_some("a file git converts between the work tree and its objects (line endings, a filter) changed")
+        })
+    };
+    // A path with any section that cannot be reviewed is left out whole: a symbolic link that
+    // became a file is two sections, and undoing only the file's would not bring the link back.
+    let unreviewed: std::collections::HashSet<&String> = sections
+        .iter()
+        .zip(&paths)
+        .filter(|(s, p)| why(s, p).is_some())
+        .map(|(_, p)| p)
+        .collect();
+    for (section, path) in sections.iter().zip(&paths) {
+        match why(section, path) {
+            None if !unreviewed.contains(path) => kept.extend_from_slice(section),
+            None => {}
             Some(why) => left_out.push(InputWarning {
-                location: section_path(section),
+                location: crate::lines::visible(path).into_owned(),
                 message: format!("{why}: it cannot be reviewed line by line, and is left as it is"),
             }),
         }
@@ -184,11 +237,23 @@ fn unreviewable(section: &[u8]) -> Option<&'static str> {
     let head_end = memchr::memmem::find(section, b"\n@@ ").unwrap_or(section.len());
     let head = &section[..head_end];
     let says = |what: &[u8]| memchr::memmem::find(head, what).is_some();
+    // A mode is said on the lines after the first (`new file mode 120000`, `index a..b
+    // 160000`), never in the names the first line holds.
+    let modes: Vec<&[u8]> = head.split(|&b| b == b'\n').skip(1).collect();
+    let mode = |m: &[u8]| {
+        modes.iter().any(|line| {
+            line.ends_with(m)
+                && (line.starts_with(b"index ")
+                    || line.starts_with(b"new ")
+                    || line.starts_with(b"old ")
+                    || line.starts_with(b"deleted "))
+        })
+    };
     if says(b"\nBinary files ") || says(b"\nGIT binary patch") {
         Some("a binary file changed")
-    } else if says(b" 120000") {
+    } else if mode(b" 120000") || mode(b"mode 120000") {
         Some("a symbolic link changed")
-    } else if says(b" 160000") {
+    } else if mode(b" 160000") || mode(b"mode 160000") {
         Some("a submodule changed")
     } else if std::str::from_utf8(section).is_err() {
         Some("a file that is not UTF-8 changed")
@@ -202,7 +267,20 @@ fn section_path(section: &[u8]) -> String {
     let first = section.split(|&b| b == b'\n').next().unwrap_or_default();
     let names =
         String::from_utf8_lossy(first.strip_prefix(b"diff --git ").unwrap_or(first)).into_owned();
-    // `a/X b/X`: the side after the work tree's `a/` is the work tree's name.
+    // `a/X b/X`: the side after the work tree's `a/` is the work tree's name; a quoted name
+    // (`"a/\303\251.txt" ...`) is unquoted.
+    if names.starts_with('"') {
+        if let Some(name) = crate::formats::unified::unquote(&names) {
+            return name.strip_prefix("a/").unwrap_or(&name).to_owned();
+        }
+    }
+    // Both sides the same name (all but a rename): the first half, whatever ` b/` it holds.
+    if let Some(both) = names.strip_prefix("a/") {
+        let half = both.len().saturating_sub(3) / 2;
+        if both.get(half..half + 3) == Some(" b/") && both[..half] == both[half + 3..] {
+            return both[..half].to_owned();
+        }
+    }
     match names.strip_prefix("a/").and_then(|n| n.split(" b/").next()) {
         Some(name) => name.to_owned(),
         None => names,
@@ -322,7 +400,7 @@ mod tests {
     #[test]
     fn binary_links_and_other_encodings_are_left_out_by_name() {
         let diff = b"diff --git a/t.txt b/t.txt\nindex 1..2 100644\n--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\ndiff --git a/l b/l\nindex 1..2 120000\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/latin.txt b/latin.txt\nindex 1..2 100644\n--- a/latin.txt\n+++ b/latin.txt\n@@ -1 +1 @@\n-caf\xe9\n+cafe\n";
-        let (kept, left) = sections(diff);
+        let (kept, left) = sections(diff, |_| Default::default());
         assert!(kept.starts_with(b"diff --git a/t.txt") && kept.ends_with(b"+b\n"));
         let named: Vec<(&str, &str)> = left
             .iter()
@@ -336,5 +414,25 @@ mod tests {
                 ("latin.txt", "a file that is not UTF-8 changed"),
             ]
         );
+    }
+
+    #[test]
+    fn a_path_git_converts_is_left_out_and_names_are_read_as_git_writes_them() {
+        let diff = b"diff --git a/w.txt b/w.txt\nindex 1..2 100644\n--- a/w.txt\n+++ b/w.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        let (kept, left) = sections(diff, |paths| paths.iter().cloned().collect());
+        assert!(kept.is_empty());
+        assert!(
+            left[0].message.starts_with("a file git converts"),
+            "{left:?}"
+        );
+        assert_eq!(
+            section_path(b"diff --git a/x b/y.bin b/x b/y.bin\n"),
+            "x b/y.bin"
+        );
+        assert_eq!(
+            section_path(b"diff --git \"a/\\303\\251.txt\" \"b/\\303\\251.txt\"\n"),
+            "\u{e9}.txt"
+        );
+        assert_eq!(section_path(b"diff --git a/old b/new\n"), "old");
     }
 }

@@ -450,3 +450,114 @@ fn a_checkpoint_this_user_did_not_make_here_is_ignored_with_a_warning() {
     assert!(refs.contains(planted), "{refs}");
     assert_eq!(refs.lines().count(), 21, "{refs}");
 }
+
+/// Edits the agent makes the instant after a commit (the same size, in the same second as
+/// git wrote its index) are seen: the copy of the index keeps the index's time, so git
+/// looks at such "racily clean" files.
+#[test]
+fn an_edit_of_the_same_size_right_after_a_commit_is_seen() {
+    for round in 0..3 {
+        let repo = Repo::new(&[("f.txt", "l1\nl2\nl3\n")]);
+        write(repo.path(), "f.txt", "l1\nL2\nl3\n");
+        let out = repo.run(&["check", "--worktree", "--json"]);
+        assert_eq!(
+            listed(&json(&out)),
+            [("f.txt".to_owned(), 1)],
+            "round {round}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+/// Names git writes with care: one ending in a space (git ends it with a tab), one holding
+/// the digits of a link's mode; and what a terminal would act on in a name is shown, not sent.
+#[test]
+fn names_with_a_trailing_space_a_mode_or_escapes_are_read_and_shown_as_they_are() {
+    let repo = Repo::new(&[
+        ("trail ", "t\n"),
+        ("run 120000.txt", "r\n"),
+        ("\u{1b}[2Jx.txt", "e\n"),
+    ]);
+    write(repo.path(), "trail ", "t by the agent\n");
+    write(repo.path(), "run 120000.txt", "r by the agent\n");
+    write(repo.path(), "\u{1b}[2Jx.txt", "e by the agent\n");
+    // A control character is no name patchdeck writes: that file is invalid (status 2), and
+    // the others are reviewed.
+    let out = repo.run(&["check", "--worktree"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let listing = text(&out.stdout) + &text(&out.stderr);
+    assert!(listing.contains("trail #1 "), "{listing}");
+    assert!(listing.contains("run 120000.txt#1 "), "{listing}");
+    assert!(!listing.contains('\u{1b}'), "{listing:?}");
+    assert!(listing.contains("␛[2Jx.txt#1 "), "{listing}");
+    let out = repo.run(&["apply", "--worktree", "--reject", "trail #1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(repo.read("trail "), "t\n");
+}
+
+/// A file git converts on checkout (here every text file, under `core.autocrlf=true`) is
+/// not one whose bytes the diff shows: it is left out, named, and never written.
+#[test]
+fn files_git_converts_on_checkout_are_left_out_and_never_written() {
+    let repo = Repo::new(&[("w.txt", "x\r\ny\r\n"), ("plain.bin", "p\n")]);
+    git(repo.path(), &["config", "core.autocrlf", "true"]);
+    write(repo.path(), "w.txt", "x\r\ny by the agent\r\n");
+    fs::remove_file(repo.path().join("plain.bin")).unwrap();
+    let out = repo.run(&["check", "--worktree", "--json"]);
+    let report = json(&out);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("w.txt") && warnings.contains("git converts"),
+        "{warnings}"
+    );
+    let paths: Vec<String> = listed(&report).into_iter().map(|(p, _)| p).collect();
+    assert!(!paths.contains(&"w.txt".to_owned()), "{paths:?}");
+    let out = repo.run(&["apply", "--worktree", "--reject", "w.txt"]);
+    assert_ne!(out.status.code(), Some(0), "w.txt cannot be selected");
+    assert_eq!(repo.read("w.txt"), "x\r\ny by the agent\r\n");
+}
+
+/// The checkpoints of a repository moved within its file system are still this user's; a
+/// commit made since the checkpoint is said to show too; and `checkpoint` works from a
+/// subfolder, with the default root.
+#[test]
+fn a_moved_repository_keeps_its_checkpoints_and_a_moved_head_is_said() {
+    let repo = Repo::new(&[("a.txt", "a\n"), ("sub/s.txt", "s\n")]);
+    let out = run_in(
+        Some(&repo.path().join("sub")),
+        repo.home.path(),
+        &["checkpoint", "--json"],
+        &[("GIT_CONFIG_NOSYSTEM", "1")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let made = json(&out)["ref"].as_str().unwrap().to_owned();
+    let moved = repo.path().with_extension("moved");
+    fs::rename(repo.path(), &moved).unwrap();
+    write(&moved, "a.txt", "a by the agent\n");
+    let check = |args: &[&str]| {
+        run_in(
+            Some(&moved),
+            repo.home.path(),
+            args,
+            &[("GIT_CONFIG_NOSYSTEM", "1")],
+        )
+    };
+    let out = check(&["check", "--worktree", "--json"]);
+    assert!(
+        text(&out.stderr).contains(&format!("since checkpoint {made}")),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(listed(&json(&out)), [("a.txt".to_owned(), 1)]);
+    // The person commits something of their own: the review says HEAD moved.
+    write(&moved, "mine.txt", "mine\n");
+    git(&moved, &["add", "mine.txt"]);
+    git(&moved, &["commit", "-qm", "mine"]);
+    let out = check(&["check", "--worktree", "--json"]);
+    let warnings = json(&out)["warnings"].to_string();
+    assert!(
+        warnings.contains("HEAD moved since the checkpoint"),
+        "{warnings}"
+    );
+    fs::rename(&moved, repo.path()).unwrap();
+}

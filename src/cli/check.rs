@@ -15,11 +15,12 @@ use patchdeck::workspace::Release;
 fn standing_listing(checked: &Checked) -> String {
     let mut out = String::new();
     for (file, check) in checked.batch.files.iter().zip(&checked.verification.files) {
-        let path = check.display_path(file);
+        // A name is the agent's to choose: what a terminal would act on is shown, not sent.
+        let path = patchdeck::lines::visible(&check.display_path(file)).into_owned();
         let label = file
             .label
             .as_deref()
-            .map(|l| format!(" ({l})"))
+            .map(|l| format!(" ({})", patchdeck::lines::visible(l)))
             .unwrap_or_default();
         for (n, change) in file.changes.iter().enumerate() {
             out.push_str(&format!(

@@ -54,8 +54,17 @@ fn last(args: &FeedbackArgs, ctx: &Ctx) -> Result<i32, Error> {
     }
     let mut text = match kept {
         Some(KeptFeedback {
-            text: Some(text), ..
-        }) => text,
+            text: Some(text),
+            label,
+        }) => {
+            // Which commit it is, for whoever would send the same message twice.
+            if !ctx.quiet {
+                output::eprintln(format!(
+                    "patchdeck: the feedback kept with the last commit, \"{label}\""
+                ));
+            }
+            text
+        }
         Some(KeptFeedback { label, text: None }) => {
             return Err(Error::Usage {
                 message: format!("the last commit (\"{label}\") kept no feedback"),

@@ -58,11 +58,10 @@ pub struct Repo {
 impl Repo {
     /// The repository `root` is in; an error saying how to make one when it is in none.
     pub fn open(root: &Path) -> Result<Repo> {
-        let prefix = super::work_tree_prefix(root).ok_or_else(|| not_a_work_tree(root))?;
-        Ok(Repo {
-            root: root.to_path_buf(),
-            prefix,
-        })
+        // `.git` is looked for in the root's folders above it: from `.`, there are none.
+        let root = std::fs::canonicalize(root).map_err(|_| not_a_work_tree(root))?;
+        let prefix = super::work_tree_prefix(&root).ok_or_else(|| not_a_work_tree(&root))?;
+        Ok(Repo { root, prefix })
     }
 
     /// Where the workspace root sits in the work tree (`sub/`, or empty at the top).
@@ -116,7 +115,7 @@ impl Repo {
         };
         // A repository without an index yet (nothing added) starts from an empty one.
         if real.is_file() {
-            std::fs::copy(&real, &index).map_err(|e| Error::io("copying git's index", e))?;
+            copy_index(&real, &index).map_err(|e| Error::io("copying git's index", e))?;
         }
         let env = [("GIT_INDEX_FILE", index.as_os_str())];
         // The whole work tree, whatever folder the root is in it, but patchdeck's own state
@@ -170,7 +169,7 @@ impl Repo {
                 && name.starts_with(CHECKPOINTS)
                 && checker
                     .as_ref()
-                    .is_some_and(|c| c.opens(tree, parent, message));
+                    .is_some_and(|c| c.opens(name, tree, parent, message));
             match ours {
                 true => found.ours.push(name.to_owned()),
                 false => found.ignored += 1,
@@ -190,7 +189,8 @@ impl Repo {
     /// removes all but the last [`KEPT`].
     pub fn checkpoint(&self) -> Result<Checkpoint> {
         let tree = self.snapshot()?;
-        let latest = self.latest_checkpoint();
+        let ours = self.checkpoints().ours;
+        let latest = ours.last().cloned();
         if let Some(latest) = &latest {
             let spec = format!("{latest}^{{tree}}");
             let same = self
@@ -205,7 +205,8 @@ impl Repo {
             }
         }
         let head = self.resolve("HEAD");
-        let message = super::sealed::message(&self.top(), &tree, head.as_deref())
+        let name = format!("{CHECKPOINTS}{}", next_name(&ours));
+        let message = super::sealed::message(&self.top(), &name, &tree, head.as_deref())
             .map_err(|e| Error::io("sealing the checkpoint", e))?;
         let mut args = vec!["commit-tree", tree.as_str(), "-m", message.as_str()];
         if let Some(head) = &head {
@@ -217,7 +218,6 @@ impl Repo {
             .collect();
         let commit = self.run(&args, &env)?;
         let commit = String::from_utf8_lossy(&commit).trim().to_owned();
-        let name = format!("{CHECKPOINTS}{}", time_name());
         // The empty old value: the ref must not exist yet.
         self.run(&["update-ref", &name, &commit, ""], &[])?;
         let pruned = self.prune()?;
@@ -264,6 +264,64 @@ impl Repo {
         Ok(old)
     }
 
+    /// Of `paths` (relative to the root), those git converts between the work tree and its
+    /// objects (`core.autocrlf`, `core.eol`, and the `text`, `eol`, `filter`, `ident` and
+    /// `working-tree-encoding` attributes): their diff is between converted forms, and the
+    /// bytes on disk are not what it shows. Every path when git cannot say.
+    pub fn converted(&self, paths: &[String]) -> std::collections::HashSet<String> {
+        let config = |key: &str| {
+            self.run(&["config", "--get", key], &[])
+                .map(|v| String::from_utf8_lossy(&v).trim().to_ascii_lowercase())
+                .unwrap_or_default()
+        };
+        let autocrlf = matches!(config("core.autocrlf").as_str(), "true" | "input");
+        let crlf = config("core.eol") == "crlf";
+        let mut child = match git(&self.root)
+            .args(["check-attr", "-z", "--stdin"])
+            .args([
+                "text",
+                "eol",
+                "filter",
+                "ident",
+                "working-tree-encoding",
+                "crlf",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(_) => return paths.iter().cloned().collect(),
+        };
+        let input: Vec<u8> = paths.iter().flat_map(|p| p.bytes().chain([0])).collect();
+        let mut stdin = child.stdin.take().expect("piped");
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let out = child.wait_with_output();
+        let written = writer.join().map(|w| w.is_ok()).unwrap_or(false);
+        let Ok(out) = out.ok().filter(|o| o.status.success() && written).ok_or(()) else {
+            return paths.iter().cloned().collect();
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let fields: Vec<&str> = text.split('\0').collect();
+        let mut converted = std::collections::HashSet::new();
+        for triple in fields.chunks_exact(3) {
+            let (path, attr, value) = (triple[0], triple[1], triple[2]);
+            let set = !matches!(value, "unspecified" | "unset");
+            let converts = match attr {
+                "filter" | "ident" | "working-tree-encoding" | "crlf" => set,
+                "eol" => set,
+                // A text file is converted when line endings are: by the configuration.
+                "text" => value != "unset" && (autocrlf || crlf),
+                _ => false,
+            };
+            if converts {
+                converted.insert(path.to_owned());
+            }
+        }
+        converted
+    }
+
     /// The diff that takes the work tree's `tree` back to `base` (a commit), with paths
     /// relative to the workspace root and changes outside it left out: git's own unified
     /// diff, renames found, whatever the person's configuration says of diffs.
@@ -281,6 +339,9 @@ impl Repo {
                 "--ignore-submodules=all",
                 "--src-prefix=a/",
                 "--dst-prefix=b/",
+                // Three lines of context whatever `diff.context` says: the hunks are changes
+                // checked against the lines around them.
+                "-U3",
                 "--relative",
                 tree,
                 &base_tree,
@@ -291,6 +352,19 @@ impl Repo {
 }
 
 type OsPath = std::ffi::OsStr;
+
+/// Copies git's index keeping its modification time: git trusts an entry's recorded size and
+/// time only for files older than the index itself (an edit of the same size in the same
+/// second as the index was written is "racily clean", and git looks at its content). A copy
+/// stamped now would make every such edit look clean, and hide it.
+fn copy_index(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::copy(from, to)?;
+    let modified = std::fs::metadata(from)?.modified()?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)?
+        .set_modified(modified)
+}
 
 /// The checkpoints under [`CHECKPOINTS`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -306,7 +380,7 @@ impl Checkpoints {
     pub fn warning(&self) -> Option<String> {
         (self.ignored > 0).then(|| {
             format!(
-                "ignored {} ref(s) under {CHECKPOINTS} that are not checkpoints you made in this repository (they came with a clone, or another user made them): no review starts from them, and patchdeck never removes them",
+                "ignored {} ref(s) under {CHECKPOINTS} that are not checkpoints you made in this repository (they came with a clone or a copy of it, or another user made them): no review starts from them, and patchdeck never removes them",
                 self.ignored
             )
         })
@@ -324,17 +398,23 @@ pub struct Checkpoint {
     pub pruned: usize,
 }
 
-/// A checkpoint's name: the time now, zero-padded so that names sort as times do.
-fn time_name() -> String {
+/// The next checkpoint's name after `ours` (this user's, oldest first): one past the last's
+/// number, zero-padded so that names sort as they were made whatever the clock does, then
+/// the time, for a person.
+fn next_name(ours: &[String]) -> String {
+    let last = ours
+        .last()
+        .and_then(|name| {
+            name.strip_prefix(CHECKPOINTS)?
+                .get(..12)?
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap_or(0);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    format!(
-        "{:012}.{:09}-{}",
-        now.as_secs(),
-        now.subsec_nanos(),
-        std::process::id()
-    )
+    format!("{:012}-{}", last + 1, now.as_secs())
 }
 
 /// Runs a git command, answering its standard output or an error with what git said.

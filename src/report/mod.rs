@@ -526,10 +526,14 @@ impl<'a> Report<'a> {
             let _ = writeln!(
                 out,
                 "{}: warning: {}: {}",
-                self.source, warning.location, warning.message
+                self.source,
+                crate::lines::visible(&warning.location),
+                warning.message
             );
         }
         for file in &self.files {
+            // A path a batch names (or a work tree holds) may hold what a terminal acts on.
+            let path = crate::lines::visible(&file.path);
             for problem in &file.problems {
                 let severity = if problem.blocking {
                     file.status
@@ -538,8 +542,8 @@ impl<'a> Report<'a> {
                 };
                 let _ = writeln!(
                     out,
-                    "{}: {severity}: {}: {}",
-                    file.path, problem.kind, problem.message
+                    "{path}: {severity}: {}: {}",
+                    problem.kind, problem.message
                 );
             }
             for (i, change) in file.changes.iter().enumerate() {
@@ -552,8 +556,7 @@ impl<'a> Report<'a> {
                     };
                     let _ = writeln!(
                         out,
-                        "{}:{}: {severity}: {}: {}: {}",
-                        file.path,
+                        "{path}:{}: {severity}: {}: {}: {}",
                         change.start_line.max(1),
                         problem.kind,
                         change_label(i, &change),
@@ -574,8 +577,7 @@ impl<'a> Report<'a> {
                     };
                     let _ = writeln!(
                         out,
-                        "{}:{}: edited: {}: {what}",
-                        file.path,
+                        "{path}:{}: edited: {}: {what}",
                         change.start_line.max(1),
                         change_label(i, &change)
                     );

@@ -97,6 +97,15 @@ impl Binding {
         })
     }
 
+    /// The binding of the folder `root` by its device and inode alone: the same folder
+    /// wherever it moves within its file system, not a copy of it. For what lives in the
+    /// folder and moves with it (a repository's checkpoints, in its `.git`).
+    pub fn of_folder(root: &Root) -> io::Result<Binding> {
+        let mut binding = Binding::of(root)?;
+        binding.root.clear();
+        Ok(binding)
+    }
+
     fn update(&self, mac: &mut Hmac<Sha256>) {
         mac.update(&self.dev.to_be_bytes());
         mac.update(&self.ino.to_be_bytes());

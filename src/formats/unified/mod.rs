@@ -23,6 +23,7 @@ mod hunk_read;
 mod hunks;
 mod mode;
 mod names;
+pub(crate) use names::unquote;
 mod parse;
 mod parts;
 mod place;

@@ -33,8 +33,12 @@ pub(super) fn header_name(rest: &str) -> HeaderName {
         let tabbed = rest[name.len()..rest.len() - stamp.len()].contains('\t');
         return finish(name.to_owned(), stamp, false, tabbed);
     }
-    let (name, after) = rest.split_once('\t').unwrap_or((rest, ""));
-    finish(name.trim_end().to_owned(), after, false, true)
+    // git ends a name that ends in a space with a tab (`--- a/trail \t`): up to a tab, the
+    // name is as written; with none, spaces at the end of the line are not part of it.
+    match rest.split_once('\t') {
+        Some((name, after)) => finish(name.to_owned(), after, false, true),
+        None => finish(rest.trim_end().to_owned(), "", false, true),
+    }
 }
 
 /// A [`HeaderName`] of `name` and what follows it on its line (`after`, set off by a tab when
@@ -230,7 +234,7 @@ pub(super) fn strip_problem(name: &str, strip: usize) -> String {
 }
 
 /// The C-quoted string at the start of `text` (see [`unquote_prefix`]).
-pub(super) fn unquote(text: &str) -> Option<String> {
+pub(crate) fn unquote(text: &str) -> Option<String> {
     unquote_prefix(text).map(|(s, _)| s)
 }
 
