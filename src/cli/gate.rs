@@ -4,11 +4,8 @@
 use super::review::ViewArgs;
 use super::Ctx;
 use clap::Args;
-use patchdeck::config::ColorChoice;
 use patchdeck::error::{exit, Error};
-use patchdeck::tui::env::{ColorDepth, Env};
 use patchdeck::tui::gate::GateSetup;
-use patchdeck::tui::theme::Palette;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -27,14 +24,7 @@ pub struct GateArgs {
 }
 
 pub fn run(args: GateArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let mut env = Env::from_process();
-    if ctx.config.color.value == ColorChoice::Never {
-        env.colors = ColorDepth::None;
-    }
-    let mut theme = ctx.config.theme.clone();
-    theme.flag("--theme", args.view.theme.clone());
-    let palette = Palette::load(&theme.value, env.colors)
-        .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
+    let (env, palette) = super::review::look(ctx, &args.view)?;
     if !std::io::stdout().is_terminal() {
         return Err(Error::Usage {
             message: "the gate is a reviewer and needs a terminal".into(),

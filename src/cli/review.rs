@@ -39,15 +39,22 @@ pub struct ViewArgs {
     pub theme: Option<String>,
 }
 
-pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
+/// The terminal the reviewer draws on and its colours, from the environment, the
+/// configuration and `--theme` (shared with `gate`).
+pub fn look(ctx: &Ctx, view: &ViewArgs) -> Result<(Env, Palette), Error> {
     let mut env = Env::from_process();
     if ctx.config.color.value == ColorChoice::Never {
         env.colors = ColorDepth::None;
     }
     let mut theme = ctx.config.theme.clone();
-    theme.flag("--theme", args.view.theme.clone());
+    theme.flag("--theme", view.theme.clone());
     let palette = Palette::load(&theme.value, env.colors)
         .map_err(|e| Error::usage(format!("{e} (theme from {})", theme.origin)))?;
+    Ok((env, palette))
+}
+
+pub fn run(args: ReviewArgs, ctx: &Ctx) -> Result<i32, Error> {
+    let (env, palette) = look(ctx, &args.view)?;
     let keymap = ctx.keymap.clone();
     if !std::io::stdout().is_terminal() {
         return Err(Error::Usage {
