@@ -251,9 +251,9 @@ fn unreviewable(section: &[u8]) -> Option<&'static str> {
     };
     if says(b"\nBinary files ") || says(b"\nGIT binary patch") {
         Some("a binary file changed")
-    } else if mode(b" 120000") || mode(b"mode 120000") {
+    } else if mode(b" 120000") {
         Some("a symbolic link changed")
-    } else if mode(b" 160000") || mode(b"mode 160000") {
+    } else if mode(b" 160000") {
         Some("a submodule changed")
     } else if std::str::from_utf8(section).is_err() {
         Some("a file that is not UTF-8 changed")
@@ -333,9 +333,19 @@ fn turn_mode_round(label: &str) -> String {
 /// reversal's) action and the name it copies.
 fn what_the_agent_did(file: (FileAction, Option<&str>), change: &crate::model::Change) -> String {
     let said = change.description.as_deref().unwrap_or_default();
+    // The function git names after a hunk's `@@` (its section), in a file the agent changed;
+    // what the reader makes up for a new, deleted or renamed file says nothing of a place.
     let context = Some(said)
-        .filter(|d| !d.is_empty() && !d.starts_with("@@") && !d.contains(' '))
-        .map(|d| format!(" (near \"{d}\")"))
+        .filter(|d| {
+            file.0 == FileAction::Modify
+                && !d.is_empty()
+                && !d.starts_with("@@")
+                && !d.ends_with("(the content stays)")
+        })
+        .map(|d| {
+            let d: String = d.trim().chars().take(60).collect();
+            format!(" (near \"{d}\")")
+        })
         .unwrap_or_default();
     // A hunk carries lines of context on both sides: what the agent changed is between them.
     let base = &change.new_lines;

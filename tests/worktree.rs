@@ -561,3 +561,68 @@ fn a_moved_repository_keeps_its_checkpoints_and_a_moved_head_is_said() {
     );
     fs::rename(&moved, repo.path()).unwrap();
 }
+
+/// `* text=auto` (no configuration): git stores a CRLF file with LF, so its diff is not its
+/// bytes and it is left out; a file with LF endings is reviewed as any other.
+#[test]
+fn text_auto_leaves_out_only_files_whose_line_endings_git_converts() {
+    let repo = Repo::new(&[(".gitattributes", "* text=auto\n"), ("lf.txt", "a\nb\n")]);
+    write(repo.path(), "lf.txt", "a\nb by the agent\n");
+    write(repo.path(), "crlf.txt", "made\r\nby the agent\r\n");
+    let out = repo.run(&["check", "--worktree", "--json"]);
+    let report = json(&out);
+    assert_eq!(listed(&report), [("lf.txt".to_owned(), 1)]);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("crlf.txt") && warnings.contains("git converts"),
+        "{warnings}"
+    );
+}
+
+/// A change the person kept with lines of their own is told to the agent as edited, with
+/// the lines that now stand there: never as "every change you wrote is kept".
+#[test]
+fn feedback_says_what_the_person_edited_with_the_lines_that_stand() {
+    let repo = Repo::new(&[("a.txt", &numbered(10, "a"))]);
+    write(
+        repo.path(),
+        "a.txt",
+        &numbered(10, "a").replace("a 5\n", "a 5 by the agent\n"),
+    );
+    let out = repo.run(&["check", "--worktree", "--json"]);
+    let report = json(&out);
+    let change = &report["files"][0]["changes"][0];
+    let id = change["id"].as_str().unwrap();
+    let decisions = repo.home.path().join("edit.json");
+    // The edit writes the hunk as the reviewer's editor shows it, context included.
+    let mut lines: Vec<String> = numbered(10, "a").lines().map(str::to_owned).collect();
+    lines[4] = "a 5 as the person wants it".to_owned();
+    let start = change["startLine"].as_u64().unwrap() as usize;
+    let end = change["endLine"].as_u64().unwrap() as usize;
+    let edit: Vec<&String> = lines[start - 1..end].iter().collect();
+    fs::write(
+        &decisions,
+        serde_json::json!({"decisions": {id: {"edit": edit}}}).to_string(),
+    )
+    .unwrap();
+    let out = repo.run(&[
+        "apply",
+        "--worktree",
+        "--decisions",
+        decisions.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(repo.read("a.txt").contains("a 5 as the person wants it\n"));
+    let out = repo.run(&["feedback", "--last"]);
+    let message = text(&out.stdout);
+    assert!(
+        message.starts_with("# The person undid 0 and edited 1 of your 1 change"),
+        "{message}"
+    );
+    assert!(message.contains("## Edited by the person"), "{message}");
+    assert!(message.contains("a 5 as the person wants it"), "{message}");
+    assert!(
+        !message.contains("Every change you wrote is kept"),
+        "{message}"
+    );
+}

@@ -23,7 +23,14 @@ impl Feedback {
         let blocked_files = self.files.iter().filter(|f| !f.problems.is_empty()).count();
         let standing = self.stance == Stance::Standing;
         let undone = self.rejected.len() + self.more_rejected;
+        let edited = self.edited.len();
         let _ = match (s.failed, blocked_files) {
+            (0, 0) if standing && edited > 0 => writeln!(
+                out,
+                "# The person undid {undone} and edited {edited} of your {} {}",
+                s.changes,
+                changes(s.changes)
+            ),
             (0, 0) if standing => writeln!(
                 out,
                 "# The person undid {undone} of your {} {}",
@@ -107,11 +114,18 @@ impl Feedback {
                 count(rejected, "change that fits", "changes that fit")
             );
         }
+        if edited > 0 {
+            let _ = write!(
+                out,
+                " The person edited {}: their lines stand where yours were.",
+                count(edited, "change", "changes")
+            );
+        }
         if self.has_failures() {
             out.push_str(
                 " Write what failed again against the files as they are now: the SHA-256 and the numbered lines below are what is on disk.",
             );
-        } else if rejected == 0 && standing {
+        } else if rejected == 0 && edited == 0 && standing {
             out.push_str(" Every change you wrote is kept.");
         } else if rejected == 0 {
             out.push_str(" Nothing needs to be written again.");
@@ -128,6 +142,7 @@ impl Feedback {
             write_file(&mut out, file);
         }
         write_rejected(&mut out, self);
+        write_edited(&mut out, self);
         if !self.resolved.is_empty() {
             out.push_str("\n## Resolved as decided (nothing to fix)\n\n");
             for r in &self.resolved {
@@ -337,6 +352,39 @@ fn write_rejected(out: &mut String, feedback: &Feedback) {
             if standing { "undone" } else { "rejected" },
             plural(feedback.more_rejected)
         );
+    }
+}
+
+/// The work tree's changes the person kept with lines of their own: each with its note, and
+/// the file around it as the edit leaves it.
+fn write_edited(out: &mut String, feedback: &Feedback) {
+    if feedback.edited.is_empty() {
+        return;
+    }
+    out.push_str("\n## Edited by the person (their lines stand where yours were)\n");
+    for change in &feedback.edited {
+        let what = change
+            .description
+            .as_deref()
+            .map_or_else(String::new, |d| format!(": you {}", visible(d)));
+        let _ = writeln!(
+            out,
+            "\n### {}#{} ({}){what}\n",
+            code(&change.path),
+            change.number,
+            code(&change.id)
+        );
+        if let Some(note) = &change.note {
+            let _ = writeln!(out, "The reviewer's note: {}\n", visible(note));
+        }
+        if let Some(current) = &change.current {
+            let _ = writeln!(
+                out,
+                "{} now (the person's lines marked `>`):\n",
+                span(current)
+            );
+            write_excerpt(out, current);
+        }
     }
 }
 

@@ -30,6 +30,7 @@ use crate::problem::ProblemKind;
 use crate::review::rules::{self, Placement};
 use crate::review::rules::{overridden, FileOverride};
 use crate::review::{Decision, Decisions};
+use crate::text_lines::TextLines;
 use crate::verify::Checked;
 use crate::verify::{ChangeCheck, FileCheck, Placed, Problem, Status};
 use serde::Serialize;
@@ -55,6 +56,10 @@ pub struct Feedback {
     pub rejected: Vec<RejectedChange>,
     /// Rejected changes past the first [`MAX_REJECTED`], counted.
     pub more_rejected: usize,
+    /// For the work tree's changes: those the person kept with lines of their own (the first
+    /// [`MAX_REJECTED`]), each with the file around it as the edit leaves it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<RejectedChange>,
     /// `standing` for the work tree's changes (`--worktree`): then `rejected` are the agent's
     /// changes the person undid, each with the file around it as undoing leaves it (the
     /// base's lines back, marked).
@@ -236,6 +241,7 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
     };
     let mut resolved = Vec::new();
     let mut rejected = Rejections::default();
+    let mut edited = Rejections::default();
     let files = (0..batch.files.len())
         .filter_map(|index| {
             let about = About {
@@ -247,7 +253,13 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
                 .blockers
                 .iter()
                 .filter(|b| b.file == index && planned_kind(b.kind));
-            about.feedback(planned, &mut summary, &mut resolved, &mut rejected)
+            about.feedback(
+                planned,
+                &mut summary,
+                &mut resolved,
+                &mut rejected,
+                &mut edited,
+            )
         })
         .collect();
     Feedback {
@@ -264,6 +276,7 @@ pub fn message(checked: &Checked, decisions: &Decisions) -> Feedback {
         note: decisions.batch_note().map(str::to_owned),
         rejected: rejected.named,
         more_rejected: rejected.more,
+        edited: edited.named,
         stance: batch.stance,
     }
 }
@@ -291,6 +304,7 @@ impl About<'_> {
         summary: &mut Summary,
         resolved: &mut Vec<Resolved>,
         rejected: &mut Rejections,
+        edited: &mut Rejections,
     ) -> Option<FileFeedback> {
         let (file, check, decisions) = (self.file, self.check, self.decisions);
         let path = check.display_path(file);
@@ -342,6 +356,12 @@ impl About<'_> {
                 if *decision == Decision::Reject && change_check.placed != Placed::Applied {
                     rejected.add(|| self.rejected(&path, lines(), i));
                 }
+                // A work tree change kept with the person's lines: the agent's lines are gone.
+                if let Decision::Edit(written) = decision {
+                    if self.decisions.stance() == Stance::Standing {
+                        edited.add(|| self.undone(&path, lines(), i, written));
+                    }
+                }
                 if change_check.placed == Placed::Applied {
                     summary.already_applied += 1;
                 } else if entry.problems.is_empty() || *decision == Decision::Reject {
@@ -389,7 +409,7 @@ impl About<'_> {
     fn rejected(&self, path: &str, lines: &Lines<'_>, index: usize) -> RejectedChange {
         let change = &self.file.changes[index];
         if self.decisions.stance() == Stance::Standing {
-            return self.undone(path, lines, index);
+            return self.undone(path, lines, index, &change.new_lines);
         }
         let readable = self.check.snapshot.is_some() && !lines.is_empty();
         RejectedChange {
@@ -408,9 +428,16 @@ impl About<'_> {
 }
 
 impl About<'_> {
-    /// A change of the work tree the person undid: its place and the file around it as
-    /// undoing it leaves it, the base's lines back at its range (marked).
-    fn undone(&self, path: &str, lines: &Lines<'_>, index: usize) -> RejectedChange {
+    /// A change of the work tree the person undid (`written` the base's lines) or edited
+    /// (`written` theirs): its place and the file around it as that leaves it, the lines
+    /// written at its range (marked).
+    fn undone(
+        &self,
+        path: &str,
+        lines: &Lines<'_>,
+        index: usize,
+        written: &TextLines,
+    ) -> RejectedChange {
         let change = &self.file.changes[index];
         let range = change.range;
         let end = range.end().min(lines.len() + 1);
@@ -419,7 +446,7 @@ impl About<'_> {
             now.push_str(&lines.get(n - 1).text_str());
             now.push('\n');
         }
-        for line in &change.new_lines {
+        for line in written {
             now.push_str(line);
             now.push('\n');
         }
@@ -428,10 +455,7 @@ impl About<'_> {
             now.push('\n');
         }
         // The hunk's context lines stay: only the lines that differ are marked.
-        let (base, disk) = (
-            &change.new_lines,
-            change.expected.clone().unwrap_or_default(),
-        );
+        let (base, disk) = (written, change.expected.clone().unwrap_or_default());
         let same = |a: usize, b: usize| base.get(a).is_some() && base.get(a) == disk.get(b);
         let mut head = 0;
         while same(head, head) {

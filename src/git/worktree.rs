@@ -64,11 +64,6 @@ impl Repo {
         Ok(Repo { root, prefix })
     }
 
-    /// Where the workspace root sits in the work tree (`sub/`, or empty at the top).
-    pub fn prefix(&self) -> &str {
-        &self.prefix
-    }
-
     /// Runs git with `args`, and answers its standard output, or an error with what it said.
     fn run(&self, args: &[&str], env: &[(&str, &OsPath)]) -> Result<Vec<u8>> {
         let mut command = git(&self.root);
@@ -180,23 +175,21 @@ impl Repo {
         found
     }
 
-    /// The latest checkpoint this user made here, if there is one.
-    pub fn latest_checkpoint(&self) -> Option<String> {
-        self.checkpoints().ours.pop()
-    }
-
     /// Records the work tree as a checkpoint, unless it is as the latest one records it;
     /// removes all but the last [`KEPT`].
     pub fn checkpoint(&self) -> Result<Checkpoint> {
         let tree = self.snapshot()?;
         let ours = self.checkpoints().ours;
         let latest = ours.last().cloned();
+        let head = self.resolve("HEAD");
         if let Some(latest) = &latest {
             let spec = format!("{latest}^{{tree}}");
             let same = self
                 .run(&["rev-parse", "--verify", "--quiet", &spec], &[])
                 .is_ok_and(|t| String::from_utf8_lossy(&t).trim() == tree);
-            if same {
+            // On another HEAD it is no longer the work tree's record: a review from it would
+            // say HEAD moved.
+            if same && self.resolve(&format!("{latest}^")) == head {
                 return Ok(Checkpoint {
                     name: latest.clone(),
                     made: false,
@@ -204,7 +197,6 @@ impl Repo {
                 });
             }
         }
-        let head = self.resolve("HEAD");
         let name = format!("{CHECKPOINTS}{}", next_name(&ours));
         let message = super::sealed::message(&self.top(), &name, &tree, head.as_deref())
             .map_err(|e| Error::io("sealing the checkpoint", e))?;
@@ -266,8 +258,9 @@ impl Repo {
 
     /// Of `paths` (relative to the root), those git converts between the work tree and its
     /// objects (`core.autocrlf`, `core.eol`, and the `text`, `eol`, `filter`, `ident` and
-    /// `working-tree-encoding` attributes): their diff is between converted forms, and the
-    /// bytes on disk are not what it shows. Every path when git cannot say.
+    /// `working-tree-encoding` attributes; line endings only for a file that holds a carriage
+    /// return): their diff is between converted forms, and the bytes on disk are not what it
+    /// shows. Every path when git cannot say.
     pub fn converted(&self, paths: &[String]) -> std::collections::HashSet<String> {
         let config = |key: &str| {
             self.run(&["config", "--get", key], &[])
@@ -305,14 +298,24 @@ impl Repo {
         let text = String::from_utf8_lossy(&out.stdout);
         let fields: Vec<&str> = text.split('\0').collect();
         let mut converted = std::collections::HashSet::new();
+        // A text file's line endings are converted (CRLF stored as LF) when its `text` is set
+        // or `auto`, or unspecified under `core.autocrlf`/`core.eol`: that changes its bytes
+        // only when it holds a carriage return. A file the agent deleted holds none: putting
+        // back its stored form is what checking it out gives, unless checkout adds them.
+        let holds_cr = |path: &str| match std::fs::read(self.root.join(path)) {
+            Ok(bytes) => memchr::memchr(b'\r', &bytes).is_some(),
+            Err(_) => autocrlf || crlf,
+        };
         for triple in fields.chunks_exact(3) {
             let (path, attr, value) = (triple[0], triple[1], triple[2]);
             let set = !matches!(value, "unspecified" | "unset");
             let converts = match attr {
-                "filter" | "ident" | "working-tree-encoding" | "crlf" => set,
-                "eol" => set,
-                // A text file is converted when line endings are: by the configuration.
-                "text" => value != "unset" && (autocrlf || crlf),
+                "filter" | "ident" | "working-tree-encoding" | "crlf" | "eol" => set,
+                "text" => match value {
+                    "unset" => false,
+                    "unspecified" => (autocrlf || crlf) && holds_cr(path),
+                    _ => holds_cr(path),
+                },
                 _ => false,
             };
             if converts {

@@ -117,10 +117,11 @@ fn still_waiting(agent: &str, at: Where, wait: Duration) -> CallToolResult {
              what they decided."
         ),
         _ => format!(
-            "Not reviewed in time: the batch waited {seconds} s in patchdeck gate behind other \
-             batches (this server waits at most that long, --wait). Now that this call stopped \
-             waiting it will not be shown: nothing of it was written. Call again later, or ask \
-             the person to review sooner."
+            "Not reviewed in time: the batch was still waiting in patchdeck gate after \
+             {seconds} s (this server waits at most that long, --wait), and nothing of it is \
+             known to be written. Should the person open it after this, they see that no one \
+             waits for it. Read the files again (workspace_read_file) before writing to them, \
+             or call again later."
         ),
     })
 }

@@ -303,13 +303,6 @@ impl App {
         }
     }
 
-    /// Whether the change at `pos` is accepted or edited (will be written if it can).
-    pub fn accepted(&self, pos: usize) -> bool {
-        self.decisions()
-            .get(&self.change(pos).change.id)
-            .is_accepted()
-    }
-
     /// Whether the change at `pos` is decided at all.
     pub fn is_decided(&self, pos: usize) -> bool {
         *self.decisions().get(&self.change(pos).change.id) != Decision::Undecided
