@@ -5,25 +5,19 @@ use super::{output, Ctx};
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::git::worktree::{not_a_work_tree, Repo, KEPT};
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct CheckpointArgs {
-    /// Workspace root, in a git work tree [default: current directory]
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = ".",
-        hide_default_value = true
-    )]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub workspace: super::RootArg,
     /// Print the checkpoint as one JSON object: {"ref", "commit", "made", "pruned"} [default: text]
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: CheckpointArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let repo = Repo::open(&args.root).map_err(|_| not_a_work_tree(&args.root))?;
+    let repo =
+        Repo::open(&args.workspace.root).map_err(|_| not_a_work_tree(&args.workspace.root))?;
     let checkpoint = repo.checkpoint()?;
     if let Some(warning) = repo.checkpoints().warning() {
         output::eprintln(format!("patchdeck: warning: {warning}"));

@@ -7,18 +7,11 @@ use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::tui::gate::GateSetup;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct GateArgs {
-    /// Workspace root the agents write to [default: current directory]
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = ".",
-        hide_default_value = true
-    )]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub workspace: super::RootArg,
     #[command(flatten)]
     pub view: ViewArgs,
 }
@@ -39,7 +32,7 @@ pub fn run(args: GateArgs, ctx: &Ctx) -> Result<i32, Error> {
     }
     let max_tokens = ctx.config.max_tokens.value;
     let answered = patchdeck::tui::gate::run(GateSetup {
-        root: args.root,
+        root: args.workspace.root,
         env,
         palette,
         keymap: ctx.keymap.clone(),

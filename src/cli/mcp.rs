@@ -5,18 +5,11 @@ use super::Ctx;
 use clap::Args;
 use patchdeck::error::{exit, Error};
 use patchdeck::mcp::{Settings, Unattended};
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
-    /// Workspace root the agent reads and writes [default: current directory]
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = ".",
-        hide_default_value = true
-    )]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub workspace: super::RootArg,
     /// What a write does while no reviewer is waiting: refuse (write nothing, and say so) or verified (write every change that verifies, atomically; the rest are returned as conflicts) [default: refuse]
     #[arg(long, value_name = "POLICY", value_parser = Unattended::NAMES, default_value = "refuse", hide_default_value = true)]
     pub unattended: String,
@@ -33,13 +26,13 @@ pub struct McpArgs {
 pub fn run(args: McpArgs, ctx: &Ctx) -> Result<i32, Error> {
     // Standard output is the protocol's: a root that cannot be served is said before it
     // starts, on standard error, with the status every command gives it.
-    patchdeck::workspace::Workspace::open(&args.root).map_err(|e| Error::Root {
-        root: args.root.clone(),
+    patchdeck::workspace::Workspace::open(&args.workspace.root).map_err(|e| Error::Root {
+        root: args.workspace.root.clone(),
         message: e.to_string(),
     })?;
     let max_tokens = ctx.config.max_tokens.value;
     patchdeck::mcp::serve(Settings {
-        root: args.root,
+        root: args.workspace.root,
         unattended: Unattended::parse(&args.unattended).expect("clap checked the name"),
         stage: ctx.config.stage.value,
         max_tokens: (max_tokens > 0).then_some(max_tokens),

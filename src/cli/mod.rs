@@ -136,6 +136,19 @@ pub enum Command {
 }
 
 /// Flags every batch-reading subcommand shares.
+/// `--root`, for the subcommands that read no batch (those that do say it in [`BatchArgs`]).
+#[derive(Args, Debug, Clone)]
+pub struct RootArg {
+    /// Workspace root [default: current directory]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        hide_default_value = true
+    )]
+    pub root: PathBuf,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct BatchArgs {
     /// Workspace root the batch's paths are relative to [default: current directory]

@@ -9,21 +9,15 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct RecoverArgs {
-    /// Workspace root [default: current directory]
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = ".",
-        hide_default_value = true
-    )]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub workspace: super::RootArg,
     /// Print what was done as one JSON object: {"recovered", "finished", "restored", "removed"} [default: text]
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: RecoverArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = super::open_quietly(ctx, &args.root, pipeline::Access::Write)?;
+    let opened = super::open_quietly(ctx, &args.workspace.root, pipeline::Access::Write)?;
     if !ctx.quiet {
         for warning in &opened.warnings {
             output::eprintln(format!("patchdeck: warning: {warning}"));

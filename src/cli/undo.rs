@@ -7,25 +7,22 @@ use patchdeck::commit::undo::undo;
 use patchdeck::commit::CommitOptions;
 use patchdeck::error::{exit, Error};
 use patchdeck::plan::WriteKind;
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct UndoArgs {
-    /// Workspace root [default: current directory]
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = ".",
-        hide_default_value = true
-    )]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub workspace: super::RootArg,
     /// Print what was undone as one JSON object: {"label", "files": [{"path", "action"}], "index": {"restored", "left", "error"} (after apply --stage)} [default: text]
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: UndoArgs, ctx: &Ctx) -> Result<i32, Error> {
-    let opened = super::open(ctx, &args.root, patchdeck::pipeline::Access::Write)?;
+    let opened = super::open(
+        ctx,
+        &args.workspace.root,
+        patchdeck::pipeline::Access::Write,
+    )?;
     // An earlier undo was killed after restoring its files: recovery finished it, and that
     // undo is what this one was asked for (an undo run again after a crash must not go on to
     // undo the batch before).
